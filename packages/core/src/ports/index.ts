@@ -1,0 +1,3 @@
+export * from './clock.js';
+export * from './embedder.js';
+export * from './knowledge-store.js';

@@ -1,0 +1,120 @@
+import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, Scope, Source } from '../types.js';
+
+/**
+ * Filters every search arm applies inside its query, before its top-k cut.
+ * Visibility: rows with scope `swarm`, plus rows with scope `agent` owned by `viewerAgentId`.
+ */
+export interface SearchFilter {
+  space: string;
+  viewerAgentId: string;
+  /** ISO time; rows with `expiresAt <= now` are invisible. */
+  now: string;
+  scope?: Scope;
+  /** Literal, case-sensitive prefix of the key (no wildcards). */
+  keyPrefix?: string;
+  /** A row must carry every tag listed (exact match). */
+  tags?: string[];
+  source?: Source;
+}
+
+export interface KeywordQuery {
+  filter: SearchFilter;
+  /** Terms to OR together (already normalised and capped by the core). */
+  terms: string[];
+  limit: number;
+}
+
+export interface VectorQuery {
+  filter: SearchFilter;
+  vector: Float32Array;
+  limit: number;
+}
+
+/** A keyword-arm hit: rows in best-first order; `score` is the engine's BM25-like score (higher is better). */
+export interface KeywordHit {
+  id: string;
+  score: number;
+}
+
+/** A vector-arm hit: rows in best-first order with raw cosine similarity in [-1, 1]. */
+export interface VectorHit {
+  id: string;
+  similarity: number;
+}
+
+export interface KnowledgeStoreCapabilities {
+  keyword: boolean;
+  vector: boolean;
+  /** True when the vector arm is exact (brute force); false for an approximate index. */
+  exactVector: boolean;
+}
+
+/** Scan cursor for export and re-embedding: rows ordered by (createdAt, id). */
+export interface ScanOptions {
+  space?: string;
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
+/** Counts for the inspector and `mem stats`. */
+export interface KnowledgeStats {
+  documents: number;
+  chunks: number;
+  bySource: Record<string, number>;
+  byScope: Record<string, number>;
+}
+
+/**
+ * Storage of knowledge memories. Adapters store and retrieve candidates; the core ranks and decides.
+ * Every method is scoped by space. Multi-row writes are atomic.
+ * Errors: `KEY_TAKEN` when a document's (space, scope, agentId, key) is held by another document,
+ * `CONFLICT` when `expectedVersion` does not match, `ALREADY_RATED` for a second rating in one task,
+ * `STORE_UNAVAILABLE` (prefixed by the adapter name) for driver failures.
+ */
+export interface KnowledgeStore {
+  readonly name: string;
+  readonly capabilities: KnowledgeStoreCapabilities;
+
+  /** Insert all chunks of a new document in one transaction. */
+  insertDocument(chunks: MemoryRecord[]): Promise<void>;
+  /** Replace every chunk of a document (content edit) and write the version row, if `expectedVersion` holds. */
+  replaceDocument(space: string, docId: string, chunks: MemoryRecord[], version: MemoryVersion, expectedVersion: number): Promise<void>;
+  /** Move every chunk of a document to `newKey` (and set `expiresAt` when given) and write the version row. */
+  moveDocument(
+    space: string,
+    docId: string,
+    change: { newKey: string; expiresAt?: string | null; updatedAt: string },
+    version: MemoryVersion,
+    expectedVersion: number,
+  ): Promise<void>;
+  /** Delete a document with its chunks, versions and ratings. Returns the number of chunks removed. */
+  deleteDocument(space: string, docId: string): Promise<number>;
+
+  getChunk(space: string, id: string): Promise<MemoryRecord | null>;
+  /** All chunks of a document, ordered by chunkIndex; empty when unknown. */
+  getDocument(space: string, docId: string): Promise<MemoryRecord[]>;
+  getChunks(space: string, ids: string[]): Promise<MemoryRecord[]>;
+  findDocIdByKey(space: string, scope: Scope, agentId: string, key: string): Promise<string | null>;
+  findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null>;
+
+  keywordSearch(query: KeywordQuery): Promise<KeywordHit[]>;
+  vectorSearch(query: VectorQuery): Promise<VectorHit[]>;
+
+  /** Count one access on every chunk of the document. */
+  recordAccess(space: string, docId: string, at: string): Promise<void>;
+  /** Record a rating and add 1 to alpha (useful) or beta (useless) on every chunk; `ALREADY_RATED` on a repeat. */
+  addRating(rating: Rating): Promise<void>;
+  listVersions(space: string, docId: string): Promise<MemoryVersion[]>;
+
+  /** Delete expired documents (expiresAt <= now). Returns chunks removed. */
+  deleteExpired(now: string, space?: string): Promise<number>;
+  scan(options: ScanOptions): Promise<MemoryRecord[]>;
+  updateEmbeddings(updates: { id: string; embedding: Float32Array }[], info: EmbeddingInfo): Promise<void>;
+  stats(space: string): Promise<KnowledgeStats>;
+
+  /** The embedder that produced the stored vectors, or null before the first vector is stored. */
+  getEmbeddingInfo(): Promise<EmbeddingInfo | null>;
+  setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
+
+  close(): Promise<void>;
+}

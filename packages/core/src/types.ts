@@ -1,0 +1,74 @@
+/** Shared record types of the knowledge memory (SPEC §1–2). */
+
+export type Scope = 'agent' | 'swarm';
+export type Source = 'manual' | 'file_index' | 'task_completion' | 'session_summary';
+export type Role = 'lead' | 'worker';
+
+export const SCOPES: readonly Scope[] = ['agent', 'swarm'];
+export const SOURCES: readonly Source[] = ['manual', 'file_index', 'task_completion', 'session_summary'];
+export const ROLES: readonly Role[] = ['lead', 'worker'];
+
+/** Who acts: the space (tenant), the agent, and its role. */
+export interface Principal {
+  space: string;
+  agentId: string;
+  role: Role;
+}
+
+/**
+ * One stored chunk. A document (one `memory-store` call) is one or more chunks sharing `docId`, key and name.
+ * The document's id is `docId`, which is also the id of its first chunk.
+ */
+export interface MemoryRecord {
+  id: string;
+  docId: string;
+  space: string;
+  scope: Scope;
+  agentId: string;
+  key: string;
+  name: string;
+  content: string;
+  chunkIndex: number;
+  chunkCount: number;
+  source: Source;
+  tags: string[];
+  embedding: Float32Array | null;
+  embeddingModel: string | null;
+  /** Hash of the whole document's content (all chunks carry the same value). */
+  contentHash: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+  accessCount: number;
+  lastAccessedAt: string | null;
+  alpha: number;
+  beta: number;
+  version: number;
+}
+
+/** A version row: what a document was before an edit. History is never lost. */
+export interface MemoryVersion {
+  docId: string;
+  space: string;
+  version: number;
+  oldContent: string;
+  oldKey: string;
+  intent: string;
+  agentId: string;
+  at: string;
+}
+
+export interface Rating {
+  docId: string;
+  space: string;
+  taskId: string;
+  useful: boolean;
+  note: string | null;
+  agentId: string;
+  at: string;
+}
+
+export interface EmbeddingInfo {
+  model: string;
+  dimension: number;
+}

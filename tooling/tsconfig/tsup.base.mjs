@@ -1,0 +1,12 @@
+// Shared tsup options: every package builds ESM + declarations from src/index.ts.
+export function base(overrides = {}) {
+  return {
+    entry: ['src/index.ts'],
+    format: ['esm'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    ...overrides,
+  };
+}
