@@ -27,7 +27,13 @@ export interface MemoryRecord {
   agentId: string;
   key: string;
   name: string;
+  /** The chunk text as searched and shown: heading path, overlap with the previous piece, then the body. */
   content: string;
+  /**
+   * Where this chunk's own slice of the original document starts inside `content` (0 for a single chunk).
+   * Joining `content.slice(bodyStart)` of every chunk in order gives back the original document exactly.
+   */
+  bodyStart: number;
   chunkIndex: number;
   chunkCount: number;
   source: Source;

@@ -1,0 +1,257 @@
+import { MemError } from '../errors.js';
+import { matchesFilter } from '../domain/filter.js';
+import { cosine } from '../domain/ranking.js';
+import { bm25Rank, tokenize } from '../domain/text.js';
+import type {
+  KeywordHit,
+  KeywordQuery,
+  KnowledgeStats,
+  KnowledgeStore,
+  ScanOptions,
+  VectorHit,
+  VectorQuery,
+} from '../ports/knowledge-store.js';
+import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, Scope } from '../types.js';
+
+const clone = (r: MemoryRecord): MemoryRecord => ({ ...r, tags: [...r.tags] });
+
+/**
+ * KnowledgeStore kept in process memory: for tests, demos and short-lived agents. Keyword arm: BM25 over
+ * name + content; vector arm: exact cosine. Nothing survives the process.
+ */
+export class InMemoryKnowledgeStore implements KnowledgeStore {
+  readonly name = 'memory';
+  readonly capabilities = { keyword: true, vector: true, exactVector: true };
+  private readonly chunks = new Map<string, MemoryRecord>();
+  private readonly tokens = new Map<string, string[]>();
+  private readonly versions: MemoryVersion[] = [];
+  private readonly ratings: Rating[] = [];
+  private embeddingInfo: EmbeddingInfo | null = null;
+
+  private docKey(r: Pick<MemoryRecord, 'space' | 'scope' | 'agentId' | 'key'>): string {
+    return `${r.space}\u0000${r.scope}\u0000${r.agentId}\u0000${r.key}`;
+  }
+
+  private holderOfKey(r: Pick<MemoryRecord, 'space' | 'scope' | 'agentId' | 'key'>): string | null {
+    const k = this.docKey(r);
+    for (const c of this.chunks.values()) if (this.docKey(c) === k) return c.docId;
+    return null;
+  }
+
+  private docChunks(space: string, docId: string): MemoryRecord[] {
+    return [...this.chunks.values()].filter((c) => c.space === space && c.docId === docId).sort((a, b) => a.chunkIndex - b.chunkIndex);
+  }
+
+  private put(r: MemoryRecord): void {
+    this.chunks.set(r.id, clone(r));
+    this.tokens.set(r.id, tokenize(`${r.name} ${r.content}`));
+  }
+
+  private remove(id: string): void {
+    this.chunks.delete(id);
+    this.tokens.delete(id);
+  }
+
+  private takenError(key: string, holder: string): MemError {
+    return new MemError('KEY_TAKEN', `memory: key "${key}" is already taken by memory ${holder}. Use memory-edit to change it, or choose another key.`);
+  }
+
+  async insertDocument(chunks: MemoryRecord[]): Promise<void> {
+    const first = chunks[0];
+    if (!first) return;
+    const holder = this.holderOfKey(first);
+    if (holder && holder !== first.docId) throw this.takenError(first.key, holder);
+    for (const c of chunks) if (this.chunks.has(c.id)) throw new MemError('CONFLICT', `memory: chunk id ${c.id} already exists.`);
+    for (const c of chunks) this.put(c);
+  }
+
+  private checkVersion(space: string, docId: string, expected: number): MemoryRecord[] {
+    const current = this.docChunks(space, docId);
+    const first = current[0];
+    if (!first) throw new MemError('NOT_FOUND', `memory: memory ${docId} no longer exists.`);
+    if (first.version !== expected) {
+      throw new MemError('CONFLICT', `memory: memory ${docId} changed meanwhile (version ${first.version}, expected ${expected}). Read it again and retry.`, {
+        retryable: true,
+      });
+    }
+    return current;
+  }
+
+  async replaceDocument(space: string, docId: string, chunks: MemoryRecord[], version: MemoryVersion, expectedVersion: number): Promise<void> {
+    const current = this.checkVersion(space, docId, expectedVersion);
+    const first = chunks[0];
+    if (first) {
+      const holder = this.holderOfKey(first);
+      if (holder && holder !== docId) throw this.takenError(first.key, holder);
+    }
+    for (const c of current) this.remove(c.id);
+    for (const c of chunks) this.put(c);
+    this.versions.push({ ...version });
+  }
+
+  async moveDocument(
+    space: string,
+    docId: string,
+    change: { newKey: string; expiresAt?: string | null; updatedAt: string },
+    version: MemoryVersion,
+    expectedVersion: number,
+  ): Promise<void> {
+    const current = this.checkVersion(space, docId, expectedVersion);
+    const first = current[0]!;
+    const holder = this.holderOfKey({ ...first, key: change.newKey });
+    if (holder && holder !== docId) throw this.takenError(change.newKey, holder);
+    for (const c of current) {
+      const next: MemoryRecord = { ...c, key: change.newKey, updatedAt: change.updatedAt, version: c.version + 1 };
+      if (change.expiresAt !== undefined) next.expiresAt = change.expiresAt;
+      this.put(next);
+    }
+    this.versions.push({ ...version });
+  }
+
+  async deleteDocument(space: string, docId: string): Promise<number> {
+    const current = this.docChunks(space, docId);
+    for (const c of current) this.remove(c.id);
+    this.removeDocHistory(space, new Set([docId]));
+    return current.length;
+  }
+
+  private removeDocHistory(space: string, docIds: Set<string>): void {
+    for (let i = this.versions.length - 1; i >= 0; i--) {
+      const v = this.versions[i]!;
+      if (v.space === space && docIds.has(v.docId)) this.versions.splice(i, 1);
+    }
+    for (let i = this.ratings.length - 1; i >= 0; i--) {
+      const r = this.ratings[i]!;
+      if (r.space === space && docIds.has(r.docId)) this.ratings.splice(i, 1);
+    }
+  }
+
+  async getChunk(space: string, id: string): Promise<MemoryRecord | null> {
+    const c = this.chunks.get(id);
+    return c && c.space === space ? clone(c) : null;
+  }
+
+  async getDocument(space: string, docId: string): Promise<MemoryRecord[]> {
+    return this.docChunks(space, docId).map(clone);
+  }
+
+  async getChunks(space: string, ids: string[]): Promise<MemoryRecord[]> {
+    const out: MemoryRecord[] = [];
+    for (const id of ids) {
+      const c = this.chunks.get(id);
+      if (c && c.space === space) out.push(clone(c));
+    }
+    return out;
+  }
+
+  async findDocIdByKey(space: string, scope: Scope, agentId: string, key: string): Promise<string | null> {
+    return this.holderOfKey({ space, scope, agentId, key });
+  }
+
+  async findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null> {
+    for (const c of this.chunks.values()) {
+      if (c.space === space && c.scope === scope && c.agentId === agentId && c.contentHash === contentHash) return c.docId;
+    }
+    return null;
+  }
+
+  async keywordSearch(q: KeywordQuery): Promise<KeywordHit[]> {
+    const corpus = [...this.chunks.values()].filter((c) => matchesFilter(c, q.filter)).map((c) => ({ id: c.id, tokens: this.tokens.get(c.id)! }));
+    return bm25Rank(corpus, q.terms).slice(0, q.limit);
+  }
+
+  async vectorSearch(q: VectorQuery): Promise<VectorHit[]> {
+    const hits: VectorHit[] = [];
+    for (const c of this.chunks.values()) {
+      if (!c.embedding || c.embedding.length !== q.vector.length || !matchesFilter(c, q.filter)) continue;
+      hits.push({ id: c.id, similarity: cosine(q.vector, c.embedding) });
+    }
+    hits.sort((a, b) => b.similarity - a.similarity || a.id.localeCompare(b.id));
+    return hits.slice(0, q.limit);
+  }
+
+  async recordAccess(space: string, docId: string, at: string): Promise<void> {
+    for (const c of this.docChunks(space, docId)) {
+      c.accessCount += 1;
+      c.lastAccessedAt = at;
+    }
+  }
+
+  async addRating(rating: Rating): Promise<void> {
+    if (this.ratings.some((r) => r.space === rating.space && r.docId === rating.docId && r.taskId === rating.taskId)) {
+      throw new MemError(
+        'ALREADY_RATED',
+        `memory ${rating.docId} was already rated in task "${rating.taskId}". A memory counts once per task; rate it again in another task.`,
+      );
+    }
+    const chunks = this.docChunks(rating.space, rating.docId);
+    if (chunks.length === 0) throw new MemError('NOT_FOUND', `memory: memory ${rating.docId} no longer exists.`);
+    this.ratings.push({ ...rating });
+    for (const c of chunks) {
+      if (rating.useful) c.alpha += 1;
+      else c.beta += 1;
+    }
+  }
+
+  async listVersions(space: string, docId: string): Promise<MemoryVersion[]> {
+    return this.versions.filter((v) => v.space === space && v.docId === docId).map((v) => ({ ...v }));
+  }
+
+  async deleteExpired(now: string, space?: string): Promise<number> {
+    const doomed = [...this.chunks.values()].filter((c) => c.expiresAt !== null && c.expiresAt <= now && (space === undefined || c.space === space));
+    const bySpace = new Map<string, Set<string>>();
+    for (const c of doomed) {
+      this.remove(c.id);
+      const set = bySpace.get(c.space) ?? new Set<string>();
+      set.add(c.docId);
+      bySpace.set(c.space, set);
+    }
+    for (const [s, ids] of bySpace) this.removeDocHistory(s, ids);
+    return doomed.length;
+  }
+
+  async scan(options: ScanOptions): Promise<MemoryRecord[]> {
+    const after = options.after;
+    return [...this.chunks.values()]
+      .filter((c) => options.space === undefined || c.space === options.space)
+      .filter((c) => !after || c.createdAt > after.createdAt || (c.createdAt === after.createdAt && c.id > after.id))
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, options.limit)
+      .map(clone);
+  }
+
+  async updateEmbeddings(updates: { id: string; embedding: Float32Array }[], info: EmbeddingInfo): Promise<void> {
+    for (const u of updates) {
+      const c = this.chunks.get(u.id);
+      if (c) {
+        c.embedding = u.embedding;
+        c.embeddingModel = info.model;
+      }
+    }
+    this.embeddingInfo = { ...info };
+  }
+
+  async stats(space: string): Promise<KnowledgeStats> {
+    const rows = [...this.chunks.values()].filter((c) => c.space === space);
+    const count = (f: (r: MemoryRecord) => string) =>
+      rows.reduce<Record<string, number>>((acc, r) => {
+        if (r.chunkIndex === 0) acc[f(r)] = (acc[f(r)] ?? 0) + 1;
+        return acc;
+      }, {});
+    return { documents: rows.filter((r) => r.chunkIndex === 0).length, chunks: rows.length, bySource: count((r) => r.source), byScope: count((r) => r.scope) };
+  }
+
+  async getEmbeddingInfo(): Promise<EmbeddingInfo | null> {
+    return this.embeddingInfo ? { ...this.embeddingInfo } : null;
+  }
+
+  async setEmbeddingInfo(info: EmbeddingInfo): Promise<void> {
+    this.embeddingInfo = { ...info };
+  }
+
+  async close(): Promise<void> {}
+}
+
+export function createMemoryKnowledgeStore(): InMemoryKnowledgeStore {
+  return new InMemoryKnowledgeStore();
+}

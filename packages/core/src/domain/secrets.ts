@@ -1,0 +1,153 @@
+import { MemError } from '../errors.js';
+
+/** One detection rule: a kind name, a human label and a pattern. `group` picks the secret part when not the whole match. */
+export interface SecretRule {
+  kind: string;
+  label: string;
+  pattern: RegExp;
+  group?: number;
+  /** Optional extra check on the matched value (e.g. not a placeholder). */
+  accept?: (value: string) => boolean;
+}
+
+const notPlaceholder = (v: string): boolean =>
+  !/^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|\$[A-Z_][A-Z0-9_]*|changeme|password|redacted|\[redacted[^\]]*\])$/i.test(v);
+
+/**
+ * The rule set. Patterns follow the documented formats of each provider's credentials.
+ * Order matters only for overlapping kinds: the more specific rule comes first.
+ */
+export const SECRET_RULES: readonly SecretRule[] = [
+  { kind: 'private-key', label: 'private key block', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
+  { kind: 'aws-access-key-id', label: 'AWS access key id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
+  {
+    kind: 'aws-secret-access-key',
+    label: 'AWS secret access key',
+    pattern: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+    group: 1,
+  },
+  { kind: 'github-token', label: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
+  { kind: 'github-fine-grained-token', label: 'GitHub fine-grained token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+  { kind: 'gitlab-token', label: 'GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'slack-token', label: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { kind: 'slack-webhook', label: 'Slack webhook URL', pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/g },
+  { kind: 'discord-webhook', label: 'Discord webhook URL', pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g },
+  { kind: 'telegram-bot-token', label: 'Telegram bot token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  { kind: 'anthropic-api-key', label: 'Anthropic API key', pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'openai-api-key', label: 'OpenAI-style API key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/g },
+  { kind: 'groq-api-key', label: 'Groq API key', pattern: /\bgsk_[A-Za-z0-9]{48,}\b/g },
+  { kind: 'huggingface-token', label: 'Hugging Face token', pattern: /\bhf_[A-Za-z0-9]{34,}\b/g },
+  { kind: 'google-api-key', label: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { kind: 'google-oauth-token', label: 'Google OAuth access token', pattern: /\bya29\.[0-9A-Za-z_-]{30,}/g },
+  { kind: 'stripe-key', label: 'Stripe secret key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
+  { kind: 'twilio-api-key', label: 'Twilio API key', pattern: /\bSK[0-9a-f]{32}\b/g },
+  { kind: 'sendgrid-api-key', label: 'SendGrid API key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
+  { kind: 'mailgun-api-key', label: 'Mailgun API key', pattern: /\bkey-[0-9a-f]{32}\b/g },
+  { kind: 'npm-token', label: 'npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: 'pypi-token', label: 'PyPI token', pattern: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
+  { kind: 'digitalocean-token', label: 'DigitalOcean token', pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
+  { kind: 'shopify-token', label: 'Shopify token', pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/g },
+  { kind: 'square-token', label: 'Square token', pattern: /\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}\b/g },
+  { kind: 'linear-api-key', label: 'Linear API key', pattern: /\blin_api_[A-Za-z0-9]{40}\b/g },
+  { kind: 'databricks-token', label: 'Databricks token', pattern: /\bdapi[a-f0-9]{32}(?:-\d)?\b/g },
+  { kind: 'vault-token', label: 'HashiCorp Vault token', pattern: /\bhv[sb]\.[A-Za-z0-9_-]{24,}/g },
+  { kind: 'age-secret-key', label: 'age secret key', pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g },
+  { kind: 'azure-storage-key', label: 'Azure storage account key', pattern: /AccountKey=([A-Za-z0-9+/]{86}==)/g, group: 1 },
+  {
+    kind: 'jwt',
+    label: 'JSON Web Token',
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  },
+  {
+    kind: 'authorization-header',
+    label: 'Authorization header credential',
+    pattern: /\bAuthorization:\s*(?:Basic|Bearer|Token)\s+([A-Za-z0-9._~+/=-]{16,})/gi,
+    group: 1,
+  },
+  {
+    kind: 'url-credentials',
+    label: 'connection string or URL with credentials',
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:/@'"]+):([^\s@/'"]+)@[^\s/'"]+/gi,
+    group: 2,
+    accept: notPlaceholder,
+  },
+  {
+    kind: 'password-assignment',
+    label: 'password or secret assignment',
+    pattern:
+      /\b(?:password|passwd|pwd|passphrase|secret|client_?secret|api_?key|apikey|access_?token|auth_?token|secret_?key|private_?key)["']?\s*(?:=|:=|:)\s*["']?([^\s"',;]{6,})/gi,
+    group: 1,
+    accept: notPlaceholder,
+  },
+];
+
+export interface SecretFinding {
+  kind: string;
+  label: string;
+  /** 1-based line and column where the secret starts. */
+  line: number;
+  column: number;
+  /** Offset and length in the scanned text (for redaction). */
+  index: number;
+  length: number;
+}
+
+function position(text: string, index: number): { line: number; column: number } {
+  let line = 1;
+  let lastNl = -1;
+  for (let i = 0; i < index; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lastNl = i;
+    }
+  }
+  return { line, column: index - lastNl };
+}
+
+/** Find secrets in a text. Overlapping findings keep the earliest, most specific rule. */
+export function findSecrets(text: string, rules: readonly SecretRule[] = SECRET_RULES): SecretFinding[] {
+  const found: SecretFinding[] = [];
+  for (const rule of rules) {
+    const re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+    for (const m of text.matchAll(re)) {
+      const value = rule.group !== undefined ? m[rule.group] : m[0];
+      if (value === undefined) continue;
+      if (rule.accept && !rule.accept(value)) continue;
+      const index = (m.index ?? 0) + (rule.group !== undefined ? m[0].indexOf(value) : 0);
+      if (found.some((f) => index < f.index + f.length && f.index < index + value.length)) continue;
+      found.push({ kind: rule.kind, label: rule.label, ...position(text, index), index, length: value.length });
+    }
+  }
+  return found.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Refuse a text holding a secret: `SECRET_DETECTED` naming the kind(s) and where, never the value.
+ * `what` names the field for the message ("content", "notebook MEMORY.md", "fact value").
+ */
+export function assertNoSecrets(text: string, what = 'content', rules: readonly SecretRule[] = SECRET_RULES): void {
+  const findings = findSecrets(text, rules);
+  if (findings.length === 0) return;
+  const where = findings
+    .slice(0, 5)
+    .map((f) => `${f.label} (${f.kind}) at line ${f.line}, column ${f.column}`)
+    .join('; ');
+  throw new MemError(
+    'SECRET_DETECTED',
+    `Refused: the ${what} contains ${findings.length === 1 ? 'a secret' : `${findings.length} secrets`}: ${where}. Memory must never hold credentials: remove the secret (or replace it with a reference such as "the key in the team vault") and store again.`,
+    { details: { findings: findings.map(({ kind, line, column }) => ({ kind, line, column })) } },
+  );
+}
+
+/** Replace every secret by `[REDACTED:<kind>]` (used for transcripts, which must not refuse a turn). */
+export function redactSecrets(text: string, rules: readonly SecretRule[] = SECRET_RULES): string {
+  const findings = findSecrets(text, rules);
+  if (findings.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const f of findings) {
+    out += text.slice(at, f.index) + `[REDACTED:${f.kind}]`;
+    at = f.index + f.length;
+  }
+  return out + text.slice(at);
+}

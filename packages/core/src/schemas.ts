@@ -1,0 +1,152 @@
+/**
+ * One schema per operation (SPEC §2.6). The services validate with them; the server derives its OpenAPI
+ * document and MCP tool definitions from the same objects, so no operation's input is described twice.
+ */
+import { z } from 'zod';
+import { MemError } from './errors.js';
+
+const noControl = (s: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s);
+
+export const scopeSchema = z.enum(['agent', 'swarm']).describe('agent: only the owning agent recalls it (default); swarm: every agent of the space.');
+export const sourceSchema = z
+  .enum(['manual', 'file_index', 'task_completion', 'session_summary'])
+  .describe('Where the memory came from; sets expiry, decay and quality. Default manual.');
+export const tagSchema = z
+  .string()
+  .trim()
+  .min(1, 'a tag must not be empty')
+  .max(64, 'a tag has at most 64 characters')
+  .refine((s) => noControl(s) && !s.includes(','), 'a tag must not contain commas or control characters');
+export const tagsSchema = z.array(tagSchema).max(32, 'at most 32 tags');
+export const idSchema = z.string().trim().min(1, 'id must not be empty').max(200);
+export const keySchema = z.string().max(400).describe('A path-like key such as /longterm/facts/billing/invoice-cycle.');
+
+const content = z
+  .string()
+  .refine((s) => s.trim().length > 0, 'content must not be empty (give the text to remember)')
+  .refine((s) => !s.includes('\u0000'), 'content must not contain NUL bytes');
+
+export const memoryStoreInput = z
+  .object({
+    content: content.describe('One fact, decision or lesson, written so it makes sense on its own later.'),
+    name: z.string().trim().min(1).max(200).optional().describe('A short searchable title.'),
+    key: keySchema.optional(),
+    scope: scopeSchema.optional(),
+    source: sourceSchema.optional(),
+    tags: tagsSchema.optional(),
+  })
+  .strict();
+
+export const memorySearchInput = z
+  .object({
+    query: z
+      .string()
+      .max(4000, 'query has at most 4000 characters')
+      .refine((s) => s.trim().length > 0, 'query must not be empty'),
+    limit: z.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(50, 'limit must be at most 50').optional(),
+    keyPrefix: z.string().min(1).max(200).optional().describe('Only keys starting with this literal, case-sensitive prefix.'),
+    scope: scopeSchema.optional(),
+    tags: tagsSchema.optional().describe('Only memories carrying every tag listed.'),
+    source: sourceSchema.optional(),
+  })
+  .strict();
+
+export const memoryRefInput = z.union([
+  z.object({ id: idSchema }).strict(),
+  z.object({ key: keySchema, scope: scopeSchema.optional() }).strict(),
+]);
+
+export const memoryEditInput = z
+  .object({
+    id: idSchema.optional(),
+    key: keySchema.optional(),
+    scope: scopeSchema.optional(),
+    intent: z.string().trim().min(1, 'intent must say why the memory changes').max(500),
+    mode: z.enum(['replace', 'exact']).optional(),
+    content: z.string().optional(),
+    oldText: z.string().min(1, 'oldText must not be empty').optional(),
+    newText: z.string().optional(),
+    newKey: keySchema.optional(),
+  })
+  .strict();
+
+export const memoryRateInput = z
+  .object({
+    id: idSchema,
+    useful: z.boolean(),
+    note: z.string().max(280, 'note has at most 280 characters').optional(),
+    taskId: z.string().trim().min(1, 'taskId must not be empty').max(200),
+  })
+  .strict();
+
+export const dedupCheckInput = z
+  .object({
+    text: content,
+    threshold: z.number().min(0).max(1).optional(),
+    limit: z.number().int().min(1).max(50).optional(),
+  })
+  .strict();
+
+export const smartRecallInput = z
+  .object({
+    queries: z
+      .array(z.string().refine((s) => s.trim().length > 0, 'a query must not be empty').max(4000))
+      .min(1, 'give at least one query')
+      .max(20, 'at most 20 queries'),
+    limit: z.number().int().min(1).max(50).optional(),
+  })
+  .strict();
+
+export const taskContextInput = z
+  .object({
+    task: z.string().refine((s) => s.trim().length > 0, 'task must not be empty').max(20_000),
+    queries: z.array(z.string().min(1).max(4000)).max(20).optional(),
+    limit: z.number().int().min(1).max(50).optional(),
+  })
+  .strict();
+
+export const learningCategorySchema = z.enum(['mistake-pattern', 'best-practice', 'codebase-knowledge', 'preference']);
+
+export const injectLearningInput = z
+  .object({
+    agentId: z.string().trim().min(1).max(80),
+    learning: content,
+    category: learningCategorySchema,
+  })
+  .strict();
+
+export const memoryIndexInput = z
+  .object({
+    sourcePath: z.string().trim().min(1, 'sourcePath must not be empty').max(400),
+    content,
+  })
+  .strict();
+
+export type MemoryStoreInput = z.infer<typeof memoryStoreInput>;
+export type MemorySearchInput = z.infer<typeof memorySearchInput>;
+export type MemoryRefInput = z.infer<typeof memoryRefInput>;
+export type MemoryEditInput = z.infer<typeof memoryEditInput>;
+export type MemoryRateInput = z.infer<typeof memoryRateInput>;
+export type DedupCheckInput = z.infer<typeof dedupCheckInput>;
+export type SmartRecallInput = z.infer<typeof smartRecallInput>;
+export type TaskContextInput = z.infer<typeof taskContextInput>;
+export type InjectLearningInput = z.infer<typeof injectLearningInput>;
+export type MemoryIndexInput = z.infer<typeof memoryIndexInput>;
+export type LearningCategory = z.infer<typeof learningCategorySchema>;
+
+/** Parse an operation's input or throw `INVALID_INPUT` listing every problem by field. */
+export function parseInput<S extends z.ZodType>(schema: S, operation: string, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
+    let message = issue.message;
+    if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    else if (issue.code === 'invalid_type') message = `expected ${issue.expected}`;
+    else if (issue.code === 'invalid_union') message = 'give either {id} or {key, scope}';
+    return `${field}: ${message}`;
+  });
+  throw new MemError('INVALID_INPUT', `Invalid input for ${operation}: ${problems.join('; ')}.`, {
+    details: { operation, problems },
+  });
+}
