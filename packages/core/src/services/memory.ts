@@ -202,7 +202,6 @@ export class MemoryService {
   readonly embedder: Embedder | undefined;
   readonly options: MemoryOptions;
   private readonly clock: Clock;
-  private embeddingChecked: Promise<void> | null = null;
 
   constructor(deps: MemoryServiceDeps) {
     this.knowledge = deps.store;
@@ -221,30 +220,25 @@ export class MemoryService {
     return this.embedder !== undefined && this.knowledge.capabilities.vector;
   }
 
-  /** Refuse to mix vector spaces: the store's recorded embedder must be ours (SPEC §2.4). */
-  private ensureEmbeddingSpace(): Promise<void> {
-    if (!this.useVectors) return Promise.resolve();
-    if (!this.embeddingChecked) {
-      this.embeddingChecked = (async () => {
-        const embedder = this.embedder!;
-        const info = await this.knowledge.getEmbeddingInfo();
-        if (info === null) {
-          await this.knowledge.setEmbeddingInfo({ model: embedder.id, dimension: embedder.dimension });
-          return;
-        }
-        if (info.model !== embedder.id || info.dimension !== embedder.dimension) {
-          throw new MemError(
-            'EMBEDDING_MISMATCH',
-            `The store's vectors came from embedder "${info.model}" (${info.dimension} dimensions) but this stack uses "${embedder.id}" (${embedder.dimension} dimensions). Vector spaces never mix: run \`mem reindex\` to re-embed every memory with "${embedder.id}", or configure the original embedder.`,
-            { details: { stored: info, current: { model: embedder.id, dimension: embedder.dimension } } },
-          );
-        }
-      })();
-      this.embeddingChecked.catch(() => {
-        this.embeddingChecked = null;
-      });
+  /**
+   * Refuse to mix vector spaces: the store's recorded embedder must be ours (SPEC §2.4). Checked on every
+   * vector operation (one small read), so a store re-embedded by another process is noticed at once.
+   */
+  private async ensureEmbeddingSpace(): Promise<void> {
+    if (!this.useVectors) return;
+    const embedder = this.embedder!;
+    const info = await this.knowledge.getEmbeddingInfo();
+    if (info === null) {
+      await this.knowledge.setEmbeddingInfo({ model: embedder.id, dimension: embedder.dimension });
+      return;
     }
-    return this.embeddingChecked;
+    if (info.model !== embedder.id || info.dimension !== embedder.dimension) {
+      throw new MemError(
+        'EMBEDDING_MISMATCH',
+        `The store's vectors came from embedder "${info.model}" (${info.dimension} dimensions) but this stack uses "${embedder.id}" (${embedder.dimension} dimensions). Vector spaces never mix: run \`mem reindex\` to re-embed every memory with "${embedder.id}", or configure the original embedder.`,
+        { details: { stored: info, current: { model: embedder.id, dimension: embedder.dimension } } },
+      );
+    }
   }
 
   private async embed(texts: string[]): Promise<Float32Array[] | null> {
@@ -876,7 +870,6 @@ export class MemoryService {
       if (rows.length < batch) break;
     }
     await this.knowledge.setEmbeddingInfo(info);
-    this.embeddingChecked = null;
     return { chunks: done, ...info };
   }
 

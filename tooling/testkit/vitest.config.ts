@@ -1,0 +1,3 @@
+import { defineConfig } from 'vitest/config';
+import { base } from '@mem/tsconfig/vitest.base.mjs';
+export default defineConfig(base());
