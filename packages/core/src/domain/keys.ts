@@ -164,6 +164,10 @@ export function autoKey(scope: Scope, source: Source, id: string): string {
  */
 export function keyFromSourcePath(sourcePath: string): string {
   const trimmed = sourcePath.trim().replace(/\\/g, '/');
+  const raw = trimmed.split('/');
+  if (raw.includes('..') || sourcePath.includes('\u0000')) {
+    throw new MemError('INVALID_INPUT', `Invalid source path "${sourcePath}": give a relative path such as docs/runbook.md, without "..".`);
+  }
   const segments = trimmed
     .split('/')
     .filter((s) => s.length > 0 && s !== '.')
