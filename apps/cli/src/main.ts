@@ -1,0 +1,500 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type ImportRecord, MemError, type Principal, type SearchResult, type Stack } from '@mem/core';
+import { GLOBAL_FLAGS, type GlobalOptions, globalOptions, openStack, principalOf, UsageError } from './context.js';
+import { type Io, Progress } from './io.js';
+
+type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
+interface Command {
+  summary: string;
+  usage: string;
+  flags: FlagSpec;
+  /** Resolves to an exit code other than 0 when the command partly failed. */
+  run(ctx: Ctx): Promise<number | void>;
+}
+
+interface Ctx {
+  args: string[];
+  flags: Record<string, unknown>;
+  g: GlobalOptions;
+  p: Principal;
+  io: Io;
+  stack: () => Promise<Stack>;
+  out(json: unknown, human: () => string): void;
+}
+
+const USAGE_HEAD = `mem — long-term memory for LLM agents
+
+Usage: mem <command> [arguments] [flags]
+
+Global flags:
+  --store sqlite|postgres|lancedb|memory   where memories live (default sqlite, env MEM_STORE)
+  --db <path|url>                          database (default ./.mem/mem.db, env MEM_DB)
+  --space <name>                           tenant / swarm (default "default", env MEM_SPACE)
+  --agent <name>                           acting agent (default "main", env MEM_AGENT)
+  --role lead|worker                       (default worker, env MEM_ROLE)
+  --embedder local|hashing|openai|none     (default local, env MEM_EMBEDDER)
+  --json                                   one JSON document on stdout
+
+Commands:`;
+
+// ---------- flag helpers ----------
+
+function str(flags: Record<string, unknown>, name: string): string | undefined {
+  const v = flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function int(flags: Record<string, unknown>, name: string): number | undefined {
+  const v = str(flags, name);
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number (got "${v}").`);
+  return Number(v);
+}
+
+function num(flags: Record<string, unknown>, name: string): number | undefined {
+  const v = str(flags, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${name} must be a number (got "${v}").`);
+  return n;
+}
+
+function bool(flags: Record<string, unknown>, name: string, required = false): boolean | undefined {
+  const v = str(flags, name);
+  if (v === undefined) {
+    if (required) throw new UsageError(`--${name} true|false is required.`);
+    return undefined;
+  }
+  if (v === 'true' || v === 'yes' || v === '1') return true;
+  if (v === 'false' || v === 'no' || v === '0') return false;
+  throw new UsageError(`--${name} must be true or false (got "${v}").`);
+}
+
+function tags(flags: Record<string, unknown>): string[] | undefined {
+  const v = str(flags, 'tags');
+  return v === undefined ? undefined : v.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+}
+
+function need(ctx: Ctx, index: number, what: string): string {
+  const v = ctx.args[index];
+  if (v === undefined || v === '') throw new UsageError(`missing ${what}.`);
+  return v;
+}
+
+function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** `<id>` or `--key K [--scope S]` */
+function refFrom(ctx: Ctx): { id: string } | { key: string; scope?: 'agent' | 'swarm' } {
+  const key = str(ctx.flags, 'key');
+  const id = ctx.args[0];
+  if (id !== undefined && key !== undefined) throw new UsageError('give either an id or --key, not both.');
+  if (key !== undefined) return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
+  if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
+  return { id };
+}
+
+// ---------- human formatting ----------
+
+const fmt = (n: number | null, d = 3) => (n === null ? '—' : n.toFixed(d));
+
+function oneLine(s: string, max = 160): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function renderResults(results: SearchResult[]): string {
+  if (results.length === 0) return 'No memories found.';
+  return results
+    .map(
+      (r, i) =>
+        `${i + 1}. ${r.name}  [score ${fmt(r.score)} · relevance ${fmt(r.relevance)} · similarity ${fmt(r.similarity)}]\n` +
+        `   id ${r.docId}${r.chunkCount > 1 ? ` (chunk ${r.chunkIndex + 1}/${r.chunkCount})` : ''} · ${r.key} · ${r.scope} · ${r.source}${r.tags.length ? ` · #${r.tags.join(' #')}` : ''}\n` +
+        `   ${oneLine(r.content)}`,
+    )
+    .join('\n');
+}
+
+function resultJson(r: SearchResult) {
+  return {
+    id: r.docId,
+    chunkId: r.id,
+    chunkIndex: r.chunkIndex,
+    chunkCount: r.chunkCount,
+    key: r.key,
+    name: r.name,
+    content: r.content,
+    scope: r.scope,
+    source: r.source,
+    tags: r.tags,
+    agentId: r.agentId,
+    similarity: r.similarity,
+    keywordRank: r.keywordRank,
+    relevance: r.relevance,
+    score: r.score,
+    createdAt: r.createdAt,
+  };
+}
+
+// ---------- commands ----------
+
+const commands: Record<string, Command> = {
+  store: {
+    summary: 'store a memory',
+    usage: 'mem store <content|-> [--name N] [--key K] [--scope agent|swarm] [--source S] [--tags a,b]',
+    flags: { name: { type: 'string' }, key: { type: 'string' }, scope: { type: 'string' }, source: { type: 'string' }, tags: { type: 'string' } },
+    async run(ctx) {
+      let content = need(ctx, 0, 'the content to store (or - to read it from stdin)');
+      if (content === '-') content = await ctx.io.readStdin();
+      const r = await (await ctx.stack()).memory.store(
+        ctx.p,
+        defined({ content, name: str(ctx.flags, 'name'), key: str(ctx.flags, 'key'), scope: str(ctx.flags, 'scope'), source: str(ctx.flags, 'source'), tags: tags(ctx.flags) }),
+      );
+      ctx.out(r, () => `${r.deduplicated ? 'Already remembered' : 'Stored'} ${r.id} at ${r.key} (${r.chunkCount} chunk${r.chunkCount === 1 ? '' : 's'})`);
+    },
+  },
+  search: {
+    summary: 'search memories by meaning and keyword',
+    usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S]',
+    flags: { limit: { type: 'string' }, 'key-prefix': { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' }, source: { type: 'string' } },
+    async run(ctx) {
+      const query = ctx.args.join(' ');
+      if (!query.trim()) throw new UsageError('missing the search query.');
+      const results = await (await ctx.stack()).memory.search(
+        ctx.p,
+        defined({ query, limit: int(ctx.flags, 'limit'), keyPrefix: str(ctx.flags, 'key-prefix'), scope: str(ctx.flags, 'scope'), tags: tags(ctx.flags), source: str(ctx.flags, 'source') }),
+      );
+      ctx.out({ results: results.map(resultJson) }, () => renderResults(results));
+    },
+  },
+  get: {
+    summary: 'read a memory in full (counts an access)',
+    usage: 'mem get <id> | mem get --key K [--scope S]',
+    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    async run(ctx) {
+      const doc = await (await ctx.stack()).memory.get(ctx.p, refFrom(ctx));
+      ctx.out(doc, () =>
+        [
+          `${doc.name}`,
+          `id ${doc.id} · ${doc.key} · ${doc.scope} · ${doc.source} · owner ${doc.agentId} · v${doc.version}${doc.tags.length ? ` · #${doc.tags.join(' #')}` : ''}`,
+          `created ${doc.createdAt} · updated ${doc.updatedAt} · expires ${doc.expiresAt ?? 'never'} · accessed ${doc.accessCount}× · usefulness ${doc.usefulness.toFixed(2)} (α ${doc.alpha}, β ${doc.beta})`,
+          '',
+          doc.content,
+        ].join('\n'),
+      );
+    },
+  },
+  edit: {
+    summary: 'change a memory (replace, exact passage, or move with --new-key)',
+    usage: 'mem edit <id> --intent I (--content C | --old-text A --new-text B | --new-key K)',
+    flags: {
+      intent: { type: 'string' },
+      content: { type: 'string' },
+      'old-text': { type: 'string' },
+      'new-text': { type: 'string' },
+      'new-key': { type: 'string' },
+      key: { type: 'string' },
+      scope: { type: 'string' },
+      mode: { type: 'string' },
+    },
+    async run(ctx) {
+      const intent = str(ctx.flags, 'intent');
+      if (!intent) throw new UsageError('--intent "why this changes" is required.');
+      let content = str(ctx.flags, 'content');
+      if (content === '-') content = await ctx.io.readStdin();
+      const r = await (await ctx.stack()).memory.edit(
+        ctx.p,
+        defined({
+          ...refFrom(ctx),
+          intent,
+          mode: str(ctx.flags, 'mode'),
+          content,
+          oldText: str(ctx.flags, 'old-text'),
+          newText: str(ctx.flags, 'new-text'),
+          newKey: str(ctx.flags, 'new-key'),
+        }),
+      );
+      ctx.out(r, () => `${r.action === 'moved' ? 'Moved' : r.action === 'replaced' ? 'Updated' : 'Updated and moved'} ${r.id} → ${r.key} (version ${r.version})`);
+    },
+  },
+  delete: {
+    summary: 'delete a memory with all its chunks',
+    usage: 'mem delete <id> | mem delete --key K [--scope S]',
+    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    async run(ctx) {
+      const r = await (await ctx.stack()).memory.delete(ctx.p, refFrom(ctx));
+      ctx.out(r, () => `Deleted ${r.id} (${r.deletedChunks} chunk${r.deletedChunks === 1 ? '' : 's'})`);
+    },
+  },
+  rate: {
+    summary: 'rate a memory useful or not (once per task)',
+    usage: 'mem rate <id> --useful true|false --task-id T [--note N]',
+    flags: { useful: { type: 'string' }, 'task-id': { type: 'string' }, note: { type: 'string' } },
+    async run(ctx) {
+      const taskId = str(ctx.flags, 'task-id');
+      if (!taskId) throw new UsageError('--task-id T is required (a memory counts once per task).');
+      const r = await (await ctx.stack()).memory.rate(
+        ctx.p,
+        defined({ id: need(ctx, 0, 'the memory id'), useful: bool(ctx.flags, 'useful', true), taskId, note: str(ctx.flags, 'note') }),
+      );
+      ctx.out(r, () => `Rated ${r.id}: usefulness ${r.usefulness.toFixed(2)} (α ${r.alpha}, β ${r.beta})`);
+    },
+  },
+  'dedup-check': {
+    summary: 'is this text already remembered?',
+    usage: 'mem dedup-check <text> [--threshold X] [--limit N]',
+    flags: { threshold: { type: 'string' }, limit: { type: 'string' } },
+    async run(ctx) {
+      const text = ctx.args.join(' ');
+      if (!text.trim()) throw new UsageError('missing the text to check.');
+      const r = await (await ctx.stack()).memory.dedupCheck(ctx.p, defined({ text, threshold: num(ctx.flags, 'threshold'), limit: int(ctx.flags, 'limit') }));
+      ctx.out(r, () =>
+        r.isDuplicate
+          ? `Duplicate (top similarity ${r.topSimilarity.toFixed(3)}):\n${r.duplicates.map((d) => `- ${d.id} ${d.name} (${d.similarity.toFixed(3)})`).join('\n')}`
+          : `Not a duplicate (top similarity ${r.topSimilarity.toFixed(3)}).`,
+      );
+    },
+  },
+  recall: {
+    summary: 'the Relevant Past Knowledge block for a task',
+    usage: 'mem recall <task> [--limit N] [--threshold X]',
+    flags: { limit: { type: 'string' }, threshold: { type: 'string' } },
+    async run(ctx) {
+      const task = ctx.args.join(' ');
+      if (!task.trim()) throw new UsageError('missing the task text.');
+      const r = await (await ctx.stack()).memory.recall(ctx.p, task, defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }));
+      ctx.out({ block: r.block, memories: r.memories.map(resultJson) }, () => r.block ?? 'No relevant past knowledge.');
+    },
+  },
+  'smart-recall': {
+    summary: 'several queries, merged',
+    usage: 'mem smart-recall <query>... [--limit N]',
+    flags: { limit: { type: 'string' } },
+    async run(ctx) {
+      if (ctx.args.length === 0) throw new UsageError('give at least one query.');
+      const r = await (await ctx.stack()).memory.smartRecall(ctx.p, defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }));
+      ctx.out({ results: r.map((x) => ({ ...resultJson(x), hits: x.hits, recallScore: x.recallScore })) }, () => renderResults(r));
+    },
+  },
+  'task-context': {
+    summary: 'the task plus a smart recall',
+    usage: 'mem task-context <task> [--query Q]... [--limit N]',
+    flags: { query: { type: 'string', multiple: true }, limit: { type: 'string' } },
+    async run(ctx) {
+      const task = ctx.args.join(' ');
+      const queries = ctx.flags.query as string[] | undefined;
+      const r = await (await ctx.stack()).memory.taskContext(ctx.p, defined({ task, queries, limit: int(ctx.flags, 'limit') }));
+      ctx.out({ task: r.task, memories: r.memories.map(resultJson) }, () => `Task: ${r.task}\n\n${renderResults(r.memories)}`);
+    },
+  },
+  learn: {
+    summary: 'a lead teaches an agent a learning (swarm scope)',
+    usage: 'mem learn <learning> --for <agentId> --category mistake-pattern|best-practice|codebase-knowledge|preference',
+    flags: { for: { type: 'string' }, category: { type: 'string' } },
+    async run(ctx) {
+      const learning = ctx.args.join(' ');
+      const agentId = str(ctx.flags, 'for');
+      if (!agentId) throw new UsageError('--for <agentId> is required.');
+      const r = await (await ctx.stack()).memory.injectLearning(ctx.p, defined({ agentId, learning, category: str(ctx.flags, 'category') }));
+      ctx.out(r, () => `Taught ${agentId}: ${r.id} (${r.key})`);
+    },
+  },
+  index: {
+    summary: 'index documents (README, runbook) as file_index memories keyed by path',
+    usage: 'mem index <file>... [--scope agent|swarm]',
+    flags: { scope: { type: 'string' } },
+    async run(ctx) {
+      if (ctx.args.length === 0) throw new UsageError('give at least one file to index.');
+      const stack = await ctx.stack();
+      const results: ({ file: string } & Awaited<ReturnType<Stack['memory']['index']>>)[] = [];
+      for (const file of ctx.args) {
+        let content: string;
+        try {
+          content = readFileSync(file, 'utf8');
+        } catch (e) {
+          throw new MemError('NOT_FOUND', `Cannot read ${file}: ${(e as Error).message}`);
+        }
+        const scope = str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined;
+        results.push({ file, ...(await stack.memory.index(ctx.p, { sourcePath: file, content }, scope ? { scope } : {})) });
+      }
+      ctx.out({ results }, () => results.map((r) => `${r.status.padEnd(9)} ${r.file} → ${r.key} (${r.chunkCount} chunks)`).join('\n'));
+    },
+  },
+  history: {
+    summary: 'version history of a memory',
+    usage: 'mem history <id>',
+    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    async run(ctx) {
+      const versions = await (await ctx.stack()).memory.versions(ctx.p, refFrom(ctx));
+      ctx.out({ versions }, () =>
+        versions.length === 0
+          ? 'No earlier versions.'
+          : versions.map((v) => `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`).join('\n'),
+      );
+    },
+  },
+  gc: {
+    summary: 'delete expired memories',
+    usage: 'mem gc [--all-spaces]',
+    flags: { 'all-spaces': { type: 'boolean' } },
+    async run(ctx) {
+      const r = await (await ctx.stack()).memory.gc(ctx.p, { allSpaces: ctx.flags['all-spaces'] === true });
+      ctx.out(r, () => `Deleted ${r.deletedChunks} expired chunk${r.deletedChunks === 1 ? '' : 's'}.`);
+    },
+  },
+  stats: {
+    summary: 'counts per source and scope',
+    usage: 'mem stats',
+    flags: {},
+    async run(ctx) {
+      const s = await (await ctx.stack()).memory.stats(ctx.p);
+      ctx.out(s, () => `${s.documents} memories (${s.chunks} chunks) in space ${ctx.p.space}\nby source: ${JSON.stringify(s.bySource)}\nby scope: ${JSON.stringify(s.byScope)}`);
+    },
+  },
+  export: {
+    summary: 'export memories as JSON Lines',
+    usage: 'mem export [--out file.jsonl]',
+    flags: { out: { type: 'string' } },
+    async run(ctx) {
+      const stack = await ctx.stack();
+      const out = str(ctx.flags, 'out');
+      const { createWriteStream } = await import('node:fs');
+      const sink = out ? createWriteStream(out) : null;
+      let n = 0;
+      for await (const rec of stack.memory.export(ctx.p)) {
+        const line = `${JSON.stringify(rec)}\n`;
+        if (sink) {
+          if (!sink.write(line)) await new Promise<void>((r) => sink.once('drain', () => r()));
+        } else ctx.io.stdout.write(line);
+        n++;
+      }
+      if (sink) {
+        await new Promise<void>((res, rej) => sink.end((e?: Error | null) => (e ? rej(e) : res())));
+        ctx.io.stderr.write(`Exported ${n} memories to ${out}\n`);
+      }
+    },
+  },
+  import: {
+    summary: 'import memories from JSON Lines',
+    usage: 'mem import <file.jsonl|->',
+    flags: {},
+    async run(ctx) {
+      const file = need(ctx, 0, 'the JSON Lines file to import (or -)');
+      const text = file === '-' ? await ctx.io.readStdin() : readFileSync(file, 'utf8');
+      const lines = text.split(/\r?\n/);
+      const stack = await ctx.stack();
+      const total = lines.filter((l) => l.trim()).length;
+      const progress = new Progress(ctx.io, 'Importing', total);
+      let imported = 0;
+      let duplicates = 0;
+      const errors: { line: number; code: string; message: string }[] = [];
+      let done = 0;
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (!line.trim()) continue;
+        try {
+          let rec: unknown;
+          try {
+            rec = JSON.parse(line);
+          } catch (e) {
+            throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
+          }
+          if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
+          const r = await stack.memory.import(ctx.p, rec as ImportRecord);
+          if (r.deduplicated) duplicates++;
+          else imported++;
+        } catch (e) {
+          if (!MemError.is(e)) throw e;
+          errors.push({ line: i + 1, code: e.code, message: e.message });
+          ctx.io.stderr.write(`${ctx.io.stderr.isTTY ? '\n' : ''}line ${i + 1}: ${e.code}: ${e.message}\n`);
+        }
+        progress.update(++done);
+      }
+      progress.done();
+      ctx.out({ imported, duplicates, skipped: errors.length, errors }, () => `Imported ${imported}, already present ${duplicates}, skipped ${errors.length}.`);
+      return errors.length > 0 ? 1 : 0;
+    },
+  },
+  reindex: {
+    summary: 're-embed every memory with the current embedder',
+    usage: 'mem reindex',
+    flags: {},
+    async run(ctx) {
+      const stack = await ctx.stack();
+      const progress = new Progress(ctx.io, 'Re-embedding chunks:', null);
+      const r = await stack.memory.reindex({ onProgress: (n) => progress.update(n) });
+      progress.done();
+      ctx.out(r, () => `Re-embedded ${r.chunks} chunks with ${r.model} (${r.dimension} dimensions).`);
+    },
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  return `${USAGE_HEAD}\n${Object.entries(commands)
+    .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+    .join('\n')}\n\nRun "mem <command> --help" for a command's flags.\n`;
+}
+
+/** Run the CLI. Returns the exit code: 0 success, 1 refused request, 2 bad usage. */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.stderr.write(`mem: unknown command "${name}".\n\n${usage()}`);
+    return 2;
+  }
+  let stack: Stack | undefined;
+  let json = false;
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options: { ...GLOBAL_FLAGS, ...command.flags }, allowPositionals: true, strict: true });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (parsed.values.help) {
+      io.stdout.write(`${command.usage}\n`);
+      return 0;
+    }
+    const g = globalOptions(parsed.values, io.env, io.cwd);
+    json = g.json;
+    const ctx: Ctx = {
+      args: parsed.positionals,
+      flags: parsed.values,
+      g,
+      p: principalOf(g),
+      io,
+      stack: async () => {
+        stack ??= await openStack(g, io.env);
+        return stack;
+      },
+      out(jsonValue, human) {
+        io.stdout.write(g.json ? `${JSON.stringify(jsonValue)}\n` : `${human()}\n`);
+      },
+    };
+    return (await command.run(ctx)) ?? 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`mem ${name}: ${e.message}\nUsage: ${command.usage}\n`);
+      return 2;
+    }
+    if (MemError.is(e)) {
+      io.stderr.write(json ? `${JSON.stringify({ error: e.toJSON() })}\n` : `mem ${name}: ${e.code}: ${e.message}\n`);
+      return 1;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    io.stderr.write(`mem ${name}: INTERNAL: ${message}\n`);
+    if (io.env.MEM_DEBUG && e instanceof Error && e.stack) io.stderr.write(`${e.stack}\n`);
+    return 1;
+  } finally {
+    if (stack) await stack.close();
+  }
+}
