@@ -1,0 +1,191 @@
+import type { Database } from 'better-sqlite3';
+import { withBusyRetry } from './database.js';
+
+/**
+ * One schema step. Steps are applied in `version` order, each in its own BEGIN IMMEDIATE transaction,
+ * and recorded in `schema_migrations`. A published step never changes: later ports add new steps.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database): void;
+}
+
+/** Knowledge memory: chunks, tags, FTS5 keyword index, versions, ratings, meta. */
+const knowledgeV1: Migration = {
+  version: 1,
+  name: 'knowledge',
+  up(db) {
+    db.exec(`
+      CREATE TABLE chunks (
+        rid              INTEGER PRIMARY KEY,
+        id               TEXT    NOT NULL,
+        doc_id           TEXT    NOT NULL,
+        space            TEXT    NOT NULL,
+        scope            TEXT    NOT NULL CHECK (scope IN ('agent', 'swarm')),
+        agent_id         TEXT    NOT NULL,
+        key              TEXT    NOT NULL,
+        name             TEXT    NOT NULL,
+        content          TEXT    NOT NULL,
+        body_start       INTEGER NOT NULL DEFAULT 0,
+        chunk_index      INTEGER NOT NULL,
+        chunk_count      INTEGER NOT NULL,
+        source           TEXT    NOT NULL,
+        tags             TEXT    NOT NULL DEFAULT '[]',
+        embedding        BLOB,
+        embedding_model  TEXT,
+        content_hash     TEXT    NOT NULL,
+        created_at       TEXT    NOT NULL,
+        updated_at       TEXT    NOT NULL,
+        expires_at       TEXT,
+        access_count     INTEGER NOT NULL DEFAULT 0,
+        last_accessed_at TEXT,
+        alpha            REAL    NOT NULL DEFAULT 1,
+        beta             REAL    NOT NULL DEFAULT 1,
+        version          INTEGER NOT NULL DEFAULT 1
+      );
+      -- (id, space): unique per space, and serves lookups by id alone (updateEmbeddings).
+      CREATE UNIQUE INDEX chunks_id ON chunks (id, space);
+      -- One key per (space, scope, owner); chunks of one document share the key with distinct chunk_index.
+      CREATE UNIQUE INDEX chunks_key ON chunks (space, scope, agent_id, key, chunk_index);
+      CREATE INDEX chunks_doc ON chunks (space, doc_id, chunk_index);
+      CREATE INDEX chunks_hash ON chunks (space, scope, agent_id, content_hash);
+      CREATE INDEX chunks_scan ON chunks (created_at, id);
+      CREATE INDEX chunks_space_scan ON chunks (space, created_at, id);
+      CREATE INDEX chunks_expiry ON chunks (expires_at) WHERE expires_at IS NOT NULL;
+
+      CREATE TABLE chunk_tags (
+        chunk_rid INTEGER NOT NULL REFERENCES chunks (rid) ON DELETE CASCADE,
+        tag       TEXT    NOT NULL,
+        PRIMARY KEY (chunk_rid, tag)
+      ) WITHOUT ROWID;
+      CREATE INDEX chunk_tags_tag ON chunk_tags (tag, chunk_rid);
+
+      -- External-content FTS5 index over name + content: the text is stored once (in chunks),
+      -- bm25() works, and 'rebuild' / 'integrity-check' can repair or verify the index from chunks.
+      CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+        name, content,
+        content = 'chunks', content_rowid = 'rid',
+        tokenize = 'porter unicode61'
+      );
+      CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts (rowid, name, content) VALUES (new.rid, new.name, new.content);
+      END;
+      CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, name, content) VALUES ('delete', old.rid, old.name, old.content);
+      END;
+      CREATE TRIGGER chunks_fts_update AFTER UPDATE OF name, content ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, name, content) VALUES ('delete', old.rid, old.name, old.content);
+        INSERT INTO chunks_fts (rowid, name, content) VALUES (new.rid, new.name, new.content);
+      END;
+
+      CREATE TABLE versions (
+        vid         INTEGER PRIMARY KEY,
+        space       TEXT    NOT NULL,
+        doc_id      TEXT    NOT NULL,
+        version     INTEGER NOT NULL,
+        old_content TEXT    NOT NULL,
+        old_key     TEXT    NOT NULL,
+        intent      TEXT    NOT NULL,
+        agent_id    TEXT    NOT NULL,
+        at          TEXT    NOT NULL
+      );
+      CREATE INDEX versions_doc ON versions (space, doc_id, version);
+
+      CREATE TABLE ratings (
+        space    TEXT    NOT NULL,
+        doc_id   TEXT    NOT NULL,
+        task_id  TEXT    NOT NULL,
+        useful   INTEGER NOT NULL,
+        note     TEXT,
+        agent_id TEXT    NOT NULL,
+        at       TEXT    NOT NULL,
+        PRIMARY KEY (space, doc_id, task_id)
+      );
+
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `);
+  },
+};
+
+/** Every schema step of the shared database file, oldest first. Later ports append here. */
+export const migrations: readonly Migration[] = [knowledgeV1];
+
+export interface MigrationResult {
+  /** Versions applied by this call (empty when the schema was already current). */
+  applied: number[];
+  /** Highest version recorded after the call. */
+  current: number;
+}
+
+/**
+ * Apply every step not yet recorded in `schema_migrations`. Each step runs in its own BEGIN IMMEDIATE
+ * transaction and re-checks the table inside it, so two processes opening one file at once apply each
+ * step exactly once (the second waits on the write lock, then sees the step recorded).
+ */
+export function runMigrations(db: Database, steps: readonly Migration[] = migrations): MigrationResult {
+  const sorted = [...steps].sort((a, b) => a.version - b.version);
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1];
+    const step = sorted[i];
+    if (prev && step && prev.version === step.version) throw new Error(`duplicate migration version ${step.version}`);
+  }
+  // Fast path for the usual open of a current file: no write lock taken.
+  const known = appliedVersions(db);
+  if (sorted.every((step) => known.has(step.version))) return { applied: [], current: schemaVersion(db) };
+  const applied: number[] = [];
+  withBusyRetry(() =>
+    db
+      .transaction(() => {
+        db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+          version    INTEGER PRIMARY KEY,
+          name       TEXT NOT NULL,
+          applied_at TEXT NOT NULL
+        )`);
+      })
+      .immediate(),
+  );
+  const isApplied = db.prepare<[number], { version: number }>(
+    'SELECT version FROM schema_migrations WHERE version = ?',
+  );
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const step of sorted) {
+    const done = withBusyRetry(() =>
+      db
+        .transaction(() => {
+          // Re-checked under the write lock: another process may have applied the step meanwhile.
+          if (isApplied.get(step.version)) return false;
+          step.up(db);
+          record.run(step.version, step.name, new Date().toISOString());
+          return true;
+        })
+        .immediate(),
+    );
+    if (done) applied.push(step.version);
+  }
+  const row = db.prepare<[], { v: number | null }>('SELECT max(version) AS v FROM schema_migrations').get();
+  return { applied, current: row?.v ?? 0 };
+}
+
+/** Highest applied version, or 0 for a database without `schema_migrations`. */
+export function schemaVersion(db: Database): number {
+  const table = db
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (!table) return 0;
+  const row = db.prepare<[], { v: number | null }>('SELECT max(version) AS v FROM schema_migrations').get();
+  return row?.v ?? 0;
+}
+
+function appliedVersions(db: Database): Set<number> {
+  if (schemaVersion(db) === 0) return new Set();
+  return new Set(
+    db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+      .all()
+      .map((row) => row.version),
+  );
+}

@@ -1,0 +1,257 @@
+// Adapter-specific behaviour only; the shared conformance suite (knowledge.suite.test.ts) covers the port contract.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MemError, type MemoryRecord } from '@mem/core';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteStore, migrations, runMigrations, type SqliteKnowledgeStore } from './index.js';
+
+const NOW = '2025-01-01T00:00:00.000Z';
+
+function record(over: Partial<MemoryRecord> & { id: string }): MemoryRecord {
+  return {
+    docId: over.id,
+    space: 's1',
+    scope: 'swarm',
+    agentId: 'a1',
+    key: `/swarm/manual/${over.id}`,
+    name: `name ${over.id}`,
+    content: `content of ${over.id}`,
+    bodyStart: 0,
+    chunkIndex: 0,
+    chunkCount: 1,
+    source: 'manual',
+    tags: [],
+    embedding: null,
+    embeddingModel: null,
+    contentHash: `hash-${over.id}`,
+    createdAt: NOW,
+    updatedAt: NOW,
+    expiresAt: null,
+    accessCount: 0,
+    lastAccessedAt: null,
+    alpha: 1,
+    beta: 1,
+    version: 1,
+    ...over,
+  };
+}
+
+const filter = { space: 's1', viewerAgentId: 'a1', now: NOW };
+
+let dir: string;
+const open: SqliteKnowledgeStore[] = [];
+
+function make(path: string, options: { autoMigrate?: boolean; vectorExtension?: boolean } = {}): SqliteKnowledgeStore {
+  const store = createSqliteStore({ path, ...options });
+  open.push(store);
+  return store;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mem-store-sqlite-'));
+});
+
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('migrations', () => {
+  it('are recorded once and re-running them is a no-op', async () => {
+    const path = join(dir, 'm.db');
+    const store = make(path);
+    const rows = store.db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    expect(rows).toEqual(migrations.map((m) => ({ version: m.version, name: m.name })));
+    expect(await store.migrate()).toEqual({ applied: [], current: migrations.at(-1)?.version });
+    expect(runMigrations(store.db).applied).toEqual([]);
+    await store.close();
+    const again = make(path);
+    expect(again.db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length });
+  });
+
+  it('with autoMigrate off, refuses work until migrate() runs', async () => {
+    const store = make(join(dir, 'manual.db'), { autoMigrate: false });
+    const err = await store.getChunk('s1', 'x').catch((e: unknown) => e);
+    expect(MemError.is(err, 'STORE_UNAVAILABLE')).toBe(true);
+    expect((err as Error).message).toMatch(/^sqlite: .*migrate\(\)/);
+    expect((await store.migrate()).applied).toEqual(migrations.map((m) => m.version));
+    expect(await store.getChunk('s1', 'x')).toBeNull();
+  });
+
+  it('apply exactly once when several processes open a new file at the same moment', async () => {
+    const path = join(dir, 'race', 'shared.db');
+    const script = join(dir, 'open.mts');
+    const entry = join(fileURLToPath(new URL('.', import.meta.url)), 'index.ts');
+    writeFileSync(
+      script,
+      `import { createSqliteStore } from ${JSON.stringify(entry)};
+       const start = Number(process.argv[2]);
+       while (Date.now() < start) {}
+       const store = createSqliteStore({ path: ${JSON.stringify(path)} });
+       const id = 'p' + process.pid;
+       await store.insertDocument([{ id, docId: id, space: 's', scope: 'swarm', agentId: 'a', key: '/k/' + id, name: id,
+         content: 'race ' + id, bodyStart: 0, chunkIndex: 0, chunkCount: 1, source: 'manual', tags: [], embedding: null, embeddingModel: null,
+         contentHash: id, createdAt: '${NOW}', updatedAt: '${NOW}', expiresAt: null, accessCount: 0, lastAccessedAt: null,
+         alpha: 1, beta: 1, version: 1 }]);
+       await store.close();`,
+    );
+    const start = Date.now() + 1500;
+    const runs = Array.from(
+      { length: 4 },
+      () =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--conditions=dev-source', '--import', 'tsx', script, String(start)], {
+            cwd: fileURLToPath(new URL('..', import.meta.url)),
+          });
+          let stderr = '';
+          child.stderr.on('data', (d: Buffer) => {
+            stderr += d.toString();
+          });
+          child.on('close', (code) => resolve({ code, stderr }));
+        }),
+    );
+    const results = await Promise.all(runs);
+    for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0 });
+    const db = new BetterSqlite3(path, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length });
+      expect(db.prepare('SELECT count(*) AS n FROM chunks').get()).toEqual({ n: 4 });
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('opening files', () => {
+  it('creates a missing parent folder and keeps data across reopen', async () => {
+    const path = join(dir, 'a', 'b', 'mem.db');
+    const store = make(path);
+    const embedding = new Float32Array([0.25, -1.5, 3, 1e-7]);
+    const doc = record({ id: 'd1', tags: ['x', 'y'], embedding, embeddingModel: 'm' });
+    await store.insertDocument([doc]);
+    await store.setEmbeddingInfo({ model: 'm', dimension: 4 });
+    await store.close();
+
+    const reopened = make(path);
+    const [got] = await reopened.getDocument('s1', 'd1');
+    expect(got).toEqual(doc);
+    expect(Array.from(got?.embedding ?? [])).toEqual(Array.from(embedding));
+    expect(await reopened.getEmbeddingInfo()).toEqual({ model: 'm', dimension: 4 });
+    expect(reopened.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(reopened.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(reopened.db.pragma('foreign_keys', { simple: true })).toBe(1);
+  });
+
+  it('a file that is not a SQLite database gives STORE_CORRUPT, never a driver error', () => {
+    const path = join(dir, 'notes.txt');
+    const text = 'these are my notes, not a database\n'.repeat(200);
+    writeFileSync(path, text);
+    let err: unknown;
+    try {
+      make(path);
+    } catch (e) {
+      err = e;
+    }
+    expect(MemError.is(err, 'STORE_CORRUPT')).toBe(true);
+    expect((err as Error).message).toContain(`sqlite: ${path} is not a SQLite database`);
+    expect((err as Error).message).toContain('--db');
+    expect(readFileSync(path, 'utf8')).toBe(text); // left untouched
+  });
+
+  it('a folder in place of the file gives a wrapped sqlite error', () => {
+    let err: unknown;
+    try {
+      make(dir);
+    } catch (e) {
+      err = e;
+    }
+    expect(MemError.is(err)).toBe(true);
+    expect((err as Error).message).toMatch(/^sqlite: /);
+  });
+});
+
+describe('keyword arm', () => {
+  it('treats FTS5 syntax in terms as plain text', async () => {
+    const store = make(join(dir, 'fts.db'));
+    await store.insertDocument([record({ id: 'd1', content: 'NEAR the deploy: run (all) tests - quickly* "now"' })]);
+    const nasty = [
+      '"',
+      '*',
+      'NEAR',
+      '-',
+      ':',
+      '(',
+      ')',
+      'a"b',
+      'NEAR(a b)',
+      'deploy*',
+      '-tests',
+      'content:x',
+      'AND',
+      'OR',
+      'NOT',
+      '^x',
+      '""',
+      ' ',
+      '{a b}',
+    ];
+    for (const term of nasty) {
+      await expect(store.keywordSearch({ filter, terms: [term], limit: 5 })).resolves.toBeInstanceOf(Array);
+    }
+    const all = await store.keywordSearch({ filter, terms: nasty, limit: 5 });
+    expect(all.map((h) => h.id)).toEqual(['d1']);
+    expect(all[0]?.score).toBeGreaterThan(0);
+    expect(await store.keywordSearch({ filter, terms: [], limit: 5 })).toEqual([]);
+  });
+
+  it('stems with porter and scores higher-is-better', async () => {
+    const store = make(join(dir, 'stem.db'));
+    await store.insertDocument([
+      record({ id: 'd1', content: 'deploying the service on fridays' }),
+      record({ id: 'd2', content: 'deploy deploy deploy' }),
+      record({ id: 'd3', content: 'unrelated text' }),
+    ]);
+    const hits = await store.keywordSearch({ filter, terms: ['deploys'], limit: 10 });
+    expect(hits.map((h) => h.id)).toEqual(['d2', 'd1']);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('vector arm', () => {
+  it('the JavaScript fallback returns what sqlite-vec returns', async () => {
+    const path = join(dir, 'vec.db');
+    const native = make(path);
+    expect(native.nativeVector).toBe(true);
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31 - 0.5;
+    };
+    const vec = () => Float32Array.from({ length: 16 }, rand);
+    const docs = Array.from({ length: 60 }, (_, i) =>
+      record({
+        id: `d${i}`,
+        scope: i % 3 === 0 ? 'agent' : 'swarm',
+        agentId: i % 2 ? 'a1' : 'a2',
+        embedding: vec(),
+        embeddingModel: 'm',
+      }),
+    );
+    docs.push(record({ id: 'zero', embedding: new Float32Array(16), embeddingModel: 'm' }));
+    docs.push(record({ id: 'short', embedding: new Float32Array(8).fill(1), embeddingModel: 'other' }));
+    for (const doc of docs) await native.insertDocument([doc]);
+    const fallback = make(path, { vectorExtension: false });
+    expect(fallback.nativeVector).toBe(false);
+    const query = { filter, vector: vec(), limit: 70 };
+    const a = await native.vectorSearch(query);
+    const b = await fallback.vectorSearch(query);
+    expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
+    for (const [i, hit] of b.entries()) expect(hit.similarity).toBeCloseTo(a[i]?.similarity ?? Number.NaN, 5);
+    expect(a.find((h) => h.id === 'zero')?.similarity).toBe(0);
+    expect(a.some((h) => h.id === 'short')).toBe(false); // another dimension never mixes in
+  });
+});
