@@ -189,6 +189,14 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       await expectCode(memory.get(alice, { id: task.id }), 'NOT_FOUND');
       const gc = await memory.gc(alice);
       expect(gc.deletedChunks).toBe(1);
+      // An expired memory awaiting gc never blocks its content or its key.
+      const keyed = await memory.store(alice, { content: 'Keyed and short-lived.', key: '/notes/short', source: 'session_summary' });
+      clock.advanceDays(4);
+      const fresh = await memory.store(alice, { content: 'Keyed and short-lived.', key: '/notes/short', source: 'session_summary' });
+      expect(fresh.deduplicated).toBe(false);
+      expect(fresh.id).not.toBe(keyed.id);
+      expect((await memory.get(alice, { key: '/notes/short' })).id).toBe(fresh.id);
+      await memory.delete(alice, { id: fresh.id });
       expect((await memory.gc(alice)).deletedChunks).toBe(0);
       expect((await memory.stats(alice)).documents).toBe(2);
     });

@@ -2,7 +2,7 @@ import { MemError } from '../errors.js';
 import { chunkContent, type ChunkOptions, DEFAULT_CHUNKING, reassemble } from '../domain/chunking.js';
 import { chunkId, contentHash, newId } from '../domain/ids.js';
 import { autoKey, checkKey, keyFromSourcePath, LONGTERM_PREFIX, pathWeight } from '../domain/keys.js';
-import { ageDays, DEFAULT_TIERS, effectiveTier, expiryAfterMove, expiryFor, type TierTable } from '../domain/lifecycle.js';
+import { ageDays, DEFAULT_TIERS, effectiveTier, expiryAfterMove, expiryFor, isExpired, type TierTable } from '../domain/lifecycle.js';
 import { checkName } from '../domain/names.js';
 import {
   type AccessOptions,
@@ -297,6 +297,22 @@ export class MemoryService {
     return chunks;
   }
 
+  /**
+   * The chunks of a document that is still alive, or null. An expired document found on the way (awaiting gc)
+   * is deleted here, so that it never blocks its key or content hash.
+   */
+  private async liveDocument(space: string, docId: string | null): Promise<MemoryRecord[] | null> {
+    if (!docId) return null;
+    const chunks = await this.knowledge.getDocument(space, docId);
+    const first = chunks[0];
+    if (!first) return null;
+    if (isExpired(first.expiresAt, this.now())) {
+      await this.knowledge.deleteDocument(space, docId);
+      return null;
+    }
+    return chunks;
+  }
+
   /** The owner may change a memory; a lead may change any memory it can see. */
   private assertMayChange(p: Principal, doc: MemoryRecord): void {
     if (doc.agentId === p.agentId || p.role === 'lead') return;
@@ -379,20 +395,17 @@ export class MemoryService {
     if (key !== undefined) checkKey(key, p.role);
     const tags = [...new Set(input.tags ?? [])];
     const hash = contentHash(input.content);
-    const existing = await this.knowledge.findDocIdByHash(p.space, scope, agentId, hash);
+    const existing = await this.liveDocument(p.space, await this.knowledge.findDocIdByHash(p.space, scope, agentId, hash));
     if (existing) {
-      const chunks = await this.knowledge.getDocument(p.space, existing);
-      const first = chunks[0];
-      if (first) {
-        return { id: existing, ids: chunks.map((c) => c.id), key: first.key, name: first.name, chunkCount: chunks.length, deduplicated: true };
-      }
+      const first = existing[0]!;
+      return { id: first.docId, ids: existing.map((c) => c.id), key: first.key, name: first.name, chunkCount: existing.length, deduplicated: true };
     }
     const now = this.now();
     const docId = newId(now);
     key ??= autoKey(scope, source, docId);
     if (input.key !== undefined || input.name?.startsWith(`${LONGTERM_PREFIX}/`)) {
-      const taken = await this.knowledge.findDocIdByKey(p.space, scope, agentId, key);
-      if (taken) throw keyTaken(key, scope, taken);
+      const taken = await this.liveDocument(p.space, await this.knowledge.findDocIdByKey(p.space, scope, agentId, key));
+      if (taken) throw keyTaken(key, scope, taken[0]!.docId);
     }
     const name = input.name ?? defaultName(input.content);
     const pieces = chunkContent(input.content, this.options.chunking);
@@ -538,7 +551,7 @@ export class MemoryService {
     if (input.newKey !== undefined && input.newKey !== first.key) {
       checkKey(input.newKey, p.role);
       const taken = await this.knowledge.findDocIdByKey(p.space, first.scope, first.agentId, input.newKey);
-      if (taken && taken !== first.docId) throw keyTaken(input.newKey, first.scope, taken);
+      if (taken && taken !== first.docId && (await this.liveDocument(p.space, taken))) throw keyTaken(input.newKey, first.scope, taken);
       newKey = input.newKey;
     }
     if (mode === undefined) {

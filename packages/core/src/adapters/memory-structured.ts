@@ -1,0 +1,408 @@
+/**
+ * In-memory adapters of the structured ports (SPEC §5): for tests, demos and short-lived agents. Nothing
+ * survives the process. Every store hands out copies, never its own objects.
+ *
+ * Passing an existing store to a constructor (`new InMemoryFactStore(other)`) gives a second instance over the
+ * same data, the in-process stand-in for "another connection to the same database" used by the conformance suites.
+ */
+import { MemError } from '../errors.js';
+import { mayReplaceFact, mergeFacts } from '../domain/facts.js';
+import { matchesToolEventFilter } from '../domain/tool-event-filter.js';
+import type { FactStore } from '../ports/fact-store.js';
+import type { GoalStore } from '../ports/goal-store.js';
+import type { MessageStore } from '../ports/message-store.js';
+import type { PhaseStore } from '../ports/phase-store.js';
+import type { SessionStateStore } from '../ports/session-state-store.js';
+import type { SummaryStore } from '../ports/summary-store.js';
+import type { ToolEventStore } from '../ports/tool-event-store.js';
+import type { UserStore } from '../ports/user-store.js';
+import type {
+  Fact,
+  FactUpsertResult,
+  FactWrite,
+  Goal,
+  JsonValue,
+  NewGoal,
+  NewMessage,
+  PhaseChange,
+  SessionState,
+  SessionSummary,
+  StoredMessage,
+  SummaryWrite,
+  ToolEvent,
+  ToolEventFilter,
+  UserRecord,
+} from '../types-structured.js';
+
+const ADAPTER = 'memory';
+const SEP = '\u0000';
+const NO_TOPIC = '\u0001';
+const k = (...parts: (string | null)[]): string => parts.map((p) => (p === null ? NO_TOPIC : p)).join(SEP);
+const copy = <T>(value: T): T => structuredClone(value);
+
+function conflict(what: string, id: string): MemError {
+  return new MemError('CONFLICT', `${ADAPTER}: ${what} id "${id}" already exists in this space. Use a new id.`);
+}
+
+// ---------- messages ----------
+
+interface MessageData {
+  sessions: Map<string, StoredMessage[]>;
+  ids: Set<string>;
+}
+
+export class InMemoryMessageStore implements MessageStore {
+  readonly name = ADAPTER;
+  private readonly data: MessageData;
+
+  constructor(shareWith?: InMemoryMessageStore) {
+    this.data = shareWith ? shareWith.data : { sessions: new Map(), ids: new Set() };
+  }
+
+  async save(space: string, message: NewMessage): Promise<void> {
+    const idKey = k(space, message.id);
+    if (this.data.ids.has(idKey)) throw conflict('message', message.id);
+    const key = k(space, message.sessionId);
+    const list = this.data.sessions.get(key) ?? [];
+    list.push(copy(message));
+    this.data.sessions.set(key, list);
+    this.data.ids.add(idKey);
+  }
+
+  async recent(space: string, sessionId: string, limit: number): Promise<StoredMessage[]> {
+    if (limit <= 0) return [];
+    return (this.data.sessions.get(k(space, sessionId)) ?? []).slice(-limit).map(copy);
+  }
+
+  async count(space: string, sessionId: string): Promise<number> {
+    return this.data.sessions.get(k(space, sessionId))?.length ?? 0;
+  }
+
+  async deleteBefore(space: string, sessionId: string, keepLast: number): Promise<number> {
+    const key = k(space, sessionId);
+    const list = this.data.sessions.get(key);
+    if (!list) return 0;
+    const cut = Math.max(0, list.length - Math.max(0, keepLast));
+    const gone = list.splice(0, cut);
+    for (const m of gone) this.data.ids.delete(k(space, m.id));
+    if (list.length === 0) this.data.sessions.delete(key);
+    return gone.length;
+  }
+}
+
+// ---------- facts ----------
+
+export class InMemoryFactStore implements FactStore {
+  readonly name = ADAPTER;
+  private readonly facts: Map<string, Fact & { space: string }>;
+
+  constructor(shareWith?: InMemoryFactStore) {
+    this.facts = shareWith ? shareWith.facts : new Map();
+  }
+
+  private strip(f: Fact & { space: string }): Fact {
+    const { space: _space, ...fact } = f;
+    return copy(fact);
+  }
+
+  async upsert(space: string, write: FactWrite): Promise<FactUpsertResult> {
+    const key = k(space, write.user, write.topic, write.key);
+    const existing = this.facts.get(key);
+    if (existing && !mayReplaceFact(existing.source, write.source)) return { status: 'kept', fact: this.strip(existing) };
+    const fact = {
+      space,
+      user: write.user,
+      topic: write.topic,
+      key: write.key,
+      value: copy(write.value),
+      source: write.source,
+      createdAt: existing?.createdAt ?? write.at,
+      updatedAt: write.at,
+    };
+    this.facts.set(key, fact);
+    return { status: existing ? 'updated' : 'created', fact: this.strip(fact) };
+  }
+
+  async get(space: string, user: string, topic?: string | null): Promise<Fact[]> {
+    const rows = [...this.facts.values()].filter((f) => f.space === space && f.user === user);
+    return mergeFacts(rows, topic).map((f) => this.strip(f as Fact & { space: string }));
+  }
+
+  async find(space: string, user: string, key: string, topic: string | null): Promise<Fact | null> {
+    const f = this.facts.get(k(space, user, topic, key));
+    return f ? this.strip(f) : null;
+  }
+
+  async delete(space: string, user: string, key: string, topic: string | null): Promise<boolean> {
+    return this.facts.delete(k(space, user, topic, key));
+  }
+
+  async deleteUser(space: string, user: string): Promise<number> {
+    let n = 0;
+    for (const [key, f] of this.facts) {
+      if (f.space === space && f.user === user) {
+        this.facts.delete(key);
+        n++;
+      }
+    }
+    return n;
+  }
+}
+
+// ---------- goals ----------
+
+interface GoalRow extends Goal {
+  space: string;
+  seq: number;
+}
+
+export class InMemoryGoalStore implements GoalStore {
+  readonly name = ADAPTER;
+  private readonly data: { rows: GoalRow[]; seq: number };
+
+  constructor(shareWith?: InMemoryGoalStore) {
+    this.data = shareWith ? shareWith.data : { rows: [], seq: 0 };
+  }
+
+  private strip(r: GoalRow): Goal {
+    const { space: _space, seq: _seq, ...goal } = r;
+    return copy(goal);
+  }
+
+  private active(space: string, user: string, topic: string | null): GoalRow | undefined {
+    return this.data.rows.find((r) => r.space === space && r.user === user && r.topic === topic && r.status === 'active');
+  }
+
+  async setActive(space: string, goal: NewGoal): Promise<{ goal: Goal; replaced: Goal | null }> {
+    if (this.data.rows.some((r) => r.space === space && r.id === goal.id)) throw conflict('goal', goal.id);
+    const previous = this.active(space, goal.user, goal.topic);
+    if (previous) {
+      previous.status = 'replaced';
+      previous.updatedAt = goal.at;
+    }
+    const row: GoalRow = {
+      space,
+      seq: ++this.data.seq,
+      id: goal.id,
+      user: goal.user,
+      topic: goal.topic,
+      goal: goal.goal,
+      status: 'active',
+      metadata: copy(goal.metadata),
+      createdAt: goal.at,
+      updatedAt: goal.at,
+    };
+    this.data.rows.push(row);
+    return { goal: this.strip(row), replaced: previous ? this.strip(previous) : null };
+  }
+
+  async getActive(space: string, user: string, topic: string | null): Promise<Goal | null> {
+    const r = this.active(space, user, topic);
+    return r ? this.strip(r) : null;
+  }
+
+  async finish(space: string, user: string, topic: string | null, status: 'completed' | 'abandoned', at: string): Promise<Goal | null> {
+    const r = this.active(space, user, topic);
+    if (!r) return null;
+    r.status = status;
+    r.updatedAt = at;
+    return this.strip(r);
+  }
+
+  async list(space: string, user: string, options: { topic?: string | null; limit?: number } = {}): Promise<Goal[]> {
+    const rows = this.data.rows
+      .filter((r) => r.space === space && r.user === user && (options.topic === undefined || r.topic === options.topic))
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.seq - a.seq));
+    return (options.limit !== undefined ? rows.slice(0, Math.max(0, options.limit)) : rows).map((r) => this.strip(r));
+  }
+
+  async deleteUser(space: string, user: string): Promise<number> {
+    const before = this.data.rows.length;
+    this.data.rows = this.data.rows.filter((r) => !(r.space === space && r.user === user));
+    return before - this.data.rows.length;
+  }
+}
+
+// ---------- summaries ----------
+
+export class InMemorySummaryStore implements SummaryStore {
+  readonly name = ADAPTER;
+  private readonly rows: Map<string, SessionSummary>;
+
+  constructor(shareWith?: InMemorySummaryStore) {
+    this.rows = shareWith ? shareWith.rows : new Map();
+  }
+
+  async save(space: string, write: SummaryWrite, expectedVersion?: number): Promise<SessionSummary> {
+    const key = k(space, write.sessionId);
+    const existing = this.rows.get(key);
+    const current = existing?.version ?? 0;
+    if (expectedVersion !== undefined && expectedVersion !== current) {
+      throw new MemError(
+        'CONFLICT',
+        `${ADAPTER}: the summary of session "${write.sessionId}" changed meanwhile (version ${current}, expected ${expectedVersion}). Read it again and retry.`,
+        { retryable: true },
+      );
+    }
+    const row: SessionSummary = {
+      sessionId: write.sessionId,
+      summary: write.summary,
+      messagesCovered: write.messagesCovered,
+      version: current + 1,
+      createdAt: existing?.createdAt ?? write.at,
+      updatedAt: write.at,
+    };
+    this.rows.set(key, row);
+    return copy(row);
+  }
+
+  async get(space: string, sessionId: string): Promise<SessionSummary | null> {
+    const row = this.rows.get(k(space, sessionId));
+    return row ? copy(row) : null;
+  }
+
+  async delete(space: string, sessionId: string): Promise<boolean> {
+    return this.rows.delete(k(space, sessionId));
+  }
+}
+
+// ---------- users ----------
+
+export class InMemoryUserStore implements UserStore {
+  readonly name = ADAPTER;
+  private readonly data: { byExternal: Map<string, UserRecord>; byId: Map<string, UserRecord> };
+
+  constructor(shareWith?: InMemoryUserStore) {
+    this.data = shareWith ? shareWith.data : { byExternal: new Map(), byId: new Map() };
+  }
+
+  async ensure(space: string, externalId: string, candidate: { id: string; at: string }): Promise<{ user: UserRecord; created: boolean }> {
+    const existing = this.data.byExternal.get(k(space, externalId));
+    if (existing) return { user: copy(existing), created: false };
+    if (this.data.byId.has(k(space, candidate.id))) throw conflict('user', candidate.id);
+    const user: UserRecord = { id: candidate.id, externalId, createdAt: candidate.at };
+    this.data.byExternal.set(k(space, externalId), user);
+    this.data.byId.set(k(space, candidate.id), user);
+    return { user: copy(user), created: true };
+  }
+
+  async get(space: string, externalId: string): Promise<UserRecord | null> {
+    const u = this.data.byExternal.get(k(space, externalId));
+    return u ? copy(u) : null;
+  }
+
+  async getById(space: string, id: string): Promise<UserRecord | null> {
+    const u = this.data.byId.get(k(space, id));
+    return u ? copy(u) : null;
+  }
+
+  async delete(space: string, externalId: string): Promise<boolean> {
+    const u = this.data.byExternal.get(k(space, externalId));
+    if (!u) return false;
+    this.data.byExternal.delete(k(space, externalId));
+    this.data.byId.delete(k(space, u.id));
+    return true;
+  }
+}
+
+// ---------- session state ----------
+
+export class InMemorySessionStateStore implements SessionStateStore {
+  readonly name = ADAPTER;
+  private readonly rows: Map<string, SessionState>;
+
+  constructor(shareWith?: InMemorySessionStateStore) {
+    this.rows = shareWith ? shareWith.rows : new Map();
+  }
+
+  async get(space: string, sessionId: string): Promise<SessionState | null> {
+    const row = this.rows.get(k(space, sessionId));
+    return row ? copy(row) : null;
+  }
+
+  async set(space: string, sessionId: string, state: JsonValue, at: string): Promise<void> {
+    this.rows.set(k(space, sessionId), { sessionId, state: copy(state), updatedAt: at });
+  }
+
+  async delete(space: string, sessionId: string): Promise<boolean> {
+    return this.rows.delete(k(space, sessionId));
+  }
+}
+
+// ---------- phases ----------
+
+export class InMemoryPhaseStore implements PhaseStore {
+  readonly name = ADAPTER;
+  private readonly sessions: Map<string, PhaseChange[]>;
+
+  constructor(shareWith?: InMemoryPhaseStore) {
+    this.sessions = shareWith ? shareWith.sessions : new Map();
+  }
+
+  async set(space: string, change: PhaseChange): Promise<void> {
+    const key = k(space, change.sessionId);
+    const list = this.sessions.get(key) ?? [];
+    list.push(copy(change));
+    this.sessions.set(key, list);
+  }
+
+  async current(space: string, sessionId: string): Promise<PhaseChange | null> {
+    const last = this.sessions.get(k(space, sessionId))?.at(-1);
+    return last ? copy(last) : null;
+  }
+
+  async history(space: string, sessionId: string, limit?: number): Promise<PhaseChange[]> {
+    const list = this.sessions.get(k(space, sessionId)) ?? [];
+    if (limit !== undefined && limit <= 0) return [];
+    return (limit !== undefined ? list.slice(-limit) : list).map(copy);
+  }
+}
+
+// ---------- tool events ----------
+
+interface ToolEventRow extends ToolEvent {
+  space: string;
+  seq: number;
+}
+
+export class InMemoryToolEventStore implements ToolEventStore {
+  readonly name = ADAPTER;
+  private readonly data: { rows: ToolEventRow[]; seq: number };
+
+  constructor(shareWith?: InMemoryToolEventStore) {
+    this.data = shareWith ? shareWith.data : { rows: [], seq: 0 };
+  }
+
+  private matching(space: string, filter: ToolEventFilter): ToolEventRow[] {
+    return this.data.rows
+      .filter((r) => r.space === space && matchesToolEventFilter(r, filter))
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.seq - b.seq));
+  }
+
+  async record(space: string, event: ToolEvent): Promise<void> {
+    if (this.data.rows.some((r) => r.space === space && r.id === event.id)) throw conflict('tool event', event.id);
+    this.data.rows.push({ ...copy(event), space, seq: ++this.data.seq });
+  }
+
+  async list(space: string, filter: ToolEventFilter, limit: number): Promise<ToolEvent[]> {
+    if (limit <= 0) return [];
+    return this.matching(space, filter)
+      .slice(-limit)
+      .map(({ space: _space, seq: _seq, ...event }) => copy(event));
+  }
+
+  async count(space: string, filter: ToolEventFilter): Promise<number> {
+    return this.matching(space, filter).length;
+  }
+}
+
+// ---------- factories ----------
+
+export const createMemoryMessageStore = (): InMemoryMessageStore => new InMemoryMessageStore();
+export const createMemoryFactStore = (): InMemoryFactStore => new InMemoryFactStore();
+export const createMemoryGoalStore = (): InMemoryGoalStore => new InMemoryGoalStore();
+export const createMemorySummaryStore = (): InMemorySummaryStore => new InMemorySummaryStore();
+export const createMemoryUserStore = (): InMemoryUserStore => new InMemoryUserStore();
+export const createMemorySessionStateStore = (): InMemorySessionStateStore => new InMemorySessionStateStore();
+export const createMemoryPhaseStore = (): InMemoryPhaseStore => new InMemoryPhaseStore();
+export const createMemoryToolEventStore = (): InMemoryToolEventStore => new InMemoryToolEventStore();

@@ -1,0 +1,13 @@
+import type { PhaseChange } from '../types-structured.js';
+
+/**
+ * The phase of each session with its history (SPEC §5). Every `set` appends a change; the current phase is the
+ * change appended last (insertion order, not `at`). Every method is scoped by space.
+ */
+export interface PhaseStore {
+  readonly name: string;
+  set(space: string, change: PhaseChange): Promise<void>;
+  current(space: string, sessionId: string): Promise<PhaseChange | null>;
+  /** Changes oldest first; with `limit`, the newest `limit` changes, still oldest first. */
+  history(space: string, sessionId: string, limit?: number): Promise<PhaseChange[]>;
+}

@@ -1,0 +1,13 @@
+import type { ToolEvent, ToolEventFilter } from '../types-structured.js';
+
+/**
+ * A log of tool calls (SPEC §5): tool, input, output, latency, error. Every method is scoped by space.
+ * Order: by `at`, ties in insertion order. Errors: `CONFLICT` when an event id is already stored in the space.
+ */
+export interface ToolEventStore {
+  readonly name: string;
+  record(space: string, event: ToolEvent): Promise<void>;
+  /** The newest `limit` events matching the filter, oldest first. */
+  list(space: string, filter: ToolEventFilter, limit: number): Promise<ToolEvent[]>;
+  count(space: string, filter: ToolEventFilter): Promise<number>;
+}

@@ -1,0 +1,1 @@
+export { createOpenAIEmbedder, type OpenAIEmbedder, type OpenAIEmbedderOptions } from './openai-embedder.js';
