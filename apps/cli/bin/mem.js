@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const tsx = require.resolve('tsx');
-const result = spawnSync(process.execPath, ['--conditions=dev-source', '--import', tsx, join(here, '..', 'src', 'bin.ts'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  process.execPath,
+  ['--conditions=dev-source', '--import', tsx, join(here, '..', 'src', 'bin.ts'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

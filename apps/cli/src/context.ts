@@ -1,6 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createHashingEmbedder, createMemoryKnowledgeStore, createStack, type Embedder, MemError, type Principal, type Role, type Stack } from '@mem/core';
+import {
+  createHashingEmbedder,
+  createMemoryKnowledgeStore,
+  createStack,
+  type Embedder,
+  type KnowledgeStore,
+  MemError,
+  type Principal,
+  type Role,
+  type Stack,
+} from '@mem/core';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
 export class UsageError extends Error {
@@ -77,12 +87,17 @@ async function openEmbedder(g: GlobalOptions, env: Env): Promise<Embedder | unde
     case 'openai': {
       const { createOpenAIEmbedder } = await import('@mem/embed-openai');
       const model = env.MEM_EMBED_MODEL;
-      if (!model) throw new UsageError('--embedder openai needs MEM_EMBED_MODEL (and MEM_EMBED_BASE_URL / MEM_EMBED_API_KEY for your endpoint).');
+      if (!model)
+        throw new UsageError(
+          '--embedder openai needs MEM_EMBED_MODEL (and MEM_EMBED_BASE_URL / MEM_EMBED_API_KEY for your endpoint).',
+        );
       const dimensions = env.MEM_EMBED_DIMENSIONS ? Number(env.MEM_EMBED_DIMENSIONS) : undefined;
       const embedder = createOpenAIEmbedder({
         model,
         ...(env.MEM_EMBED_BASE_URL ? { baseURL: env.MEM_EMBED_BASE_URL } : {}),
-        ...(env.MEM_EMBED_API_KEY ?? env.OPENAI_API_KEY ? { apiKey: env.MEM_EMBED_API_KEY ?? env.OPENAI_API_KEY } : {}),
+        ...((env.MEM_EMBED_API_KEY ?? env.OPENAI_API_KEY)
+          ? { apiKey: env.MEM_EMBED_API_KEY ?? env.OPENAI_API_KEY }
+          : {}),
         ...(dimensions ? { dimensions } : {}),
       });
       await embedder.init();
@@ -97,7 +112,7 @@ async function openEmbedder(g: GlobalOptions, env: Env): Promise<Embedder | unde
 
 /** Build the stack the global flags ask for. */
 export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
-  let knowledge;
+  let knowledge: KnowledgeStore;
   switch (g.store) {
     case 'memory':
       knowledge = createMemoryKnowledgeStore();

@@ -38,7 +38,9 @@ export class Progress {
     if (this.total) {
       const width = 30;
       const filled = Math.round((done / this.total) * width);
-      this.io.stderr.write(`\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${this.total}`);
+      this.io.stderr.write(
+        `\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${this.total}`,
+      );
     } else {
       this.io.stderr.write(`\r${this.label} ${done}`);
     }

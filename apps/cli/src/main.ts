@@ -11,7 +11,7 @@ interface Command {
   usage: string;
   flags: FlagSpec;
   /** Resolves to an exit code other than 0 when the command partly failed. */
-  run(ctx: Ctx): Promise<number | void>;
+  run(ctx: Ctx): Promise<unknown>;
 }
 
 interface Ctx {
@@ -74,7 +74,12 @@ function bool(flags: Record<string, unknown>, name: string, required = false): b
 
 function tags(flags: Record<string, unknown>): string[] | undefined {
   const v = str(flags, 'tags');
-  return v === undefined ? undefined : v.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+  return v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0);
 }
 
 function need(ctx: Ctx, index: number, what: string): string {
@@ -92,7 +97,8 @@ function refFrom(ctx: Ctx): { id: string } | { key: string; scope?: 'agent' | 's
   const key = str(ctx.flags, 'key');
   const id = ctx.args[0];
   if (id !== undefined && key !== undefined) throw new UsageError('give either an id or --key, not both.');
-  if (key !== undefined) return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
+  if (key !== undefined)
+    return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
   if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
   return { id };
 }
@@ -145,27 +151,57 @@ const commands: Record<string, Command> = {
   store: {
     summary: 'store a memory',
     usage: 'mem store <content|-> [--name N] [--key K] [--scope agent|swarm] [--source S] [--tags a,b]',
-    flags: { name: { type: 'string' }, key: { type: 'string' }, scope: { type: 'string' }, source: { type: 'string' }, tags: { type: 'string' } },
+    flags: {
+      name: { type: 'string' },
+      key: { type: 'string' },
+      scope: { type: 'string' },
+      source: { type: 'string' },
+      tags: { type: 'string' },
+    },
     async run(ctx) {
       let content = need(ctx, 0, 'the content to store (or - to read it from stdin)');
       if (content === '-') content = await ctx.io.readStdin();
       const r = await (await ctx.stack()).memory.store(
         ctx.p,
-        defined({ content, name: str(ctx.flags, 'name'), key: str(ctx.flags, 'key'), scope: str(ctx.flags, 'scope'), source: str(ctx.flags, 'source'), tags: tags(ctx.flags) }),
+        defined({
+          content,
+          name: str(ctx.flags, 'name'),
+          key: str(ctx.flags, 'key'),
+          scope: str(ctx.flags, 'scope'),
+          source: str(ctx.flags, 'source'),
+          tags: tags(ctx.flags),
+        }),
       );
-      ctx.out(r, () => `${r.deduplicated ? 'Already remembered' : 'Stored'} ${r.id} at ${r.key} (${r.chunkCount} chunk${r.chunkCount === 1 ? '' : 's'})`);
+      ctx.out(
+        r,
+        () =>
+          `${r.deduplicated ? 'Already remembered' : 'Stored'} ${r.id} at ${r.key} (${r.chunkCount} chunk${r.chunkCount === 1 ? '' : 's'})`,
+      );
     },
   },
   search: {
     summary: 'search memories by meaning and keyword',
     usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S]',
-    flags: { limit: { type: 'string' }, 'key-prefix': { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' }, source: { type: 'string' } },
+    flags: {
+      limit: { type: 'string' },
+      'key-prefix': { type: 'string' },
+      scope: { type: 'string' },
+      tags: { type: 'string' },
+      source: { type: 'string' },
+    },
     async run(ctx) {
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the search query.');
       const results = await (await ctx.stack()).memory.search(
         ctx.p,
-        defined({ query, limit: int(ctx.flags, 'limit'), keyPrefix: str(ctx.flags, 'key-prefix'), scope: str(ctx.flags, 'scope'), tags: tags(ctx.flags), source: str(ctx.flags, 'source') }),
+        defined({
+          query,
+          limit: int(ctx.flags, 'limit'),
+          keyPrefix: str(ctx.flags, 'key-prefix'),
+          scope: str(ctx.flags, 'scope'),
+          tags: tags(ctx.flags),
+          source: str(ctx.flags, 'source'),
+        }),
       );
       ctx.out({ results: results.map(resultJson) }, () => renderResults(results));
     },
@@ -217,7 +253,11 @@ const commands: Record<string, Command> = {
           newKey: str(ctx.flags, 'new-key'),
         }),
       );
-      ctx.out(r, () => `${r.action === 'moved' ? 'Moved' : r.action === 'replaced' ? 'Updated' : 'Updated and moved'} ${r.id} → ${r.key} (version ${r.version})`);
+      ctx.out(
+        r,
+        () =>
+          `${r.action === 'moved' ? 'Moved' : r.action === 'replaced' ? 'Updated' : 'Updated and moved'} ${r.id} → ${r.key} (version ${r.version})`,
+      );
     },
   },
   delete: {
@@ -238,7 +278,12 @@ const commands: Record<string, Command> = {
       if (!taskId) throw new UsageError('--task-id T is required (a memory counts once per task).');
       const r = await (await ctx.stack()).memory.rate(
         ctx.p,
-        defined({ id: need(ctx, 0, 'the memory id'), useful: bool(ctx.flags, 'useful', true), taskId, note: str(ctx.flags, 'note') }),
+        defined({
+          id: need(ctx, 0, 'the memory id'),
+          useful: bool(ctx.flags, 'useful', true),
+          taskId,
+          note: str(ctx.flags, 'note'),
+        }),
       );
       ctx.out(r, () => `Rated ${r.id}: usefulness ${r.usefulness.toFixed(2)} (α ${r.alpha}, β ${r.beta})`);
     },
@@ -250,7 +295,10 @@ const commands: Record<string, Command> = {
     async run(ctx) {
       const text = ctx.args.join(' ');
       if (!text.trim()) throw new UsageError('missing the text to check.');
-      const r = await (await ctx.stack()).memory.dedupCheck(ctx.p, defined({ text, threshold: num(ctx.flags, 'threshold'), limit: int(ctx.flags, 'limit') }));
+      const r = await (await ctx.stack()).memory.dedupCheck(
+        ctx.p,
+        defined({ text, threshold: num(ctx.flags, 'threshold'), limit: int(ctx.flags, 'limit') }),
+      );
       ctx.out(r, () =>
         r.isDuplicate
           ? `Duplicate (top similarity ${r.topSimilarity.toFixed(3)}):\n${r.duplicates.map((d) => `- ${d.id} ${d.name} (${d.similarity.toFixed(3)})`).join('\n')}`
@@ -265,7 +313,11 @@ const commands: Record<string, Command> = {
     async run(ctx) {
       const task = ctx.args.join(' ');
       if (!task.trim()) throw new UsageError('missing the task text.');
-      const r = await (await ctx.stack()).memory.recall(ctx.p, task, defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }));
+      const r = await (await ctx.stack()).memory.recall(
+        ctx.p,
+        task,
+        defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
+      );
       ctx.out({ block: r.block, memories: r.memories.map(resultJson) }, () => r.block ?? 'No relevant past knowledge.');
     },
   },
@@ -275,8 +327,13 @@ const commands: Record<string, Command> = {
     flags: { limit: { type: 'string' } },
     async run(ctx) {
       if (ctx.args.length === 0) throw new UsageError('give at least one query.');
-      const r = await (await ctx.stack()).memory.smartRecall(ctx.p, defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }));
-      ctx.out({ results: r.map((x) => ({ ...resultJson(x), hits: x.hits, recallScore: x.recallScore })) }, () => renderResults(r));
+      const r = await (await ctx.stack()).memory.smartRecall(
+        ctx.p,
+        defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }),
+      );
+      ctx.out({ results: r.map((x) => ({ ...resultJson(x), hits: x.hits, recallScore: x.recallScore })) }, () =>
+        renderResults(r),
+      );
     },
   },
   'task-context': {
@@ -286,19 +343,29 @@ const commands: Record<string, Command> = {
     async run(ctx) {
       const task = ctx.args.join(' ');
       const queries = ctx.flags.query as string[] | undefined;
-      const r = await (await ctx.stack()).memory.taskContext(ctx.p, defined({ task, queries, limit: int(ctx.flags, 'limit') }));
-      ctx.out({ task: r.task, memories: r.memories.map(resultJson) }, () => `Task: ${r.task}\n\n${renderResults(r.memories)}`);
+      const r = await (await ctx.stack()).memory.taskContext(
+        ctx.p,
+        defined({ task, queries, limit: int(ctx.flags, 'limit') }),
+      );
+      ctx.out(
+        { task: r.task, memories: r.memories.map(resultJson) },
+        () => `Task: ${r.task}\n\n${renderResults(r.memories)}`,
+      );
     },
   },
   learn: {
     summary: 'a lead teaches an agent a learning (swarm scope)',
-    usage: 'mem learn <learning> --for <agentId> --category mistake-pattern|best-practice|codebase-knowledge|preference',
+    usage:
+      'mem learn <learning> --for <agentId> --category mistake-pattern|best-practice|codebase-knowledge|preference',
     flags: { for: { type: 'string' }, category: { type: 'string' } },
     async run(ctx) {
       const learning = ctx.args.join(' ');
       const agentId = str(ctx.flags, 'for');
       if (!agentId) throw new UsageError('--for <agentId> is required.');
-      const r = await (await ctx.stack()).memory.injectLearning(ctx.p, defined({ agentId, learning, category: str(ctx.flags, 'category') }));
+      const r = await (await ctx.stack()).memory.injectLearning(
+        ctx.p,
+        defined({ agentId, learning, category: str(ctx.flags, 'category') }),
+      );
       ctx.out(r, () => `Taught ${agentId}: ${r.id} (${r.key})`);
     },
   },
@@ -318,9 +385,14 @@ const commands: Record<string, Command> = {
           throw new MemError('NOT_FOUND', `Cannot read ${file}: ${(e as Error).message}`);
         }
         const scope = str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined;
-        results.push({ file, ...(await stack.memory.index(ctx.p, { sourcePath: file, content }, scope ? { scope } : {})) });
+        results.push({
+          file,
+          ...(await stack.memory.index(ctx.p, { sourcePath: file, content }, scope ? { scope } : {})),
+        });
       }
-      ctx.out({ results }, () => results.map((r) => `${r.status.padEnd(9)} ${r.file} → ${r.key} (${r.chunkCount} chunks)`).join('\n'));
+      ctx.out({ results }, () =>
+        results.map((r) => `${r.status.padEnd(9)} ${r.file} → ${r.key} (${r.chunkCount} chunks)`).join('\n'),
+      );
     },
   },
   history: {
@@ -332,7 +404,12 @@ const commands: Record<string, Command> = {
       ctx.out({ versions }, () =>
         versions.length === 0
           ? 'No earlier versions.'
-          : versions.map((v) => `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`).join('\n'),
+          : versions
+              .map(
+                (v) =>
+                  `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`,
+              )
+              .join('\n'),
       );
     },
   },
@@ -351,7 +428,11 @@ const commands: Record<string, Command> = {
     flags: {},
     async run(ctx) {
       const s = await (await ctx.stack()).memory.stats(ctx.p);
-      ctx.out(s, () => `${s.documents} memories (${s.chunks} chunks) in space ${ctx.p.space}\nby source: ${JSON.stringify(s.bySource)}\nby scope: ${JSON.stringify(s.byScope)}`);
+      ctx.out(
+        s,
+        () =>
+          `${s.documents} memories (${s.chunks} chunks) in space ${ctx.p.space}\nby source: ${JSON.stringify(s.bySource)}\nby scope: ${JSON.stringify(s.byScope)}`,
+      );
     },
   },
   export: {
@@ -402,7 +483,8 @@ const commands: Record<string, Command> = {
           } catch (e) {
             throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
           }
-          if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
+          if (typeof rec !== 'object' || rec === null || Array.isArray(rec))
+            throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
           const r = await stack.memory.import(ctx.p, rec as ImportRecord);
           if (r.deduplicated) duplicates++;
           else imported++;
@@ -414,7 +496,10 @@ const commands: Record<string, Command> = {
         progress.update(++done);
       }
       progress.done();
-      ctx.out({ imported, duplicates, skipped: errors.length, errors }, () => `Imported ${imported}, already present ${duplicates}, skipped ${errors.length}.`);
+      ctx.out(
+        { imported, duplicates, skipped: errors.length, errors },
+        () => `Imported ${imported}, already present ${duplicates}, skipped ${errors.length}.`,
+      );
       return errors.length > 0 ? 1 : 0;
     },
   },
@@ -454,9 +539,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
   let stack: Stack | undefined;
   let json = false;
   try {
-    let parsed;
+    let parsed: ReturnType<typeof parseArgs>;
     try {
-      parsed = parseArgs({ args: rest, options: { ...GLOBAL_FLAGS, ...command.flags }, allowPositionals: true, strict: true });
+      parsed = parseArgs({
+        args: rest,
+        options: { ...GLOBAL_FLAGS, ...command.flags },
+        allowPositionals: true,
+        strict: true,
+      });
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -480,7 +570,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         io.stdout.write(g.json ? `${JSON.stringify(jsonValue)}\n` : `${human()}\n`);
       },
     };
-    return (await command.run(ctx)) ?? 0;
+    const code = await command.run(ctx);
+    return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`mem ${name}: ${e.message}\nUsage: ${command.usage}\n`);

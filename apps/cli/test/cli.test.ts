@@ -33,7 +33,15 @@ async function mem(args: string[], opts: { stdin?: string; env?: Record<string, 
 
 describe('mem CLI (in process)', () => {
   it('round-trips store → search → get → edit → move → rate → delete', async () => {
-    const stored = await mem(['store', 'The nightly build publishes artifacts to the staging bucket.', '--name', 'Nightly artifacts', '--tags', 'ci,build', '--json']);
+    const stored = await mem([
+      'store',
+      'The nightly build publishes artifacts to the staging bucket.',
+      '--name',
+      'Nightly artifacts',
+      '--tags',
+      'ci,build',
+      '--json',
+    ]);
     expect(stored.code).toBe(0);
     const { id, key } = stored.json();
     expect(key).toBe(`/agent/manual/${id}`);
@@ -41,19 +49,61 @@ describe('mem CLI (in process)', () => {
     const search = await mem(['search', 'nightly build artifacts', '--json']);
     expect(search.code).toBe(0);
     const first = search.json().results[0];
-    expect(Object.keys(first)).toEqual(expect.arrayContaining(['id', 'key', 'name', 'content', 'scope', 'source', 'tags', 'similarity', 'relevance', 'score', 'createdAt']));
-    expect(first).toMatchObject({ id, name: 'Nightly artifacts', tags: ['ci', 'build'], scope: 'agent', source: 'manual' });
+    expect(Object.keys(first)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'key',
+        'name',
+        'content',
+        'scope',
+        'source',
+        'tags',
+        'similarity',
+        'relevance',
+        'score',
+        'createdAt',
+      ]),
+    );
+    expect(first).toMatchObject({
+      id,
+      name: 'Nightly artifacts',
+      tags: ['ci', 'build'],
+      scope: 'agent',
+      source: 'manual',
+    });
 
     const human = await mem(['search', 'nightly build artifacts']);
     expect(human.stdout).toContain('1. Nightly artifacts');
 
     const got = await mem(['get', id, '--json']);
-    expect(got.json()).toMatchObject({ id, content: 'The nightly build publishes artifacts to the staging bucket.', accessCount: 1 });
+    expect(got.json()).toMatchObject({
+      id,
+      content: 'The nightly build publishes artifacts to the staging bucket.',
+      accessCount: 1,
+    });
 
-    const edited = await mem(['edit', id, '--intent', 'bucket renamed', '--old-text', 'staging bucket', '--new-text', 'release bucket', '--json']);
+    const edited = await mem([
+      'edit',
+      id,
+      '--intent',
+      'bucket renamed',
+      '--old-text',
+      'staging bucket',
+      '--new-text',
+      'release bucket',
+      '--json',
+    ]);
     expect(edited.json()).toMatchObject({ id, version: 2, action: 'replaced' });
 
-    const moved = await mem(['edit', id, '--intent', 'promote', '--new-key', '/longterm/facts/ci/nightly-artifacts', '--json']);
+    const moved = await mem([
+      'edit',
+      id,
+      '--intent',
+      'promote',
+      '--new-key',
+      '/longterm/facts/ci/nightly-artifacts',
+      '--json',
+    ]);
     expect(moved.json()).toMatchObject({ id, key: '/longterm/facts/ci/nightly-artifacts', action: 'moved' });
     const byKey = await mem(['get', '--key', '/longterm/facts/ci/nightly-artifacts', '--json']);
     expect(byKey.json().content).toContain('release bucket');
@@ -146,7 +196,10 @@ describe('mem CLI (in process)', () => {
     expect(r.json()).toMatchObject({ imported: 3, skipped: 2 });
     expect(r.stderr).toContain('line 2: INVALID_INPUT');
     expect(r.stderr).toContain('line 4: INVALID_KEY');
-    const out = (await mem(['export'], { db: dst })).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const out = (await mem(['export'], { db: dst })).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out.map((o) => o.content)).toEqual(['From the past.', 'First memory.', 'Second memory.']);
     expect(out[0].createdAt).toBe('2024-05-06T07:08:09.000Z');
     const orig = exported.map((l) => JSON.parse(l!));
@@ -164,7 +217,9 @@ describe('mem CLI (in process)', () => {
     expect(mismatch.stderr).toContain('mem reindex');
     const re = await mem(['reindex', '--json'], { db, env: { MEM_HASHING_DIMENSION: '128' } });
     expect(re.json()).toMatchObject({ chunks: 1, dimension: 128 });
-    expect((await mem(['search', 'summary', '--json'], { db, env: { MEM_HASHING_DIMENSION: '128' } })).json().results).toHaveLength(1);
+    expect(
+      (await mem(['search', 'summary', '--json'], { db, env: { MEM_HASHING_DIMENSION: '128' } })).json().results,
+    ).toHaveLength(1);
   });
 
   it('indexes files by path and refuses a database file that is not SQLite', async () => {
@@ -185,11 +240,17 @@ describe('mem CLI (in process)', () => {
 describe('mem CLI (real process, default stack)', () => {
   it('keeps stdout to one JSON document and uses the local embedder by default', async () => {
     const db = join(dir, 'proc.db');
-    const env = { ...process.env, MEM_DB: db };
+    const env: NodeJS.ProcessEnv = { ...process.env, MEM_DB: db };
     delete env.MEM_EMBEDDER;
-    const stored = await exec(process.execPath, [BIN, 'store', 'The on-call rotation changes every Monday at 09:00.', '--json'], { env });
+    const stored = await exec(
+      process.execPath,
+      [BIN, 'store', 'The on-call rotation changes every Monday at 09:00.', '--json'],
+      { env },
+    );
     const { id } = JSON.parse(stored.stdout);
-    const found = await exec(process.execPath, [BIN, 'search', 'when does the on-call rotation change', '--json'], { env });
+    const found = await exec(process.execPath, [BIN, 'search', 'when does the on-call rotation change', '--json'], {
+      env,
+    });
     const results = JSON.parse(found.stdout).results;
     expect(results[0].id).toBe(id);
     expect(results[0].similarity).toBeGreaterThan(0.3);

@@ -7,7 +7,9 @@ import { MemError } from './errors.js';
 
 const noControl = (s: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s);
 
-export const scopeSchema = z.enum(['agent', 'swarm']).describe('agent: only the owning agent recalls it (default); swarm: every agent of the space.');
+export const scopeSchema = z
+  .enum(['agent', 'swarm'])
+  .describe('agent: only the owning agent recalls it (default); swarm: every agent of the space.');
 export const sourceSchema = z
   .enum(['manual', 'file_index', 'task_completion', 'session_summary'])
   .describe('Where the memory came from; sets expiry, decay and quality. Default manual.');
@@ -43,8 +45,18 @@ export const memorySearchInput = z
       .string()
       .max(4000, 'query has at most 4000 characters')
       .refine((s) => s.trim().length > 0, 'query must not be empty'),
-    limit: z.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(50, 'limit must be at most 50').optional(),
-    keyPrefix: z.string().min(1).max(200).optional().describe('Only keys starting with this literal, case-sensitive prefix.'),
+    limit: z
+      .number()
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(50, 'limit must be at most 50')
+      .optional(),
+    keyPrefix: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Only keys starting with this literal, case-sensitive prefix.'),
     scope: scopeSchema.optional(),
     tags: tagsSchema.optional().describe('Only memories carrying every tag listed.'),
     source: sourceSchema.optional(),
@@ -90,7 +102,12 @@ export const dedupCheckInput = z
 export const smartRecallInput = z
   .object({
     queries: z
-      .array(z.string().refine((s) => s.trim().length > 0, 'a query must not be empty').max(4000))
+      .array(
+        z
+          .string()
+          .refine((s) => s.trim().length > 0, 'a query must not be empty')
+          .max(4000),
+      )
       .min(1, 'give at least one query')
       .max(20, 'at most 20 queries'),
     limit: z.number().int().min(1).max(50).optional(),
@@ -99,7 +116,10 @@ export const smartRecallInput = z
 
 export const taskContextInput = z
   .object({
-    task: z.string().refine((s) => s.trim().length > 0, 'task must not be empty').max(20_000),
+    task: z
+      .string()
+      .refine((s) => s.trim().length > 0, 'task must not be empty')
+      .max(20_000),
     queries: z.array(z.string().min(1).max(4000)).max(20).optional(),
     limit: z.number().int().min(1).max(50).optional(),
   })

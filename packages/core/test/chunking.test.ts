@@ -32,16 +32,24 @@ describe('chunking', () => {
 
   it('keeps chunks near the size limit and never below the minimum (but the last)', () => {
     fc.assert(
-      fc.property(markdownish.filter((s) => s.length >= 2000), (s) => {
-        const chunks = chunkContent(s);
-        return chunks.every((c) => c.content.length <= DEFAULT_CHUNKING.maxChars + DEFAULT_CHUNKING.minChars + 210) && chunks.every((c) => c.body.length > 0);
-      }),
+      fc.property(
+        markdownish.filter((s) => s.length >= 2000),
+        (s) => {
+          const chunks = chunkContent(s);
+          return (
+            chunks.every((c) => c.content.length <= DEFAULT_CHUNKING.maxChars + DEFAULT_CHUNKING.minChars + 210) &&
+            chunks.every((c) => c.body.length > 0)
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('prefixes chunks with their heading path and overlaps pieces of a section', () => {
-    const body = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} talks about the deployment pipeline.`).join(' ');
+    const body = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} talks about the deployment pipeline.`).join(
+      ' ',
+    );
     const doc = `# Guide\n\nIntro text for the guide that is long enough to stand alone as a piece.\n\n## Deploy\n\n### Steps\n\n${body}\n`;
     const chunks = chunkContent(doc);
     expect(chunks.length).toBeGreaterThan(1);

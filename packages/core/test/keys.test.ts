@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { autoKey, checkKey, checkKeyShape, keyFromSourcePath, MemError, pathWeight } from '../src/index.js';
 
-const seg = (first: boolean) => fc.stringMatching(first ? /^[a-z0-9-]{1,12}$/ : /^[a-z0-9._-]{1,12}$/).filter((s) => s !== '.' && s !== '..');
+const seg = (first: boolean) =>
+  fc.stringMatching(first ? /^[a-z0-9-]{1,12}$/ : /^[a-z0-9._-]{1,12}$/).filter((s) => s !== '.' && s !== '..');
 const validKey = fc
   .tuple(seg(true), fc.array(seg(false), { maxLength: 6 }))
   .map(([a, rest]) => `/${[a, ...rest].join('/')}`)
@@ -27,7 +28,17 @@ describe('key grammar', () => {
     fc.assert(
       fc.property(validKey, fc.constantFrom('upper', 'trailing', 'double', 'noslash', 'long', 'space'), (k, how) => {
         const bad =
-          how === 'upper' ? `${k}/X` : how === 'trailing' ? `${k}/` : how === 'double' ? `${k}//a` : how === 'noslash' ? k.slice(1) : how === 'long' ? `${k}/${'a'.repeat(200)}` : `${k}/a b`;
+          how === 'upper'
+            ? `${k}/X`
+            : how === 'trailing'
+              ? `${k}/`
+              : how === 'double'
+                ? `${k}//a`
+                : how === 'noslash'
+                  ? k.slice(1)
+                  : how === 'long'
+                    ? `${k}/${'a'.repeat(200)}`
+                    : `${k}/a b`;
         return code(() => checkKeyShape(bad)) === 'INVALID_KEY';
       }),
     );
@@ -68,9 +79,14 @@ describe('key grammar', () => {
 
   it('builds valid automatic keys and source-path keys', () => {
     fc.assert(
-      fc.property(fc.constantFrom('agent', 'swarm'), fc.constantFrom('manual', 'file_index', 'task_completion', 'session_summary'), fc.stringMatching(/^[0-9a-z]{26}$/), (scope, source, id) => {
-        return code(() => checkKey(autoKey(scope as 'agent', source as 'manual', id), 'worker')) === null;
-      }),
+      fc.property(
+        fc.constantFrom('agent', 'swarm'),
+        fc.constantFrom('manual', 'file_index', 'task_completion', 'session_summary'),
+        fc.stringMatching(/^[0-9a-z]{26}$/),
+        (scope, source, id) => {
+          return code(() => checkKey(autoKey(scope as 'agent', source as 'manual', id), 'worker')) === null;
+        },
+      ),
     );
     expect(keyFromSourcePath('docs/Runbook (v2).md')).toBe('/docs/runbook-v2-.md');
     expect(keyFromSourcePath('./ops/Deploy.md')).toBe('/ops/deploy.md');

@@ -13,23 +13,34 @@ describe('ranking', () => {
     expect(byId.c!.fused).toBeCloseTo(1 / 63);
     expect(byId.d!.vectorRank).toBe(3);
     expect(fuseRRF(['x'], ['x'], { k: 60, keywordWeight: 1, vectorWeight: 0.5 })[0]!.relevance).toBe(1);
-    expect(fuseRRF(['x'], [], { k: 60, keywordWeight: 1, vectorWeight: 0.5 }, { keyword: true, vector: false })[0]!.relevance).toBe(1);
+    expect(
+      fuseRRF(['x'], [], { k: 60, keywordWeight: 1, vectorWeight: 0.5 }, { keyword: true, vector: false })[0]!
+        .relevance,
+    ).toBe(1);
   });
 
   it('every factor moves the score the way the spec says', () => {
     fc.assert(
-      fc.property(unit, positive, positive, positive, positive, positive, (relevance, recency, access, quality, path, use) => {
-        const base = { relevance, recency, access, quality, pathWeight: path, usefulness: use };
-        const s = finalScore(base);
-        return (
-          finalScore({ ...base, relevance: relevance * 0.5 }) < s &&
-          finalScore({ ...base, recency: recency * 0.5 }) < s &&
-          finalScore({ ...base, access: access * 2 }) > s &&
-          finalScore({ ...base, quality: quality * 2 }) > s &&
-          finalScore({ ...base, pathWeight: path * 2 }) > s &&
-          finalScore({ ...base, usefulness: use * 2 }) > s
-        );
-      }),
+      fc.property(
+        unit,
+        positive,
+        positive,
+        positive,
+        positive,
+        positive,
+        (relevance, recency, access, quality, path, use) => {
+          const base = { relevance, recency, access, quality, pathWeight: path, usefulness: use };
+          const s = finalScore(base);
+          return (
+            finalScore({ ...base, relevance: relevance * 0.5 }) < s &&
+            finalScore({ ...base, recency: recency * 0.5 }) < s &&
+            finalScore({ ...base, access: access * 2 }) > s &&
+            finalScore({ ...base, quality: quality * 2 }) > s &&
+            finalScore({ ...base, pathWeight: path * 2 }) > s &&
+            finalScore({ ...base, usefulness: use * 2 }) > s
+          );
+        },
+      ),
     );
   });
 
@@ -38,7 +49,13 @@ describe('ranking', () => {
     expect(recencyFactor(28, 14)).toBeCloseTo(0.25);
     expect(recencyFactor(-3, 14)).toBe(1);
     expect(recencyFactor(1000, null)).toBe(1);
-    fc.assert(fc.property(fc.double({ min: 0, max: 1000, noNaN: true }), fc.double({ min: 1, max: 365, noNaN: true }), (age, hl) => recencyFactor(age + 1, hl) < recencyFactor(age, hl)));
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1000, noNaN: true }),
+        fc.double({ min: 1, max: 365, noNaN: true }),
+        (age, hl) => recencyFactor(age + 1, hl) < recencyFactor(age, hl),
+      ),
+    );
   });
 
   it('access boosts up to 1.5, half as much after 48 h', () => {
@@ -53,9 +70,11 @@ describe('ranking', () => {
     expect(usefulnessFactor(1, 1)).toBe(1);
     expect(usefulnessFactor(2, 1)).toBeGreaterThan(1);
     expect(usefulnessFactor(1, 2)).toBeLessThan(1);
-    fc.assert(fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 1000 }), (a, b) => {
-      const u = usefulnessFactor(a, b);
-      return u >= 0.5 && u <= 2 && usefulnessFactor(a + 1, b) >= u && usefulnessFactor(a, b + 1) <= u;
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 1000 }), (a, b) => {
+        const u = usefulnessFactor(a, b);
+        return u >= 0.5 && u <= 2 && usefulnessFactor(a + 1, b) >= u && usefulnessFactor(a, b + 1) <= u;
+      }),
+    );
   });
 });

@@ -51,6 +51,8 @@ describe('secret detection', () => {
   });
 
   it('redacts in place', () => {
-    expect(redactSecrets('token ghp_abcdefghijklmnopqrstuvwxyz0123456789 end')).toBe('token [REDACTED:github-token] end');
+    expect(redactSecrets('token ghp_abcdefghijklmnopqrstuvwxyz0123456789 end')).toBe(
+      'token [REDACTED:github-token] end',
+    );
   });
 });

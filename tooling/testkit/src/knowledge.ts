@@ -55,7 +55,11 @@ function longDocument(sections: number, paragraphsPer = 6): string {
  * behaviour is checked through the memory service of @mem/core (which is how users reach a store) and, where a
  * rule belongs to the port itself (filters before the cut), through the port directly.
  */
-export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFactory, options: { timeoutMs?: number } = {}): void {
+export function describeKnowledgeStore(
+  name: string,
+  factory: KnowledgeStoreFactory,
+  options: { timeoutMs?: number } = {},
+): void {
   describe(`KnowledgeStore conformance: ${name}`, { timeout: options.timeoutMs ?? 120_000 }, () => {
     let fixture: KnowledgeStoreFixture | undefined;
     const extra: KnowledgeStore[] = [];
@@ -64,7 +68,11 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
     async function setup(embedderDim = 64): Promise<Stack> {
       fixture = await factory();
       clock = new ManualClock('2026-03-01T12:00:00.000Z');
-      return createStack({ knowledge: fixture.store, embedder: createHashingEmbedder({ dimension: embedderDim }), clock });
+      return createStack({
+        knowledge: fixture.store,
+        embedder: createHashingEmbedder({ dimension: embedderDim }),
+        clock,
+      });
     }
 
     afterEach(async () => {
@@ -104,13 +112,19 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
 
     it('never crosses spaces', async () => {
       const { memory } = await setup();
-      const a = await memory.store(alice, { content: 'Globex must never see the acme launch plan for the rocket.', scope: 'swarm' });
+      const a = await memory.store(alice, {
+        content: 'Globex must never see the acme launch plan for the rocket.',
+        scope: 'swarm',
+      });
       expect(await memory.search(other, { query: 'acme launch plan rocket' })).toEqual([]);
       await expectCode(memory.get(other, { id: a.id }), 'NOT_FOUND');
       await expectCode(memory.delete(other, { id: a.id }), 'NOT_FOUND');
       await expectCode(memory.edit(other, { id: a.id, intent: 'x', content: 'changed' }), 'NOT_FOUND');
       // The same content in another space is a separate memory.
-      const b = await memory.store(other, { content: 'Globex must never see the acme launch plan for the rocket.', scope: 'swarm' });
+      const b = await memory.store(other, {
+        content: 'Globex must never see the acme launch plan for the rocket.',
+        scope: 'swarm',
+      });
       expect(b.id).not.toBe(a.id);
       expect(b.deduplicated).toBe(false);
       expect((await memory.search(alice, { query: 'launch plan rocket' })).map((r) => r.docId)).toEqual([a.id]);
@@ -119,18 +133,29 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
 
     it('agent scope is private to its owner; swarm scope is shared', async () => {
       const { memory } = await setup();
-      const priv = await memory.store(alice, { content: 'Alice prefers the staging cluster in eu-west for experiments.' });
-      const shared = await memory.store(alice, { content: 'The staging cluster in eu-west is rebuilt every Sunday.', scope: 'swarm' });
+      const priv = await memory.store(alice, {
+        content: 'Alice prefers the staging cluster in eu-west for experiments.',
+      });
+      const shared = await memory.store(alice, {
+        content: 'The staging cluster in eu-west is rebuilt every Sunday.',
+        scope: 'swarm',
+      });
       const bobSees = (await memory.search(bob, { query: 'staging cluster eu-west' })).map((r) => r.docId);
       expect(bobSees).toEqual([shared.id]);
       const aliceSees = (await memory.search(alice, { query: 'staging cluster eu-west' })).map((r) => r.docId).sort();
       expect(aliceSees).toEqual([priv.id, shared.id].sort());
       await expectCode(memory.get(bob, { id: priv.id }), 'NOT_FOUND');
       expect((await memory.get(bob, { id: shared.id })).content).toContain('rebuilt every Sunday');
-      expect((await memory.search(alice, { query: 'staging cluster', scope: 'swarm' })).map((r) => r.docId)).toEqual([shared.id]);
+      expect((await memory.search(alice, { query: 'staging cluster', scope: 'swarm' })).map((r) => r.docId)).toEqual([
+        shared.id,
+      ]);
       // bob cannot change alice's swarm memory; a lead can.
       await expectCode(memory.edit(bob, { id: shared.id, intent: 'x', content: 'nope' }), 'FORBIDDEN');
-      await memory.edit(lead, { id: shared.id, intent: 'correct the day', content: 'The staging cluster in eu-west is rebuilt every Saturday.' });
+      await memory.edit(lead, {
+        id: shared.id,
+        intent: 'correct the day',
+        content: 'The staging cluster in eu-west is rebuilt every Saturday.',
+      });
       expect((await memory.get(alice, { id: shared.id })).content).toContain('Saturday');
     });
 
@@ -138,7 +163,11 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       const { memory, knowledge } = await setup();
       // 40 strong matches outside the folder, 3 weaker ones inside it.
       for (let i = 0; i < 40; i++) {
-        await memory.store(alice, { content: `Deploy deploy deploy: rollout checklist number ${i} for the deploy train.`, key: `/projects/other/item-${i}`, tags: ['noise'] });
+        await memory.store(alice, {
+          content: `Deploy deploy deploy: rollout checklist number ${i} for the deploy train.`,
+          key: `/projects/other/item-${i}`,
+          tags: ['noise'],
+        });
       }
       const inside: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -151,13 +180,22 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
         inside.push(r.id);
       }
       await memory.store(alice, { content: 'A deploy note in a sibling folder.', key: '/kb/facts-archive/x' });
-      const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now: clock.now().toISOString(), keyPrefix: '/kb/facts/' };
+      const filter: SearchFilter = {
+        space: 'acme',
+        viewerAgentId: 'alice',
+        now: clock.now().toISOString(),
+        keyPrefix: '/kb/facts/',
+      };
       const kw = await knowledge.keywordSearch({ filter, terms: ['deploy'], limit: 3 });
       expect(kw.map((h) => h.id).sort()).toEqual([...inside].sort());
       const [qv] = await createHashingEmbedder({ dimension: 64 }).embed(['deploy deploy deploy rollout checklist']);
       const vec = await knowledge.vectorSearch({ filter, vector: qv!, limit: 3 });
       expect(vec.map((h) => h.id).sort()).toEqual([...inside].sort());
-      const viaService = await memory.search(alice, { query: 'deploy rollout checklist', keyPrefix: '/kb/facts/', limit: 3 });
+      const viaService = await memory.search(alice, {
+        query: 'deploy rollout checklist',
+        keyPrefix: '/kb/facts/',
+        limit: 3,
+      });
       expect(viaService.map((r) => r.docId).sort()).toEqual([...inside].sort());
       // Tags: every tag listed must be present, exact match.
       const tagged = await memory.search(alice, { query: 'deploy', tags: ['release', 'n1'] });
@@ -174,7 +212,10 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
 
     it('expires memories by source tier; /longterm never expires; gc deletes the expired', async () => {
       const { memory } = await setup();
-      const task = await memory.store(alice, { content: 'Task 17 finished: the cache warmer now runs hourly.', source: 'task_completion' });
+      const task = await memory.store(alice, {
+        content: 'Task 17 finished: the cache warmer now runs hourly.',
+        source: 'task_completion',
+      });
       const kept = await memory.store(alice, {
         content: 'Task 18 finished: the cache warmer keeps 2 GB.',
         source: 'task_completion',
@@ -190,9 +231,17 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       const gc = await memory.gc(alice);
       expect(gc.deletedChunks).toBe(1);
       // An expired memory awaiting gc never blocks its content or its key.
-      const keyed = await memory.store(alice, { content: 'Keyed and short-lived.', key: '/notes/short', source: 'session_summary' });
+      const keyed = await memory.store(alice, {
+        content: 'Keyed and short-lived.',
+        key: '/notes/short',
+        source: 'session_summary',
+      });
       clock.advanceDays(4);
-      const fresh = await memory.store(alice, { content: 'Keyed and short-lived.', key: '/notes/short', source: 'session_summary' });
+      const fresh = await memory.store(alice, {
+        content: 'Keyed and short-lived.',
+        key: '/notes/short',
+        source: 'session_summary',
+      });
       expect(fresh.deduplicated).toBe(false);
       expect(fresh.id).not.toBe(keyed.id);
       expect((await memory.get(alice, { key: '/notes/short' })).id).toBe(fresh.id);
@@ -210,7 +259,11 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       await memory.rate(alice, { id: doc.id, useful: true, taskId: 't1' });
       const before = await knowledge.getDocument('acme', doc.id);
       expect(before.every((c) => c.expiresAt !== null)).toBe(true);
-      const moved = await memory.edit(alice, { id: doc.id, intent: 'promote to long-term facts', newKey: '/longterm/facts/ops/handbook' });
+      const moved = await memory.edit(alice, {
+        id: doc.id,
+        intent: 'promote to long-term facts',
+        newKey: '/longterm/facts/ops/handbook',
+      });
       expect(moved.action).toBe('moved');
       const after = await knowledge.getDocument('acme', doc.id);
       expect(after.map((c) => c.id)).toEqual(before.map((c) => c.id));
@@ -229,13 +282,27 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
 
     it('versions every edit with its intent; exact edits need exactly one occurrence', async () => {
       const { memory } = await setup();
-      const m = await memory.store(alice, { content: 'Standup is at 9:30 in room Blue. Room Blue has a projector.', name: 'Standup' });
+      const m = await memory.store(alice, {
+        content: 'Standup is at 9:30 in room Blue. Room Blue has a projector.',
+        name: 'Standup',
+      });
       await memory.edit(alice, { id: m.id, intent: 'standup moved', mode: 'exact', oldText: '9:30', newText: '10:00' });
-      const e0 = await expectCode(memory.edit(alice, { id: m.id, intent: 'x', oldText: 'Room Red', newText: 'Room Green' }), 'INVALID_INPUT');
+      const e0 = await expectCode(
+        memory.edit(alice, { id: m.id, intent: 'x', oldText: 'Room Red', newText: 'Room Green' }),
+        'INVALID_INPUT',
+      );
       expect(e0.message).toMatch(/not found/);
-      const e2 = await expectCode(memory.edit(alice, { id: m.id, intent: 'x', oldText: 'Blue', newText: 'Green' }), 'INVALID_INPUT');
+      const e2 = await expectCode(
+        memory.edit(alice, { id: m.id, intent: 'x', oldText: 'Blue', newText: 'Green' }),
+        'INVALID_INPUT',
+      );
       expect(e2.message).toMatch(/occurs 2 times/);
-      await memory.edit(alice, { id: m.id, intent: 'rewrite', mode: 'replace', content: 'Standup is at 10:00 in room Green.' });
+      await memory.edit(alice, {
+        id: m.id,
+        intent: 'rewrite',
+        mode: 'replace',
+        content: 'Standup is at 10:00 in room Green.',
+      });
       const doc = await memory.get(alice, { id: m.id });
       expect(doc.content).toBe('Standup is at 10:00 in room Green.');
       expect(doc.version).toBe(3);
@@ -283,7 +350,12 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
 
     it('stores Unicode (emoji, CJK, RTL) and very long content exactly', async () => {
       const { memory } = await setup();
-      const texts = ['Team offsite 🎉🚀 in Lisbon — café ☕', '東京タワーに行った 東京 会議', 'مرحبا بالعالم — שלום עולם', 'Zero\u200Bwidth and combining é (e\u0301)'];
+      const texts = [
+        'Team offsite 🎉🚀 in Lisbon — café ☕',
+        '東京タワーに行った 東京 会議',
+        'مرحبا بالعالم — שלום עולם',
+        'Zero\u200Bwidth and combining é (e\u0301)',
+      ];
       for (const t of texts) {
         const r = await memory.store(alice, { content: t });
         expect((await memory.get(alice, { id: r.id })).content).toBe(t);
@@ -315,18 +387,30 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       await expectCode(memory.store(alice, { content: 'x', key: `/${'a'.repeat(200)}` }), 'INVALID_KEY');
       const e2 = await expectCode(memory.store(alice, { content: 'x', key: '/longterm/gossip/x' }), 'INVALID_KEY');
       expect(e2.message).toContain('/longterm/facts');
-      const e3 = await expectCode(memory.store(lead, { content: 'x', key: '/longterm/entities/vendors/x' }), 'INVALID_KEY');
+      const e3 = await expectCode(
+        memory.store(lead, { content: 'x', key: '/longterm/entities/vendors/x' }),
+        'INVALID_KEY',
+      );
       expect(e3.message).toMatch(/people, customers/);
-      const e4 = await expectCode(memory.store(alice, { content: 'x', key: '/longterm/company-story' }), 'FORBIDDEN_KEY');
+      const e4 = await expectCode(
+        memory.store(alice, { content: 'x', key: '/longterm/company-story' }),
+        'FORBIDDEN_KEY',
+      );
       expect(e4.message).toMatch(/A worker may write under .*\/longterm\/facts/);
       await expectCode(memory.store(alice, { content: 'x', name: '/longterm/timeline/2026/launch' }), 'FORBIDDEN_KEY');
       await expectCode(memory.store(alice, { content: 'x', name: '/longterm/nope' }), 'INVALID_KEY');
-      const taken = await expectCode(memory.store(alice, { content: 'Another fact.', key: '/notes/original' }), 'KEY_TAKEN');
+      const taken = await expectCode(
+        memory.store(alice, { content: 'Another fact.', key: '/notes/original' }),
+        'KEY_TAKEN',
+      );
       expect(taken.message).toMatch(/memory-edit/);
       const b = await memory.store(alice, { content: 'Second fact.', key: '/notes/second' });
       const mid = await snapshot();
       await expectCode(memory.edit(alice, { id: b.id, intent: 'move', newKey: '/notes/original' }), 'KEY_TAKEN');
-      await expectCode(memory.edit(alice, { id: b.id, intent: 'move', newKey: '/longterm/company-story' }), 'FORBIDDEN_KEY');
+      await expectCode(
+        memory.edit(alice, { id: b.id, intent: 'move', newKey: '/longterm/company-story' }),
+        'FORBIDDEN_KEY',
+      );
       await expectCode(memory.store(alice, { content: '   ' }), 'INVALID_INPUT');
       await expectCode(memory.store(alice, { content: '' }), 'INVALID_INPUT');
       await expectCode(memory.store(alice, { content: 5 }), 'INVALID_INPUT');
@@ -347,12 +431,21 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
         expect(e.message).not.toContain('MIIEpAIBAAKCAQEA');
         expect(e.message).toMatch(/line \d+, column \d+/);
       }
-      await expectCode(memory.edit(alice, { id: a.id, intent: 'x', content: 'now with AKIAIOSFODNN7EXAMPLE' }), 'SECRET_DETECTED');
+      await expectCode(
+        memory.edit(alice, { id: a.id, intent: 'x', content: 'now with AKIAIOSFODNN7EXAMPLE' }),
+        'SECRET_DETECTED',
+      );
       await expectCode(memory.get(alice, { id: 'no-such-id' }), 'NOT_FOUND');
       await expectCode(memory.delete(alice, { id: 'no-such-id' }), 'NOT_FOUND');
       await expectCode(memory.rate(alice, { id: 'no-such-id', useful: true, taskId: 't' }), 'NOT_FOUND');
-      await expectCode(memory.rate(alice, { id: a.id, useful: true, taskId: 't', note: 'x'.repeat(281) }), 'INVALID_INPUT');
-      await expectCode(memory.injectLearning(alice, { agentId: 'bob', learning: 'x', category: 'best-practice' }), 'FORBIDDEN');
+      await expectCode(
+        memory.rate(alice, { id: a.id, useful: true, taskId: 't', note: 'x'.repeat(281) }),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        memory.injectLearning(alice, { agentId: 'bob', learning: 'x', category: 'best-practice' }),
+        'FORBIDDEN',
+      );
       expect(await snapshot()).toBe(mid);
       expect((await memory.get(alice, { id: a.id })).content).toBe('Original fact.');
       expect((await memory.get(alice, { id: b.id })).key).toBe('/notes/second');
@@ -362,7 +455,11 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
     it('refuses to mix vector spaces and re-embeds on reindex', async () => {
       const { memory } = await setup(64);
       await memory.store(alice, { content: 'Vectors from the 64-dimension hashing embedder.' });
-      const other = createStack({ knowledge: fixture!.store, embedder: createHashingEmbedder({ dimension: 32 }), clock });
+      const other = createStack({
+        knowledge: fixture!.store,
+        embedder: createHashingEmbedder({ dimension: 32 }),
+        clock,
+      });
       const e = await expectCode(other.memory.store(alice, { content: 'A 32-dimension write.' }), 'EMBEDDING_MISMATCH');
       expect(e.message).toMatch(/mem reindex/);
       await expectCode(other.memory.search(alice, { query: 'vectors' }), 'EMBEDDING_MISMATCH');
@@ -375,9 +472,14 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
 
     it('runs recall, dedup-check, smart-recall, task context and inject-learning', async () => {
       const { memory } = await setup();
-      const fact = await memory.store(alice, { content: 'The payments api uses idempotency keys on every POST request.', name: 'Payments idempotency' });
+      const fact = await memory.store(alice, {
+        content: 'The payments api uses idempotency keys on every POST request.',
+        name: 'Payments idempotency',
+      });
       await memory.store(alice, { content: 'Lunch is served at noon on Fridays.' });
-      const dup = await memory.dedupCheck(alice, { text: 'The payments api uses idempotency keys on every POST request.' });
+      const dup = await memory.dedupCheck(alice, {
+        text: 'The payments api uses idempotency keys on every POST request.',
+      });
       expect(dup.isDuplicate).toBe(true);
       expect(dup.topSimilarity).toBeGreaterThanOrEqual(0.85);
       expect(dup.duplicates[0]?.id).toBe(fact.id);
@@ -389,24 +491,40 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       expect(block.block).toContain('Payments idempotency');
       expect(block.block).not.toContain('Lunch');
       expect((await memory.recall(alice, 'zzz qqq unrelated words xyzzy')).block).toBeNull();
-      const smart = await memory.smartRecall(alice, { queries: ['payments idempotency', 'POST request keys'], limit: 5 });
+      const smart = await memory.smartRecall(alice, {
+        queries: ['payments idempotency', 'POST request keys'],
+        limit: 5,
+      });
       expect(smart[0]?.docId).toBe(fact.id);
       expect(smart[0]?.hits).toBe(2);
       const ctx = await memory.taskContext(alice, { task: 'Fix payments idempotency' });
       expect(ctx.memories[0]?.docId).toBe(fact.id);
-      const learned = await memory.injectLearning(lead, { agentId: 'bob', learning: 'Always run migrations before deploys.', category: 'best-practice' });
+      const learned = await memory.injectLearning(lead, {
+        agentId: 'bob',
+        learning: 'Always run migrations before deploys.',
+        category: 'best-practice',
+      });
       const seen = await memory.get(bob, { id: learned.id });
       expect(seen).toMatchObject({ scope: 'swarm', source: 'manual', agentId: 'bob', tags: ['best-practice'] });
     });
 
     it('indexes a document by source path and replaces it when it changes', async () => {
       const { memory } = await setup();
-      const first = await memory.index(alice, { sourcePath: 'docs/Runbook.md', content: '# Runbook\n\nRestart the worker with systemctl.' });
+      const first = await memory.index(alice, {
+        sourcePath: 'docs/Runbook.md',
+        content: '# Runbook\n\nRestart the worker with systemctl.',
+      });
       expect(first.status).toBe('created');
       expect(first.key).toBe('/docs/runbook.md');
-      const same = await memory.index(alice, { sourcePath: 'docs/Runbook.md', content: '# Runbook\n\nRestart the worker with systemctl.' });
+      const same = await memory.index(alice, {
+        sourcePath: 'docs/Runbook.md',
+        content: '# Runbook\n\nRestart the worker with systemctl.',
+      });
       expect(same).toMatchObject({ status: 'unchanged', id: first.id });
-      const changed = await memory.index(alice, { sourcePath: 'docs/Runbook.md', content: '# Runbook\n\nRestart the worker with the deploy tool.' });
+      const changed = await memory.index(alice, {
+        sourcePath: 'docs/Runbook.md',
+        content: '# Runbook\n\nRestart the worker with the deploy tool.',
+      });
       expect(changed).toMatchObject({ status: 'updated', id: first.id });
       const doc = await memory.get(alice, { id: first.id });
       expect(doc.content).toContain('deploy tool');
@@ -466,7 +584,9 @@ export function describeKnowledgeStore(name: string, factory: KnowledgeStoreFact
       // Concurrent ratings from both instances: each counted once.
       const target = await memory.store(alice, { content: 'rated from two processes' });
       await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? memory : other.memory).rate(alice, { id: target.id, useful: true, taskId: `task-${i}` })),
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? memory : other.memory).rate(alice, { id: target.id, useful: true, taskId: `task-${i}` }),
+        ),
       );
       expect((await other.memory.get(alice, { id: target.id })).alpha).toBe(21);
     });

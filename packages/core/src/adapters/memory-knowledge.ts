@@ -1,7 +1,7 @@
-import { MemError } from '../errors.js';
 import { matchesFilter } from '../domain/filter.js';
 import { cosine } from '../domain/ranking.js';
 import { bm25Rank, tokenize } from '../domain/text.js';
+import { MemError } from '../errors.js';
 import type {
   KeywordHit,
   KeywordQuery,
@@ -39,7 +39,9 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   }
 
   private docChunks(space: string, docId: string): MemoryRecord[] {
-    return [...this.chunks.values()].filter((c) => c.space === space && c.docId === docId).sort((a, b) => a.chunkIndex - b.chunkIndex);
+    return [...this.chunks.values()]
+      .filter((c) => c.space === space && c.docId === docId)
+      .sort((a, b) => a.chunkIndex - b.chunkIndex);
   }
 
   private put(r: MemoryRecord): void {
@@ -53,7 +55,10 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   }
 
   private takenError(key: string, holder: string): MemError {
-    return new MemError('KEY_TAKEN', `memory: key "${key}" is already taken by memory ${holder}. Use memory-edit to change it, or choose another key.`);
+    return new MemError(
+      'KEY_TAKEN',
+      `memory: key "${key}" is already taken by memory ${holder}. Use memory-edit to change it, or choose another key.`,
+    );
   }
 
   async insertDocument(chunks: MemoryRecord[]): Promise<void> {
@@ -61,7 +66,8 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     if (!first) return;
     const holder = this.holderOfKey(first);
     if (holder && holder !== first.docId) throw this.takenError(first.key, holder);
-    for (const c of chunks) if (this.chunks.has(c.id)) throw new MemError('CONFLICT', `memory: chunk id ${c.id} already exists.`);
+    for (const c of chunks)
+      if (this.chunks.has(c.id)) throw new MemError('CONFLICT', `memory: chunk id ${c.id} already exists.`);
     for (const c of chunks) this.put(c);
   }
 
@@ -70,14 +76,24 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     const first = current[0];
     if (!first) throw new MemError('NOT_FOUND', `memory: memory ${docId} no longer exists.`);
     if (first.version !== expected) {
-      throw new MemError('CONFLICT', `memory: memory ${docId} changed meanwhile (version ${first.version}, expected ${expected}). Read it again and retry.`, {
-        retryable: true,
-      });
+      throw new MemError(
+        'CONFLICT',
+        `memory: memory ${docId} changed meanwhile (version ${first.version}, expected ${expected}). Read it again and retry.`,
+        {
+          retryable: true,
+        },
+      );
     }
     return current;
   }
 
-  async replaceDocument(space: string, docId: string, chunks: MemoryRecord[], version: MemoryVersion, expectedVersion: number): Promise<void> {
+  async replaceDocument(
+    space: string,
+    docId: string,
+    chunks: MemoryRecord[],
+    version: MemoryVersion,
+    expectedVersion: number,
+  ): Promise<void> {
     const current = this.checkVersion(space, docId, expectedVersion);
     const first = chunks[0];
     if (first) {
@@ -150,13 +166,16 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
 
   async findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null> {
     for (const c of this.chunks.values()) {
-      if (c.space === space && c.scope === scope && c.agentId === agentId && c.contentHash === contentHash) return c.docId;
+      if (c.space === space && c.scope === scope && c.agentId === agentId && c.contentHash === contentHash)
+        return c.docId;
     }
     return null;
   }
 
   async keywordSearch(q: KeywordQuery): Promise<KeywordHit[]> {
-    const corpus = [...this.chunks.values()].filter((c) => matchesFilter(c, q.filter)).map((c) => ({ id: c.id, tokens: this.tokens.get(c.id)! }));
+    const corpus = [...this.chunks.values()]
+      .filter((c) => matchesFilter(c, q.filter))
+      .map((c) => ({ id: c.id, tokens: this.tokens.get(c.id)! }));
     return bm25Rank(corpus, q.terms).slice(0, q.limit);
   }
 
@@ -198,7 +217,9 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   }
 
   async deleteExpired(now: string, space?: string): Promise<number> {
-    const doomed = [...this.chunks.values()].filter((c) => c.expiresAt !== null && c.expiresAt <= now && (space === undefined || c.space === space));
+    const doomed = [...this.chunks.values()].filter(
+      (c) => c.expiresAt !== null && c.expiresAt <= now && (space === undefined || c.space === space),
+    );
     const bySpace = new Map<string, Set<string>>();
     for (const c of doomed) {
       this.remove(c.id);
@@ -215,7 +236,9 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return [...this.chunks.values()]
       .filter((c) => options.space === undefined || c.space === options.space)
       .filter((c) => !after || c.createdAt > after.createdAt || (c.createdAt === after.createdAt && c.id > after.id))
-      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort((a, b) =>
+        a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+      )
       .slice(0, options.limit)
       .map(clone);
   }
@@ -238,7 +261,12 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
         if (r.chunkIndex === 0) acc[f(r)] = (acc[f(r)] ?? 0) + 1;
         return acc;
       }, {});
-    return { documents: rows.filter((r) => r.chunkIndex === 0).length, chunks: rows.length, bySource: count((r) => r.source), byScope: count((r) => r.scope) };
+    return {
+      documents: rows.filter((r) => r.chunkIndex === 0).length,
+      chunks: rows.length,
+      bySource: count((r) => r.source),
+      byScope: count((r) => r.scope),
+    };
   }
 
   async getEmbeddingInfo(): Promise<EmbeddingInfo | null> {

@@ -27,17 +27,56 @@ export const LONGTERM_PREFIX = '/longterm';
 /** The closed list (SPEC §2.2). Entity roots are listed per allowed entity type. */
 export const LONGTERM_ROOTS: readonly LongtermRoot[] = [
   { path: '/longterm/company-story', weight: 1.4, leadOnly: true, slots: [], example: '/longterm/company-story' },
-  { path: '/longterm/entities/people', weight: 1.3, leadOnly: true, slots: ['slug'], example: '/longterm/entities/people/ada-lovelace' },
-  { path: '/longterm/entities/customers', weight: 1.3, leadOnly: true, slots: ['slug'], example: '/longterm/entities/customers/acme-corp' },
-  { path: '/longterm/facts', weight: 1.2, leadOnly: false, slots: ['topic', 'slug'], example: '/longterm/facts/billing/invoice-cycle' },
-  { path: '/longterm/decisions', weight: 1.1, supersededWeight: 0.3, leadOnly: false, slots: ['slug'], example: '/longterm/decisions/use-postgres' },
-  { path: '/longterm/workstreams', weight: 1.0, leadOnly: false, slots: ['slug'], example: '/longterm/workstreams/q3-migration' },
-  { path: '/longterm/timeline', weight: 0.8, leadOnly: true, slots: ['period', 'slug'], example: '/longterm/timeline/2026-q3/launch' },
+  {
+    path: '/longterm/entities/people',
+    weight: 1.3,
+    leadOnly: true,
+    slots: ['slug'],
+    example: '/longterm/entities/people/ada-lovelace',
+  },
+  {
+    path: '/longterm/entities/customers',
+    weight: 1.3,
+    leadOnly: true,
+    slots: ['slug'],
+    example: '/longterm/entities/customers/acme-corp',
+  },
+  {
+    path: '/longterm/facts',
+    weight: 1.2,
+    leadOnly: false,
+    slots: ['topic', 'slug'],
+    example: '/longterm/facts/billing/invoice-cycle',
+  },
+  {
+    path: '/longterm/decisions',
+    weight: 1.1,
+    supersededWeight: 0.3,
+    leadOnly: false,
+    slots: ['slug'],
+    example: '/longterm/decisions/use-postgres',
+  },
+  {
+    path: '/longterm/workstreams',
+    weight: 1.0,
+    leadOnly: false,
+    slots: ['slug'],
+    example: '/longterm/workstreams/q3-migration',
+  },
+  {
+    path: '/longterm/timeline',
+    weight: 0.8,
+    leadOnly: true,
+    slots: ['period', 'slug'],
+    example: '/longterm/timeline/2026-q3/launch',
+  },
 ];
 
 export const ENTITY_TYPES = ['people', 'customers'] as const;
 
-const ROOT_LIST = LONGTERM_ROOTS.map((r) => `${r.path}${r.slots.map((s) => `/<${s}>`).join('')}${r.leadOnly ? ' (lead only)' : ''}`).join(', ');
+const ROOT_LIST = LONGTERM_ROOTS.map(
+  (r) => `${r.path}${r.slots.map((s) => `/<${s}>`).join('')}${r.leadOnly ? ' (lead only)' : ''}`,
+).join(', ');
 const WORKER_ROOTS = LONGTERM_ROOTS.filter((r) => !r.leadOnly)
   .map((r) => `${r.path}${r.slots.map((s) => `/<${s}>`).join('')}`)
   .join(', ');
@@ -60,7 +99,11 @@ export function longtermRootOf(key: string): LongtermRoot | undefined {
 }
 
 /** Path weight of a key: the weight of the longest matching root; any other key 1.0. */
-export function pathWeight(key: string, tags: readonly string[] = [], roots: readonly LongtermRoot[] = LONGTERM_ROOTS): number {
+export function pathWeight(
+  key: string,
+  tags: readonly string[] = [],
+  roots: readonly LongtermRoot[] = LONGTERM_ROOTS,
+): number {
   let best: LongtermRoot | undefined;
   for (const root of roots) {
     if (under(key, root.path) && (!best || root.path.length > best.path.length)) best = root;
@@ -85,13 +128,15 @@ function truncate(key: string): string {
 /** Check the shape of a key (SPEC §2.2) without the `/longterm` rules. Throws `INVALID_KEY`. */
 export function checkKeyShape(key: string): void {
   if (typeof key !== 'string' || key.length === 0) throw invalid(String(key), 'the key is empty');
-  if (key.length > MAX_KEY_LENGTH) throw invalid(key, `it is ${key.length} characters long, over the limit of ${MAX_KEY_LENGTH}`);
+  if (key.length > MAX_KEY_LENGTH)
+    throw invalid(key, `it is ${key.length} characters long, over the limit of ${MAX_KEY_LENGTH}`);
   if (!key.startsWith('/')) throw invalid(key, 'it does not start with "/"');
   if (key.endsWith('/')) throw invalid(key, 'it ends with "/"');
   const segments = key.slice(1).split('/');
   segments.forEach((segment, i) => {
     if (segment.length === 0) throw invalid(key, `segment ${i + 1} is empty ("//")`);
-    if (segment === '.' || segment === '..') throw invalid(key, `segment ${i + 1} is "${segment}", which is not allowed`);
+    if (segment === '.' || segment === '..')
+      throw invalid(key, `segment ${i + 1} is "${segment}", which is not allowed`);
     const re = i === 0 ? FIRST_SEGMENT : LATER_SEGMENT;
     if (!re.test(segment)) {
       const allowed = i === 0 ? '[a-z0-9-]' : '[a-z0-9._-]';
@@ -127,7 +172,10 @@ export function checkKey(key: string, role: Role, roots: readonly LongtermRoot[]
   }
   const rest = key === root.path ? [] : key.slice(root.path.length + 1).split('/');
   if (rest.length < root.slots.length) {
-    const missing = root.slots.slice(rest.length).map((s) => `<${s}>`).join('/');
+    const missing = root.slots
+      .slice(rest.length)
+      .map((s) => `<${s}>`)
+      .join('/');
     throw new MemError(
       'INVALID_KEY',
       `Invalid key "${truncate(key)}": under ${root.path} a key needs ${root.slots.map((s) => `/<${s}>`).join('')} (missing ${missing}). Example: ${root.example}`,
@@ -166,7 +214,10 @@ export function keyFromSourcePath(sourcePath: string): string {
   const trimmed = sourcePath.trim().replace(/\\/g, '/');
   const raw = trimmed.split('/');
   if (raw.includes('..') || sourcePath.includes('\u0000')) {
-    throw new MemError('INVALID_INPUT', `Invalid source path "${sourcePath}": give a relative path such as docs/runbook.md, without "..".`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid source path "${sourcePath}": give a relative path such as docs/runbook.md, without "..".`,
+    );
   }
   const segments = trimmed
     .split('/')
@@ -177,7 +228,10 @@ export function keyFromSourcePath(sourcePath: string): string {
       return cleaned.replace(/-+/g, '-');
     });
   if (segments.length === 0 || segments.some((s) => s === '..')) {
-    throw new MemError('INVALID_INPUT', `Invalid source path "${sourcePath}": give a relative path such as docs/runbook.md, without "..".`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid source path "${sourcePath}": give a relative path such as docs/runbook.md, without "..".`,
+    );
   }
   return `/${segments.join('/')}`;
 }

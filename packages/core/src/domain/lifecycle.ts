@@ -25,9 +25,16 @@ export function effectiveTier(source: Source, key: string, tiers: TierTable = DE
 }
 
 /** Expiry time (ISO) for a memory written at `writtenAt`, or null when it never expires. */
-export function expiryFor(source: Source, key: string, writtenAt: Date, tiers: TierTable = DEFAULT_TIERS): string | null {
+export function expiryFor(
+  source: Source,
+  key: string,
+  writtenAt: Date,
+  tiers: TierTable = DEFAULT_TIERS,
+): string | null {
   const tier = effectiveTier(source, key, tiers);
-  return tier.expiresAfterDays === null ? null : new Date(writtenAt.getTime() + tier.expiresAfterDays * DAY_MS).toISOString();
+  return tier.expiresAfterDays === null
+    ? null
+    : new Date(writtenAt.getTime() + tier.expiresAfterDays * DAY_MS).toISOString();
 }
 
 /**

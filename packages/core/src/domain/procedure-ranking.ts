@@ -56,6 +56,10 @@ export function rankProcedures<T extends ProcedureCandidate>(
   options: ProcedureRankingOptions = DEFAULT_PROCEDURE_RANKING,
 ): (T & { score: number; successRate: number })[] {
   return candidates
-    .map((c) => ({ ...c, score: procedureScore(c.relevance, c.successCount, c.failureCount, options), successRate: successRate(c.successCount, c.failureCount) }))
+    .map((c) => ({
+      ...c,
+      score: procedureScore(c.relevance, c.successCount, c.failureCount, options),
+      successRate: successRate(c.successCount, c.failureCount),
+    }))
     .sort((a, b) => b.score - a.score || b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

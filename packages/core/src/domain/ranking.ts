@@ -48,7 +48,8 @@ export function fuseRRF(
     e.vectorRank = i + 1;
     e.fused += options.vectorWeight / (options.k + i + 1);
   });
-  const best = ((armsRun.keyword ? options.keywordWeight : 0) + (armsRun.vector ? options.vectorWeight : 0)) / (options.k + 1);
+  const best =
+    ((armsRun.keyword ? options.keywordWeight : 0) + (armsRun.vector ? options.vectorWeight : 0)) / (options.k + 1);
   const out = [...byId.values()];
   for (const e of out) e.relevance = best > 0 ? Math.min(1, e.fused / best) : 0;
   out.sort((a, b) => b.fused - a.fused || a.id.localeCompare(b.id));
@@ -72,7 +73,11 @@ export interface AccessOptions {
 export const DEFAULT_ACCESS: AccessOptions = { divisor: 10, cap: 0.5, recentHours: 48 };
 
 /** access = 1 + min(count/10, 0.5) × (last access within 48 h ? 1 : 0.5); 1 when never accessed. */
-export function accessFactor(accessCount: number, hoursSinceLastAccess: number | null, options: AccessOptions = DEFAULT_ACCESS): number {
+export function accessFactor(
+  accessCount: number,
+  hoursSinceLastAccess: number | null,
+  options: AccessOptions = DEFAULT_ACCESS,
+): number {
   if (accessCount <= 0 || hoursSinceLastAccess === null) return 1;
   const boost = Math.min(accessCount / options.divisor, options.cap);
   return 1 + boost * (hoursSinceLastAccess <= options.recentHours ? 1 : 0.5);

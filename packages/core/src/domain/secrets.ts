@@ -11,14 +11,20 @@ export interface SecretRule {
 }
 
 const notPlaceholder = (v: string): boolean =>
-  !/^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|\$[A-Z_][A-Z0-9_]*|changeme|password|redacted|\[redacted[^\]]*\])$/i.test(v);
+  !/^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|\$[A-Z_][A-Z0-9_]*|changeme|password|redacted|\[redacted[^\]]*\])$/i.test(
+    v,
+  );
 
 /**
  * The rule set. Patterns follow the documented formats of each provider's credentials.
  * Order matters only for overlapping kinds: the more specific rule comes first.
  */
 export const SECRET_RULES: readonly SecretRule[] = [
-  { kind: 'private-key', label: 'private key block', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
+  {
+    kind: 'private-key',
+    label: 'private key block',
+    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
+  },
   { kind: 'aws-access-key-id', label: 'AWS access key id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
   {
     kind: 'aws-secret-access-key',
@@ -27,14 +33,30 @@ export const SECRET_RULES: readonly SecretRule[] = [
     group: 1,
   },
   { kind: 'github-token', label: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
-  { kind: 'github-fine-grained-token', label: 'GitHub fine-grained token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+  {
+    kind: 'github-fine-grained-token',
+    label: 'GitHub fine-grained token',
+    pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
+  },
   { kind: 'gitlab-token', label: 'GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
   { kind: 'slack-token', label: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { kind: 'slack-webhook', label: 'Slack webhook URL', pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/g },
-  { kind: 'discord-webhook', label: 'Discord webhook URL', pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g },
+  {
+    kind: 'slack-webhook',
+    label: 'Slack webhook URL',
+    pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/g,
+  },
+  {
+    kind: 'discord-webhook',
+    label: 'Discord webhook URL',
+    pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g,
+  },
   { kind: 'telegram-bot-token', label: 'Telegram bot token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
   { kind: 'anthropic-api-key', label: 'Anthropic API key', pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}/g },
-  { kind: 'openai-api-key', label: 'OpenAI-style API key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/g },
+  {
+    kind: 'openai-api-key',
+    label: 'OpenAI-style API key',
+    pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/g,
+  },
   { kind: 'groq-api-key', label: 'Groq API key', pattern: /\bgsk_[A-Za-z0-9]{48,}\b/g },
   { kind: 'huggingface-token', label: 'Hugging Face token', pattern: /\bhf_[A-Za-z0-9]{34,}\b/g },
   { kind: 'google-api-key', label: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
@@ -52,7 +74,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { kind: 'databricks-token', label: 'Databricks token', pattern: /\bdapi[a-f0-9]{32}(?:-\d)?\b/g },
   { kind: 'vault-token', label: 'HashiCorp Vault token', pattern: /\bhv[sb]\.[A-Za-z0-9_-]{24,}/g },
   { kind: 'age-secret-key', label: 'age secret key', pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g },
-  { kind: 'azure-storage-key', label: 'Azure storage account key', pattern: /AccountKey=([A-Za-z0-9+/]{86}==)/g, group: 1 },
+  {
+    kind: 'azure-storage-key',
+    label: 'Azure storage account key',
+    pattern: /AccountKey=([A-Za-z0-9+/]{86}==)/g,
+    group: 1,
+  },
   {
     kind: 'jwt',
     label: 'JSON Web Token',
@@ -108,7 +135,10 @@ function position(text: string, index: number): { line: number; column: number }
 export function findSecrets(text: string, rules: readonly SecretRule[] = SECRET_RULES): SecretFinding[] {
   const found: SecretFinding[] = [];
   for (const rule of rules) {
-    const re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+    const re = new RegExp(
+      rule.pattern.source,
+      rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`,
+    );
     for (const m of text.matchAll(re)) {
       const value = rule.group !== undefined ? m[rule.group] : m[0];
       if (value === undefined) continue;
@@ -146,7 +176,7 @@ export function redactSecrets(text: string, rules: readonly SecretRule[] = SECRE
   let out = '';
   let at = 0;
   for (const f of findings) {
-    out += text.slice(at, f.index) + `[REDACTED:${f.kind}]`;
+    out += `${text.slice(at, f.index)}[REDACTED:${f.kind}]`;
     at = f.index + f.length;
   }
   return out + text.slice(at);

@@ -54,7 +54,11 @@ export interface Bm25Doc {
  * BM25 over a small in-memory corpus, terms OR-ed (any term may match). Returns ids best first with scores > 0.
  * Statistics (document frequency, average length) are computed over `corpus`, the rows that passed the filters.
  */
-export function bm25Rank(corpus: readonly Bm25Doc[], terms: readonly string[], options: Bm25Options = DEFAULT_BM25): { id: string; score: number }[] {
+export function bm25Rank(
+  corpus: readonly Bm25Doc[],
+  terms: readonly string[],
+  options: Bm25Options = DEFAULT_BM25,
+): { id: string; score: number }[] {
   const qterms = [...new Set(terms.map(stem))];
   if (qterms.length === 0 || corpus.length === 0) return [];
   const n = corpus.length;
@@ -81,7 +85,8 @@ export function bm25Rank(corpus: readonly Bm25Doc[], terms: readonly string[], o
       if (!f) continue;
       const d = df.get(q) ?? 0;
       const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      score += (idf * (f * (options.k1 + 1))) / (f + options.k1 * (1 - options.b + (options.b * doc.tokens.length) / avg));
+      score +=
+        (idf * (f * (options.k1 + 1))) / (f + options.k1 * (1 - options.b + (options.b * doc.tokens.length) / avg));
     }
     if (score > 0) out.push({ id: doc.id, score });
   });

@@ -1,8 +1,15 @@
-import { MemError } from '../errors.js';
-import { chunkContent, type ChunkOptions, DEFAULT_CHUNKING, reassemble } from '../domain/chunking.js';
+import { type ChunkOptions, chunkContent, DEFAULT_CHUNKING, reassemble } from '../domain/chunking.js';
 import { chunkId, contentHash, newId } from '../domain/ids.js';
 import { autoKey, checkKey, keyFromSourcePath, LONGTERM_PREFIX, pathWeight } from '../domain/keys.js';
-import { ageDays, DEFAULT_TIERS, effectiveTier, expiryAfterMove, expiryFor, isExpired, type TierTable } from '../domain/lifecycle.js';
+import {
+  ageDays,
+  DEFAULT_TIERS,
+  effectiveTier,
+  expiryAfterMove,
+  expiryFor,
+  isExpired,
+  type TierTable,
+} from '../domain/lifecycle.js';
 import { checkName } from '../domain/names.js';
 import {
   type AccessOptions,
@@ -17,6 +24,7 @@ import {
 } from '../domain/ranking.js';
 import { assertNoSecrets } from '../domain/secrets.js';
 import { queryTerms } from '../domain/text.js';
+import { MemError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
@@ -250,7 +258,10 @@ export class MemoryService {
       vectors = await embedder.embed(texts);
     } catch (error) {
       if (MemError.is(error)) throw error;
-      throw new MemError('EMBEDDER_FAILED', `Embedder "${embedder.id}" failed: ${(error as Error).message}`, { cause: error, retryable: true });
+      throw new MemError('EMBEDDER_FAILED', `Embedder "${embedder.id}" failed: ${(error as Error).message}`, {
+        cause: error,
+        retryable: true,
+      });
     }
     for (const v of vectors) {
       if (v.length !== embedder.dimension) {
@@ -382,7 +393,11 @@ export class MemoryService {
   // ---------- operations ----------
 
   /** memory-store */
-  async store(p: Principal, raw: unknown, overrides: { createdAt?: string; agentId?: string } = {}): Promise<StoreResult> {
+  async store(
+    p: Principal,
+    raw: unknown,
+    overrides: { createdAt?: string; agentId?: string } = {},
+  ): Promise<StoreResult> {
     this.checkPrincipal(p);
     const input = parseInput(memoryStoreInput, 'memory-store', raw);
     this.checkContent(input.content);
@@ -395,10 +410,20 @@ export class MemoryService {
     if (key !== undefined) checkKey(key, p.role);
     const tags = [...new Set(input.tags ?? [])];
     const hash = contentHash(input.content);
-    const existing = await this.liveDocument(p.space, await this.knowledge.findDocIdByHash(p.space, scope, agentId, hash));
+    const existing = await this.liveDocument(
+      p.space,
+      await this.knowledge.findDocIdByHash(p.space, scope, agentId, hash),
+    );
     if (existing) {
       const first = existing[0]!;
-      return { id: first.docId, ids: existing.map((c) => c.id), key: first.key, name: first.name, chunkCount: existing.length, deduplicated: true };
+      return {
+        id: first.docId,
+        ids: existing.map((c) => c.id),
+        key: first.key,
+        name: first.name,
+        chunkCount: existing.length,
+        deduplicated: true,
+      };
     }
     const now = this.now();
     const docId = newId(now);
@@ -477,7 +502,8 @@ export class MemoryService {
       const rec = byId.get(f.id);
       if (!rec) continue;
       let similarity = similarityById.get(f.id) ?? null;
-      if (similarity === null && vector && rec.embedding && rec.embedding.length === vector.length) similarity = cosine(vector, rec.embedding);
+      if (similarity === null && vector && rec.embedding && rec.embedding.length === vector.length)
+        similarity = cosine(vector, rec.embedding);
       const tier = effectiveTier(rec.source, rec.key, this.options.tiers);
       const hoursSinceAccess = rec.lastAccessedAt ? (now.getTime() - Date.parse(rec.lastAccessedAt)) / 3_600_000 : null;
       const score = finalScore({
@@ -488,7 +514,15 @@ export class MemoryService {
         pathWeight: pathWeight(rec.key, rec.tags),
         usefulness: usefulnessFactor(rec.alpha, rec.beta),
       });
-      results.push(toResult(rec, { similarity, keywordRank: f.keywordRank, vectorRank: f.vectorRank, relevance: f.relevance, score }));
+      results.push(
+        toResult(rec, {
+          similarity,
+          keywordRank: f.keywordRank,
+          vectorRank: f.vectorRank,
+          relevance: f.relevance,
+          score,
+        }),
+      );
     }
     results.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.id.localeCompare(b.id));
     return results.slice(0, limit);
@@ -524,16 +558,28 @@ export class MemoryService {
     const hasExact = input.oldText !== undefined;
     const mode = input.mode ?? (hasExact ? 'exact' : hasContent ? 'replace' : undefined);
     if (mode === 'replace' && !hasContent) {
-      throw new MemError('INVALID_INPUT', 'Invalid input for memory-edit: mode "replace" needs content (the full new text).');
+      throw new MemError(
+        'INVALID_INPUT',
+        'Invalid input for memory-edit: mode "replace" needs content (the full new text).',
+      );
     }
     if (mode === 'exact' && (!hasExact || input.newText === undefined)) {
-      throw new MemError('INVALID_INPUT', 'Invalid input for memory-edit: mode "exact" needs oldText (a passage that occurs once) and newText.');
+      throw new MemError(
+        'INVALID_INPUT',
+        'Invalid input for memory-edit: mode "exact" needs oldText (a passage that occurs once) and newText.',
+      );
     }
     if (hasContent && hasExact) {
-      throw new MemError('INVALID_INPUT', 'Invalid input for memory-edit: give either content (replace) or oldText + newText (exact), not both.');
+      throw new MemError(
+        'INVALID_INPUT',
+        'Invalid input for memory-edit: give either content (replace) or oldText + newText (exact), not both.',
+      );
     }
     if (mode === undefined && input.newKey === undefined) {
-      throw new MemError('INVALID_INPUT', 'Invalid input for memory-edit: nothing to change. Give content, oldText + newText, or newKey.');
+      throw new MemError(
+        'INVALID_INPUT',
+        'Invalid input for memory-edit: nothing to change. Give content, oldText + newText, or newKey.',
+      );
     }
     const oldContent = reassemble(chunks);
     const now = this.now();
@@ -551,7 +597,8 @@ export class MemoryService {
     if (input.newKey !== undefined && input.newKey !== first.key) {
       checkKey(input.newKey, p.role);
       const taken = await this.knowledge.findDocIdByKey(p.space, first.scope, first.agentId, input.newKey);
-      if (taken && taken !== first.docId && (await this.liveDocument(p.space, taken))) throw keyTaken(input.newKey, first.scope, taken);
+      if (taken && taken !== first.docId && (await this.liveDocument(p.space, taken)))
+        throw keyTaken(input.newKey, first.scope, taken);
       newKey = input.newKey;
     }
     if (mode === undefined) {
@@ -584,7 +631,10 @@ export class MemoryService {
       content = input.content!;
     }
     if (content.trim().length === 0) {
-      throw new MemError('INVALID_INPUT', `The edit would leave memory ${first.docId} empty. To remove it, use memory-delete.`);
+      throw new MemError(
+        'INVALID_INPUT',
+        `The edit would leave memory ${first.docId} empty. To remove it, use memory-delete.`,
+      );
     }
     this.checkContent(content);
     const pieces = chunkContent(content, this.options.chunking);
@@ -733,18 +783,31 @@ export class MemoryService {
     this.checkPrincipal(p);
     const input = parseInput(injectLearningInput, 'inject-learning', raw);
     if (p.role !== 'lead') {
-      throw new MemError('FORBIDDEN', 'Only a lead may inject a learning. A worker can store its own memory with memory-store instead.');
+      throw new MemError(
+        'FORBIDDEN',
+        'Only a lead may inject a learning. A worker can store its own memory with memory-store instead.',
+      );
     }
     checkName(input.agentId, 'agent');
     return this.store(
       p,
-      { content: input.learning, name: `${input.category}: ${defaultName(input.learning, 60)}`, scope: 'swarm', source: 'manual', tags: [input.category] },
+      {
+        content: input.learning,
+        name: `${input.category}: ${defaultName(input.learning, 60)}`,
+        scope: 'swarm',
+        source: 'manual',
+        tags: [input.category],
+      },
       { agentId: input.agentId },
     );
   }
 
   /** memory-index: index a document by its source path; the same path again replaces it (unchanged content is a no-op). */
-  async index(p: Principal, raw: unknown, options: { scope?: Scope } = {}): Promise<StoreResult & { status: 'created' | 'updated' | 'unchanged' }> {
+  async index(
+    p: Principal,
+    raw: unknown,
+    options: { scope?: Scope } = {},
+  ): Promise<StoreResult & { status: 'created' | 'updated' | 'unchanged' }> {
     this.checkPrincipal(p);
     const input = parseInput(memoryIndexInput, 'memory-index', raw);
     const key = keyFromSourcePath(input.sourcePath);
@@ -752,13 +815,27 @@ export class MemoryService {
     const scope = options.scope ?? 'agent';
     const existing = await this.knowledge.findDocIdByKey(p.space, scope, p.agentId, key);
     if (!existing) {
-      const r = await this.store(p, { content: input.content, name: input.sourcePath, key, scope, source: 'file_index' });
+      const r = await this.store(p, {
+        content: input.content,
+        name: input.sourcePath,
+        key,
+        scope,
+        source: 'file_index',
+      });
       return { ...r, status: 'created' };
     }
     const chunks = await this.knowledge.getDocument(p.space, existing);
     const first = chunks[0]!;
     if (first.contentHash === contentHash(input.content)) {
-      return { id: existing, ids: chunks.map((c) => c.id), key, name: first.name, chunkCount: chunks.length, deduplicated: true, status: 'unchanged' };
+      return {
+        id: existing,
+        ids: chunks.map((c) => c.id),
+        key,
+        name: first.name,
+        chunkCount: chunks.length,
+        deduplicated: true,
+        status: 'unchanged',
+      };
     }
     this.checkContent(input.content);
     const now = this.now();
@@ -793,7 +870,15 @@ export class MemoryService {
       at: now.toISOString(),
     };
     await this.knowledge.replaceDocument(p.space, existing, next, version, first.version);
-    return { id: existing, ids: next.map((c) => c.id), key, name: first.name, chunkCount: next.length, deduplicated: false, status: 'updated' };
+    return {
+      id: existing,
+      ids: next.map((c) => c.id),
+      key,
+      name: first.name,
+      chunkCount: next.length,
+      deduplicated: false,
+      status: 'updated',
+    };
   }
 
   /** Version history of a document, oldest first. */
@@ -807,7 +892,10 @@ export class MemoryService {
   /** gc: delete expired memories of a space (or of every space). `/longterm` never expires. */
   async gc(p: Principal, options: { allSpaces?: boolean } = {}): Promise<{ deletedChunks: number }> {
     this.checkPrincipal(p);
-    const deletedChunks = await this.knowledge.deleteExpired(this.now().toISOString(), options.allSpaces ? undefined : p.space);
+    const deletedChunks = await this.knowledge.deleteExpired(
+      this.now().toISOString(),
+      options.allSpaces ? undefined : p.space,
+    );
     return { deletedChunks };
   }
 
@@ -841,13 +929,21 @@ export class MemoryService {
   /** Import one record (as written by export). A lead may import for other agents of the space. */
   async import(p: Principal, record: ImportRecord): Promise<StoreResult> {
     this.checkPrincipal(p);
-    if (typeof record !== 'object' || record === null) throw new MemError('INVALID_INPUT', 'Each import line must be a JSON object with at least "content".');
+    if (typeof record !== 'object' || record === null)
+      throw new MemError('INVALID_INPUT', 'Each import line must be a JSON object with at least "content".');
     const { createdAt, agentId, ...rest } = record as ImportRecord & Record<string, unknown>;
     if (createdAt !== undefined && (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)))) {
-      throw new MemError('INVALID_INPUT', `createdAt "${String(createdAt)}" is not an ISO-8601 time such as 2026-01-31T12:00:00.000Z.`);
+      throw new MemError(
+        'INVALID_INPUT',
+        `createdAt "${String(createdAt)}" is not an ISO-8601 time such as 2026-01-31T12:00:00.000Z.`,
+      );
     }
     if (agentId !== undefined && agentId !== p.agentId) {
-      if (p.role !== 'lead') throw new MemError('FORBIDDEN', `Only a lead may import memories for another agent ("${String(agentId)}"). Run with --role lead.`);
+      if (p.role !== 'lead')
+        throw new MemError(
+          'FORBIDDEN',
+          `Only a lead may import memories for another agent ("${String(agentId)}"). Run with --role lead.`,
+        );
       checkName(String(agentId), 'agent');
     }
     const allowed = ['content', 'name', 'key', 'scope', 'source', 'tags'];
@@ -859,10 +955,15 @@ export class MemoryService {
   }
 
   /** Re-embed every stored chunk with the current embedder (all spaces). */
-  async reindex(options: { batchSize?: number; onProgress?: (done: number) => void } = {}): Promise<{ chunks: number; model: string; dimension: number }> {
+  async reindex(
+    options: { batchSize?: number; onProgress?: (done: number) => void } = {},
+  ): Promise<{ chunks: number; model: string; dimension: number }> {
     const embedder = this.embedder;
     if (!embedder || !this.knowledge.capabilities.vector) {
-      throw new MemError('CAPABILITY_MISSING', 'reindex needs an embedder and a store with a vector arm. Configure an embedder (e.g. the local one) and try again.');
+      throw new MemError(
+        'CAPABILITY_MISSING',
+        'reindex needs an embedder and a store with a vector arm. Configure an embedder (e.g. the local one) and try again.',
+      );
     }
     const info: EmbeddingInfo = { model: embedder.id, dimension: embedder.dimension };
     const batch = options.batchSize ?? 64;
@@ -893,7 +994,10 @@ export class MemoryService {
 }
 
 function notFound(what: string): MemError {
-  return new MemError('NOT_FOUND', `No memory with ${what} is visible to you. Check the id (mem search finds it) and the --space/--agent you run as.`);
+  return new MemError(
+    'NOT_FOUND',
+    `No memory with ${what} is visible to you. Check the id (mem search finds it) and the --space/--agent you run as.`,
+  );
 }
 
 function keyTaken(key: string, scope: Scope, holder: string): MemError {
@@ -904,7 +1008,10 @@ function keyTaken(key: string, scope: Scope, holder: string): MemError {
   );
 }
 
-function refOf(input: { id?: string | undefined; key?: string | undefined; scope?: Scope | undefined }, op: string): Ref {
+function refOf(
+  input: { id?: string | undefined; key?: string | undefined; scope?: Scope | undefined },
+  op: string,
+): Ref {
   if (input.id !== undefined) return { id: input.id };
   if (input.key !== undefined) return { key: input.key, scope: input.scope };
   throw new MemError('INVALID_INPUT', `Invalid input for ${op}: give the memory's id, or its key (with scope).`);
@@ -922,7 +1029,11 @@ function occurrences(text: string, passage: string): number {
 
 /** A name from the first line of the content (at most `max` characters). */
 export function defaultName(content: string, max = 80): string {
-  const line = content.trim().split('\n')[0]!.trim().replace(/^#+\s*/, '');
+  const line = content
+    .trim()
+    .split('\n')[0]!
+    .trim()
+    .replace(/^#+\s*/, '');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
