@@ -1,3 +1,3 @@
-import { defineConfig } from 'tsup';
 import { base } from '@mem/tsconfig/tsup.base.mjs';
+import { defineConfig } from 'tsup';
 export default defineConfig(base());

@@ -1,3 +1,3 @@
-import { defineConfig } from 'vitest/config';
 import { base } from '@mem/tsconfig/vitest.base.mjs';
+import { defineConfig } from 'vitest/config';
 export default defineConfig(base());

@@ -50,7 +50,9 @@ export class MemError extends Error {
   }
 
   toJSON(): { code: MemErrorCode; message: string; details?: Record<string, unknown> } {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }
 

@@ -33,23 +33,32 @@ export const refSchema = z
 /** An ISO-8601 time, stored as UTC with milliseconds (`2026-01-01T00:00:00.000Z`). */
 export const isoTimeSchema = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 time such as 2026-01-31T09:30:00Z')
+  .refine(
+    (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)),
+    'must be an ISO-8601 time such as 2026-01-31T09:30:00Z',
+  )
   .transform((s) => new Date(s).toISOString());
 
 export const jsonValueSchema: z.ZodType<JsonValue> = z.json() as unknown as z.ZodType<JsonValue>;
-export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), jsonValueSchema) as unknown as z.ZodType<JsonObject>;
+export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(
+  z.string(),
+  jsonValueSchema,
+) as unknown as z.ZodType<JsonObject>;
 
 const text = (max: number, what: string) =>
   z
     .string()
     .max(max, `${what} has at most ${max} characters`)
     .refine((s) => !s.includes('\u0000'), `${what} must not contain NUL bytes`);
-const nonEmptyText = (max: number, what: string) => text(max, what).refine((s) => s.trim().length > 0, `${what} must not be empty`);
+const nonEmptyText = (max: number, what: string) =>
+  text(max, what).refine((s) => s.trim().length > 0, `${what} must not be empty`);
 
 export const messageRoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
 export const factSourceSchema = z
   .enum(['user', 'ai_inferred', 'mcp', 'other'])
-  .describe('Who said so. Priority user > ai_inferred > mcp > other: a lower-priority write never overwrites a higher one.');
+  .describe(
+    'Who said so. Priority user > ai_inferred > mcp > other: a lower-priority write never overwrites a higher one.',
+  );
 export const episodeOutcomeSchema = z.enum(['success', 'failure', 'partial', 'unknown']);
 
 // ---------- port records (checked by the guards) ----------
@@ -69,7 +78,9 @@ export const newMessageSchema = z
   })
   .strict();
 
-export const factKeySchema = refSchema.describe('The fact name, e.g. "preferred_language" or "tool.deploy.success-usage".');
+export const factKeySchema = refSchema.describe(
+  'The fact name, e.g. "preferred_language" or "tool.deploy.success-usage".',
+);
 
 export const factWriteSchema = z
   .object({
@@ -97,7 +108,10 @@ export const summaryWriteSchema = z
   .object({
     sessionId: refSchema,
     summary: text(1_000_000, 'summary'),
-    messagesCovered: z.number().int('messagesCovered must be a whole number').min(0, 'messagesCovered must not be negative'),
+    messagesCovered: z
+      .number()
+      .int('messagesCovered must be a whole number')
+      .min(0, 'messagesCovered must not be negative'),
     at: isoTimeSchema,
   })
   .strict();
@@ -130,7 +144,11 @@ export const toolEventFilterSchema = z
   .strict();
 
 /** A list size given to a port: a whole number from 1 to 10,000 (0 allowed where `min0`). */
-export const limitSchema = z.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(10_000, 'limit must be at most 10000');
+export const limitSchema = z
+  .number()
+  .int('limit must be a whole number')
+  .min(1, 'limit must be at least 1')
+  .max(10_000, 'limit must be at most 10000');
 
 // ---------- operation inputs (users, CLI, server, MCP) ----------
 
@@ -144,7 +162,9 @@ export const factSetInput = z
   })
   .strict();
 
-export const factGetInput = z.object({ user: nameSchema('user'), topic: nameSchema('topic').nullable().optional() }).strict();
+export const factGetInput = z
+  .object({ user: nameSchema('user'), topic: nameSchema('topic').nullable().optional() })
+  .strict();
 
 export const episodeInput = z
   .object({
@@ -163,7 +183,12 @@ export const episodeInput = z
 export const episodeRecallInput = z
   .object({
     query: nonEmptyText(4_000, 'query'),
-    topK: z.number().int('topK must be a whole number').min(1, 'topK must be at least 1').max(50, 'topK must be at most 50').optional(),
+    topK: z
+      .number()
+      .int('topK must be a whole number')
+      .min(1, 'topK must be at least 1')
+      .max(50, 'topK must be at most 50')
+      .optional(),
   })
   .strict();
 

@@ -24,7 +24,12 @@ export interface Stack {
 /** Wire ports into services. Apps and users call this with the adapters they chose. */
 export function createStack(options: StackOptions): Stack {
   const clock = options.clock ?? systemClock;
-  const memory = new MemoryService({ store: options.knowledge, embedder: options.embedder, clock, options: options.memory });
+  const memory = new MemoryService({
+    store: options.knowledge,
+    embedder: options.embedder,
+    clock,
+    options: options.memory,
+  });
   return {
     memory,
     knowledge: options.knowledge,

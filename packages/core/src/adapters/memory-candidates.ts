@@ -3,10 +3,11 @@
  * by the in-memory BM25 of domain/text.ts over the search text of domain/search-text.ts, and vector hits by exact
  * cosine. Ranking happens in @mem/episodic and @mem/procedural.
  */
-import { MemError } from '../errors.js';
+
 import { cosine } from '../domain/ranking.js';
 import { episodeSearchText, procedureSearchText } from '../domain/search-text.js';
 import { bm25Rank, tokenize } from '../domain/text.js';
+import { MemError } from '../errors.js';
 import type { EpisodeStore } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
 import type { ProcedureStore } from '../ports/procedure-store.js';
@@ -37,7 +38,11 @@ class CandidateRows<T extends { id: string }> {
 
   insert(space: string, record: T, embedding: StoredEmbedding | null): void {
     const key = this.key(space, record.id);
-    if (this.rows.has(key)) throw new MemError('CONFLICT', `${ADAPTER}: ${this.what} id "${record.id}" already exists in this space. Use a new id.`);
+    if (this.rows.has(key))
+      throw new MemError(
+        'CONFLICT',
+        `${ADAPTER}: ${this.what} id "${record.id}" already exists in this space. Use a new id.`,
+      );
     this.rows.set(key, {
       space,
       record: copy(record),
@@ -201,7 +206,11 @@ export class InMemoryProcedureStore implements ProcedureStore {
   async incrementOutcome(space: string, id: string, success: boolean, at: string): Promise<Procedure> {
     // One synchronous step: nothing can interleave between the read and the write in this process.
     const row = this.data.rows.get(this.data.key(space, id));
-    if (!row) throw new MemError('NOT_FOUND', `${ADAPTER}: no procedure with id "${id}" in this space. List procedures to find its id.`);
+    if (!row)
+      throw new MemError(
+        'NOT_FOUND',
+        `${ADAPTER}: no procedure with id "${id}" in this space. List procedures to find its id.`,
+      );
     if (success) row.record.successCount += 1;
     else row.record.failureCount += 1;
     row.record.updatedAt = at;

@@ -5,9 +5,10 @@
  * Passing an existing store to a constructor (`new InMemoryFactStore(other)`) gives a second instance over the
  * same data, the in-process stand-in for "another connection to the same database" used by the conformance suites.
  */
-import { MemError } from '../errors.js';
+
 import { mayReplaceFact, mergeFacts } from '../domain/facts.js';
 import { matchesToolEventFilter } from '../domain/tool-event-filter.js';
+import { MemError } from '../errors.js';
 import type { FactStore } from '../ports/fact-store.js';
 import type { GoalStore } from '../ports/goal-store.js';
 import type { MessageStore } from '../ports/message-store.js';
@@ -108,7 +109,8 @@ export class InMemoryFactStore implements FactStore {
   async upsert(space: string, write: FactWrite): Promise<FactUpsertResult> {
     const key = k(space, write.user, write.topic, write.key);
     const existing = this.facts.get(key);
-    if (existing && !mayReplaceFact(existing.source, write.source)) return { status: 'kept', fact: this.strip(existing) };
+    if (existing && !mayReplaceFact(existing.source, write.source))
+      return { status: 'kept', fact: this.strip(existing) };
     const fact = {
       space,
       user: write.user,
@@ -170,7 +172,9 @@ export class InMemoryGoalStore implements GoalStore {
   }
 
   private active(space: string, user: string, topic: string | null): GoalRow | undefined {
-    return this.data.rows.find((r) => r.space === space && r.user === user && r.topic === topic && r.status === 'active');
+    return this.data.rows.find(
+      (r) => r.space === space && r.user === user && r.topic === topic && r.status === 'active',
+    );
   }
 
   async setActive(space: string, goal: NewGoal): Promise<{ goal: Goal; replaced: Goal | null }> {
@@ -201,7 +205,13 @@ export class InMemoryGoalStore implements GoalStore {
     return r ? this.strip(r) : null;
   }
 
-  async finish(space: string, user: string, topic: string | null, status: 'completed' | 'abandoned', at: string): Promise<Goal | null> {
+  async finish(
+    space: string,
+    user: string,
+    topic: string | null,
+    status: 'completed' | 'abandoned',
+    at: string,
+  ): Promise<Goal | null> {
     const r = this.active(space, user, topic);
     if (!r) return null;
     r.status = status;
@@ -276,7 +286,11 @@ export class InMemoryUserStore implements UserStore {
     this.data = shareWith ? shareWith.data : { byExternal: new Map(), byId: new Map() };
   }
 
-  async ensure(space: string, externalId: string, candidate: { id: string; at: string }): Promise<{ user: UserRecord; created: boolean }> {
+  async ensure(
+    space: string,
+    externalId: string,
+    candidate: { id: string; at: string },
+  ): Promise<{ user: UserRecord; created: boolean }> {
     const existing = this.data.byExternal.get(k(space, externalId));
     if (existing) return { user: copy(existing), created: false };
     if (this.data.byId.has(k(space, candidate.id))) throw conflict('user', candidate.id);

@@ -10,7 +10,13 @@ export interface GoalStore {
   setActive(space: string, goal: NewGoal): Promise<{ goal: Goal; replaced: Goal | null }>;
   getActive(space: string, user: string, topic: string | null): Promise<Goal | null>;
   /** End the active goal of (user, topic) as completed or abandoned; null when none is active. */
-  finish(space: string, user: string, topic: string | null, status: 'completed' | 'abandoned', at: string): Promise<Goal | null>;
+  finish(
+    space: string,
+    user: string,
+    topic: string | null,
+    status: 'completed' | 'abandoned',
+    at: string,
+  ): Promise<Goal | null>;
   /**
    * Goals of a user, newest first. `topic` undefined lists every topic; null only global goals.
    * Ties in `createdAt` keep the reverse insertion order.

@@ -78,7 +78,13 @@ export interface KnowledgeStore {
   /** Insert all chunks of a new document in one transaction. */
   insertDocument(chunks: MemoryRecord[]): Promise<void>;
   /** Replace every chunk of a document (content edit) and write the version row, if `expectedVersion` holds. */
-  replaceDocument(space: string, docId: string, chunks: MemoryRecord[], version: MemoryVersion, expectedVersion: number): Promise<void>;
+  replaceDocument(
+    space: string,
+    docId: string,
+    chunks: MemoryRecord[],
+    version: MemoryVersion,
+    expectedVersion: number,
+  ): Promise<void>;
   /** Move every chunk of a document to `newKey` (and set `expiresAt` when given) and write the version row. */
   moveDocument(
     space: string,

@@ -10,7 +10,11 @@ export interface UserStore {
    * The user with this external id; created with `candidate.id` and `candidate.at` on first sight.
    * `created` says whether this call created it.
    */
-  ensure(space: string, externalId: string, candidate: { id: string; at: string }): Promise<{ user: UserRecord; created: boolean }>;
+  ensure(
+    space: string,
+    externalId: string,
+    candidate: { id: string; at: string },
+  ): Promise<{ user: UserRecord; created: boolean }>;
   get(space: string, externalId: string): Promise<UserRecord | null>;
   getById(space: string, id: string): Promise<UserRecord | null>;
   delete(space: string, externalId: string): Promise<boolean>;

@@ -66,7 +66,7 @@ export interface MemoryOptions {
  * Arm weights. Measured on LoCoMo with the local 512-d embedder (BENCH.md §1), equal weights rank below BM25 alone,
  * so the keyword arm leads and the vector arm breaks ties and adds what keywords miss.
  */
-export const DEFAULT_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.5 };
+export const DEFAULT_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.05 };
 
 export const DEFAULT_MEMORY_OPTIONS: MemoryOptions = {
   fusion: DEFAULT_FUSION,

@@ -1,0 +1,200 @@
+/**
+ * Retrieval quality on LoCoMo-format data (BENCH.md §1): every turn stored as one memory in a fresh space per
+ * conversation, every question of categories 1–4 searched within its space, evidence turns scored.
+ * Usage: node --conditions=dev-source --import tsx apps/bench/src/retrieval.ts --dataset ../shared/data/locomo10.json
+ *        [--weights 1:0.5,1:1] [--limit-conversations N] [--json]
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createHashingEmbedder, createStack, DEFAULT_FUSION, type Embedder, type KnowledgeStore, type MemoryOptions, type Principal } from '@mem/core';
+import { createLocalEmbedder } from '@mem/embed-local';
+import { createSqliteStore } from '@mem/store-sqlite';
+import { type Conversation, loadLocomo } from './locomo.js';
+import { mrr, ndcg, recallAll, recallAny } from './metrics.js';
+import { percentile, round } from './stats.js';
+
+const { values } = parseArgs({
+  options: {
+    dataset: { type: 'string', default: '../shared/data/locomo10.json' },
+    weights: { type: 'string' },
+    'limit-conversations': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    cache: { type: 'string' },
+  },
+});
+
+const KS = [5, 10, 20];
+let conversations = loadLocomo(values.dataset!);
+if (values['limit-conversations']) conversations = conversations.slice(0, Number(values['limit-conversations']));
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+/** An embedder that remembers vectors by text, so that several stacks share one embedding pass. */
+function cached(inner: Embedder) {
+  const cache = new Map<string, Float32Array>();
+  let loadedSeconds: number | undefined;
+  const embed = async (texts: string[]) => {
+    const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+    if (missing.length) {
+      const vs = await inner.embed(missing);
+      missing.forEach((t, i) => cache.set(t, vs[i]!));
+    }
+    return texts.map((t) => cache.get(t)!);
+  };
+  return {
+    id: inner.id,
+    dimension: inner.dimension,
+    embed,
+    warm: async (texts: string[]) => void (await embed(texts)),
+    get loadedSeconds() {
+      return loadedSeconds;
+    },
+    load(vectors: Record<string, string>, seconds: number) {
+      for (const [t, b64] of Object.entries(vectors)) {
+        const buf = Buffer.from(b64, 'base64');
+        cache.set(t, new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
+      }
+      loadedSeconds = seconds;
+    },
+    dump(): Record<string, string> {
+      return Object.fromEntries([...cache].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]));
+    },
+  };
+}
+
+/** The same store seen without its keyword arm (for the vector-only stack). */
+function vectorOnly(store: KnowledgeStore): KnowledgeStore {
+  const view = Object.create(store) as KnowledgeStore;
+  Object.defineProperty(view, 'capabilities', { value: { ...store.capabilities, keyword: false } });
+  return view;
+}
+
+interface Ingested {
+  store: KnowledgeStore;
+  ids: Map<string, Map<string, string>>; // conversation → dia id → memory id
+  ingestS: number;
+}
+
+async function ingest(embedder: Embedder | undefined, convs: Conversation[]): Promise<Ingested & { dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mem-retrieval-'));
+  const store = createSqliteStore({ path: join(dir, 'bench.db') });
+  const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}) });
+  const ids = new Map<string, Map<string, string>>();
+  const t0 = performance.now();
+  for (const c of convs) {
+    const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
+    const m = new Map<string, string>();
+    for (const t of c.turns) {
+      const r = await stack.memory.import(p, { content: t.content, createdAt: t.createdAt, source: 'manual' });
+      m.set(t.diaId, r.id);
+    }
+    ids.set(c.id, m);
+  }
+  return { store, ids, ingestS: (performance.now() - t0) / 1000, dir };
+}
+
+interface StackResult {
+  name: string;
+  recall_any: Record<string, number>;
+  recall_all: Record<string, number>;
+  ndcg10: number;
+  mrr: number;
+  by_category: Record<string, { n: number; recall_any10: number; ndcg10: number }>;
+  search_ms: { p50: number; p95: number };
+  ingest_s: number;
+  error?: string;
+}
+
+async function evaluate(name: string, data: Ingested, embedder: Embedder | undefined, memory: Partial<MemoryOptions>, store = data.store): Promise<StackResult> {
+  const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}), memory });
+  const sums = { any: [0, 0, 0], all: [0, 0, 0], ndcg: 0, mrr: 0 };
+  const cat: Record<string, { n: number; any10: number; ndcg: number }> = {};
+  const times: number[] = [];
+  let n = 0;
+  for (const c of conversations) {
+    const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
+    const idMap = data.ids.get(c.id)!;
+    for (const q of c.questions) {
+      const relevant = new Set(q.evidence.map((e) => idMap.get(e)).filter((x): x is string => x !== undefined));
+      if (relevant.size === 0) continue;
+      const t0 = performance.now();
+      const results = await stack.memory.search(p, { query: q.question.slice(0, 4000), limit: 20 });
+      times.push(performance.now() - t0);
+      const ranked = results.map((r) => r.docId);
+      KS.forEach((k, i) => {
+        sums.any[i]! += recallAny(ranked, relevant, k);
+        sums.all[i]! += recallAll(ranked, relevant, k);
+      });
+      const nd = ndcg(ranked, relevant, 10);
+      sums.ndcg += nd;
+      sums.mrr += mrr(ranked, relevant);
+      const cc = (cat[q.category] ??= { n: 0, any10: 0, ndcg: 0 });
+      cc.n++;
+      cc.any10 += recallAny(ranked, relevant, 10);
+      cc.ndcg += nd;
+      n++;
+    }
+  }
+  const r3 = (x: number) => round(x, 3);
+  return {
+    name,
+    recall_any: Object.fromEntries(KS.map((k, i) => [String(k), r3(sums.any[i]! / n)])),
+    recall_all: Object.fromEntries(KS.map((k, i) => [String(k), r3(sums.all[i]! / n)])),
+    ndcg10: r3(sums.ndcg / n),
+    mrr: r3(sums.mrr / n),
+    by_category: Object.fromEntries(Object.entries(cat).map(([k, v]) => [k, { n: v.n, recall_any10: r3(v.any10 / v.n), ndcg10: r3(v.ndcg / v.n) }])),
+    search_ms: { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)) },
+    ingest_s: round(data.ingestS, 1),
+    questions: n,
+  } as StackResult;
+}
+
+const local = cached(createLocalEmbedder());
+const allTexts = conversations.flatMap((c) => [...c.turns.map((t) => t.content), ...c.questions.map((q) => q.question)]);
+// Vectors of a data set can be kept between runs (`--cache <file>`), since embedding is the slow part of the run.
+const cacheFile = values.cache;
+if (cacheFile && existsSync(cacheFile)) {
+  const saved = JSON.parse(readFileSync(cacheFile, 'utf8')) as { model: string; embedS: number; vectors: Record<string, string> };
+  if (saved.model === local.id) local.load(saved.vectors, saved.embedS);
+}
+log(`embedding ${allTexts.length} texts with ${local.id}…`);
+const t0 = performance.now();
+await local.warm(allTexts);
+const embedS = local.loadedSeconds ?? (performance.now() - t0) / 1000;
+log(`embedded in ${embedS.toFixed(1)} s`);
+if (cacheFile && local.loadedSeconds === undefined) {
+  mkdirSync(dirname(cacheFile), { recursive: true });
+  writeFileSync(cacheFile, JSON.stringify({ model: local.id, embedS, vectors: local.dump() }));
+}
+
+const results: StackResult[] = [];
+const withLocal = await ingest(local, conversations);
+withLocal.ingestS += embedS * (conversations.reduce((s, c) => s + c.turns.length, 0) / allTexts.length);
+results.push(await evaluate('mem', withLocal, local, {}));
+results.push(await evaluate('keyword-only', withLocal, undefined, {}));
+results.push(await evaluate('vector-only', withLocal, local, {}, vectorOnly(withLocal.store)));
+for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
+  const [kw, vw] = w.split(':').map(Number);
+  results.push(await evaluate(`mem-w${kw}:${vw}`, withLocal, local, { fusion: { ...DEFAULT_FUSION, keywordWeight: kw!, vectorWeight: vw! } }));
+}
+const hashing = createHashingEmbedder({ dimension: 256 });
+const withHashing = await ingest(hashing, conversations);
+results.push(await evaluate('hashing', withHashing, hashing, {}));
+for (const d of [withLocal, withHashing]) {
+  await d.store.close();
+  rmSync(d.dir, { recursive: true, force: true });
+}
+
+const questions = conversations.reduce((s, c) => s + c.questions.length, 0);
+if (values.json) {
+  console.log(JSON.stringify({ dataset: values.dataset, questions, stacks: results }));
+} else {
+  console.log(`dataset ${values.dataset}: ${questions} questions\n`);
+  console.log('stack            any@5  any@10 any@20 all@10 ndcg@10 mrr    p50ms  p95ms  ingest_s');
+  for (const r of results) {
+    console.log(
+      `${r.name.padEnd(16)} ${[r.recall_any['5'], r.recall_any['10'], r.recall_any['20'], r.recall_all['10'], r.ndcg10, r.mrr].map((x) => x!.toFixed(3).padEnd(6)).join(' ')} ${String(r.search_ms.p50).padEnd(6)} ${String(r.search_ms.p95).padEnd(6)} ${r.ingest_s}`,
+    );
+  }
+}

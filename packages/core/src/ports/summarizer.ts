@@ -1,0 +1,36 @@
+import type { TranscriptMessage } from './transcript-store.js';
+
+export interface SummarizeInput {
+  /** The messages to summarise, oldest first (a previous `[Compressed Memory Summary]` block may lead). */
+  messages: readonly TranscriptMessage[];
+  /** The agent whose conversation this is (for the prompt). */
+  agent?: string;
+}
+
+/** Tokens a summariser spent (all zero for summarisers that call no model). */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface SummaryResult {
+  summary: string;
+  usage: TokenUsage;
+  /** Id of the summariser that wrote `summary` (the fallback's id when it fell back). */
+  summarizer: string;
+  /** Set when the primary summariser failed or answered too little and a fallback wrote the summary. */
+  fallback?: { from: string; reason: string };
+}
+
+/**
+ * Turns a conversation into a summary that replaces it at compaction (SPEC §7).
+ * Implementations: the template summariser in @mem/core, the LLM summariser in @mem/summarizer-llm.
+ * A summariser may throw; the conversation service then logs the failure and keeps the transcript.
+ */
+export interface Summarizer {
+  readonly id: string;
+  summarize(input: SummarizeInput): Promise<SummaryResult>;
+}
+
+export const NO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });

@@ -1,0 +1,127 @@
+/**
+ * The hybrid search of the candidate stores (episodes, procedures): a keyword arm and a vector arm, each fetching
+ * `candidateMultiplier × topK` candidates (at most `maxCandidates`), fused by weighted RRF. Shared by @mem/episodic
+ * and @mem/procedural so that both search the same way; what they do with the fused list (episodes: take the top;
+ * procedures: combine with the success rate) is theirs.
+ */
+
+import { type FusionOptions, fuseRRF } from '../domain/ranking.js';
+import { queryTerms } from '../domain/text.js';
+import { MemError } from '../errors.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
+import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
+import type { StoredEmbedding } from '../types-structured.js';
+import { DEFAULT_FUSION } from './memory.js';
+
+/** The search half of EpisodeStore and ProcedureStore. */
+export interface CandidateSearchStore {
+  readonly capabilities: CandidateStoreCapabilities;
+  keywordSearch(space: string, terms: readonly string[], limit: number): Promise<KeywordHit[]>;
+  vectorSearch(space: string, vector: Float32Array, model: string, limit: number): Promise<VectorHit[]>;
+}
+
+export interface CandidateSearchOptions {
+  fusion: FusionOptions;
+  candidateMultiplier: number;
+  maxCandidates: number;
+  maxQueryTerms: number;
+  /** Vector hits at or below this cosine are dropped (unrelated nearest neighbours). */
+  minSimilarity: number;
+}
+
+export const DEFAULT_CANDIDATE_SEARCH: CandidateSearchOptions = {
+  fusion: DEFAULT_FUSION,
+  candidateMultiplier: 3,
+  maxCandidates: 100,
+  maxQueryTerms: 12,
+  minSimilarity: 0,
+};
+
+export interface FusedCandidate {
+  id: string;
+  /** Fused score normalised to [0, 1]: 1 = rank 1 in every arm that ran. */
+  relevance: number;
+  keywordRank: number | null;
+  vectorRank: number | null;
+  /** The keyword arm's BM25-like score, or null when the keyword arm did not find it. */
+  keywordScore: number | null;
+  /** Raw cosine of the vector arm, or null when the vector arm did not find it. */
+  similarity: number | null;
+}
+
+export interface CandidateSearchResult {
+  /** Best first by fused (RRF) relevance. */
+  candidates: FusedCandidate[];
+  /** Which arms ran (an arm without terms, embedder or store support does not). */
+  arms: { keyword: boolean; vector: boolean };
+}
+
+/**
+ * Embed one text, checking the embedder's answer: `EMBEDDER_FAILED` (retryable) when it throws,
+ * `EMBEDDING_MISMATCH` when the vector's length is not the declared dimension.
+ */
+export async function embedText(embedder: Embedder, text: string): Promise<StoredEmbedding> {
+  let vectors: Float32Array[];
+  try {
+    vectors = await embedder.embed([text]);
+  } catch (error) {
+    if (MemError.is(error)) throw error;
+    throw new MemError('EMBEDDER_FAILED', `Embedder "${embedder.id}" failed: ${(error as Error).message}`, {
+      cause: error,
+      retryable: true,
+    });
+  }
+  const vector = vectors[0];
+  if (!vector || vector.length !== embedder.dimension) {
+    throw new MemError(
+      'EMBEDDING_MISMATCH',
+      `Embedder "${embedder.id}" returned a ${vector?.length ?? 0}-dimension vector but declares ${embedder.dimension}. Fix the embedder's dimension option.`,
+    );
+  }
+  return { vector, model: embedder.id };
+}
+
+/**
+ * Fused candidates for a query, best first (all of them, up to the arms' candidate counts; the caller cuts).
+ * The keyword arm ORs the query terms (any term may match); the vector arm runs when an embedder is given and the
+ * store supports vectors, comparing only vectors of the same embedder model.
+ */
+export async function searchCandidates(
+  store: CandidateSearchStore,
+  embedder: Embedder | undefined,
+  space: string,
+  query: string,
+  topK: number,
+  options: CandidateSearchOptions,
+): Promise<CandidateSearchResult> {
+  const n = Math.max(1, Math.min(options.maxCandidates, options.candidateMultiplier * topK));
+  const terms = queryTerms(query, options.maxQueryTerms);
+  const keywordRan = store.capabilities.keyword && terms.length > 0;
+  const vectorRan = embedder !== undefined && store.capabilities.vector;
+  const [keyword, vector] = await Promise.all([
+    keywordRan ? store.keywordSearch(space, terms, n) : Promise.resolve([]),
+    vectorRan
+      ? embedText(embedder!, query).then(async (q) =>
+          (await store.vectorSearch(space, q.vector, q.model, n)).filter((h) => h.similarity > options.minSimilarity),
+        )
+      : Promise.resolve([]),
+  ]);
+  const keywordScore = new Map(keyword.map((h) => [h.id, h.score]));
+  const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
+  const arms = { keyword: keywordRan, vector: vectorRan };
+  const candidates = fuseRRF(
+    keyword.map((h) => h.id),
+    vector.map((h) => h.id),
+    options.fusion,
+    arms,
+  ).map((f) => ({
+    id: f.id,
+    relevance: f.relevance,
+    keywordRank: f.keywordRank,
+    vectorRank: f.vectorRank,
+    keywordScore: keywordScore.get(f.id) ?? null,
+    similarity: similarity.get(f.id) ?? null,
+  }));
+  return { candidates, arms };
+}

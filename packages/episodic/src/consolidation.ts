@@ -1,0 +1,211 @@
+import {
+  type Clock,
+  checkName,
+  type EpisodeStore,
+  type ExtractedFact,
+  type FactExtractor,
+  type FactSource,
+  type FactStore,
+  guardFactStore,
+  type JsonValue,
+  jsonEqual,
+  MemError,
+  systemClock,
+} from '@mem/core';
+import { clusterEpisodesByTag, createKeywordExtractor } from './keyword-extractor.js';
+
+export interface ConsolidationOptions {
+  /** Read at most this many of the most recent episodes (SPEC: 50). */
+  maxEpisodes: number;
+  /** Skip the run when fewer episodes exist (SPEC: 3). */
+  minEpisodes: number;
+  /** A tag needs this many episodes to form a cluster. */
+  minClusterSize: number;
+  /** The fact owner the consolidated facts are stored under. */
+  user: string;
+  /** The topic of consolidated facts (null: global facts of `user`). */
+  topic: string | null;
+  /** Source of consolidated facts unless the extractor says otherwise. */
+  source: FactSource;
+}
+
+export const DEFAULT_CONSOLIDATION: ConsolidationOptions = {
+  maxEpisodes: 50,
+  minEpisodes: 3,
+  minClusterSize: 3,
+  user: 'agent',
+  topic: null,
+  source: 'ai_inferred',
+};
+
+export interface ConsolidationDeps {
+  episodes: EpisodeStore;
+  /** Where facts go. Wrapped with the core fact guard, so secrets and bad facts are refused. */
+  facts: FactStore;
+  /** Default: the keyword extractor. */
+  extractor?: FactExtractor | undefined;
+  /**
+   * Used when `extractor` throws (an LLM endpoint down, say). Default: the keyword extractor when a custom extractor
+   * is set; null to let the error through.
+   */
+  fallbackExtractor?: FactExtractor | null | undefined;
+  clock?: Clock | undefined;
+  options?: Partial<ConsolidationOptions> | undefined;
+}
+
+export type ConsolidatedFactStatus = 'created' | 'updated' | 'known' | 'kept' | 'refused';
+
+export interface ConsolidatedFact {
+  key: string;
+  topic: string | null;
+  value: JsonValue;
+  status: ConsolidatedFactStatus;
+  evidence: string[];
+  /** Why a fact was refused (secret, invalid key…). */
+  reason?: string;
+}
+
+export interface ConsolidationReport {
+  /** Facts stored for the first time. */
+  newFacts: number;
+  /** Facts whose value changed since the last run (e.g. a success ratio moved). */
+  updatedFacts: number;
+  /** Facts already in the fact store with the same value (dropped). */
+  knownFacts: number;
+  /** Facts held by a higher-priority source (a user said otherwise): left alone. */
+  keptFacts: number;
+  /** Facts the fact guard refused (a secret, a bad key…). */
+  refusedFacts: number;
+  episodesProcessed: number;
+  clustersFound: number;
+  /** The extractor whose facts were used. */
+  extractor: string;
+  /** Set when the configured extractor failed and the fallback ran. */
+  fallbackReason: string | null;
+  /** Set when the run was skipped. */
+  skipped: { reason: 'too-few-episodes'; episodes: number; minimum: number } | null;
+  /** Every proposed fact with what happened to it. */
+  facts: ConsolidatedFact[];
+}
+
+/**
+ * Consolidation (SPEC §6): read the most recent episodes, skip when too few, cluster them by tag, extract facts,
+ * drop facts the fact store already holds with the same value (a persistent check through the FactStore, so a new
+ * pipeline or another process finds them too), store the rest, and report what happened.
+ */
+export class ConsolidationPipeline {
+  readonly options: ConsolidationOptions;
+  private readonly episodes: EpisodeStore;
+  private readonly facts: FactStore;
+  private readonly extractor: FactExtractor;
+  private readonly fallback: FactExtractor | null;
+  private readonly clock: Clock;
+
+  constructor(deps: ConsolidationDeps) {
+    this.episodes = deps.episodes;
+    this.facts = guardFactStore(deps.facts);
+    this.extractor = deps.extractor ?? createKeywordExtractor();
+    this.fallback =
+      deps.fallbackExtractor !== undefined ? deps.fallbackExtractor : deps.extractor ? createKeywordExtractor() : null;
+    this.clock = deps.clock ?? systemClock;
+    this.options = { ...DEFAULT_CONSOLIDATION, ...deps.options };
+  }
+
+  async run(
+    space: string,
+    overrides: Partial<Pick<ConsolidationOptions, 'maxEpisodes' | 'minEpisodes'>> = {},
+  ): Promise<ConsolidationReport> {
+    checkName(space, 'space');
+    const o = { ...this.options, ...overrides };
+    for (const [name, value] of [
+      ['maxEpisodes', o.maxEpisodes],
+      ['minEpisodes', o.minEpisodes],
+      ['minClusterSize', o.minClusterSize],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1 || value > 10_000) {
+        throw new MemError(
+          'INVALID_INPUT',
+          `Invalid ${name} ${String(value)} for consolidation: give a whole number from 1 to 10000.`,
+        );
+      }
+    }
+    const report: ConsolidationReport = {
+      newFacts: 0,
+      updatedFacts: 0,
+      knownFacts: 0,
+      keptFacts: 0,
+      refusedFacts: 0,
+      episodesProcessed: 0,
+      clustersFound: 0,
+      extractor: this.extractor.id,
+      fallbackReason: null,
+      skipped: null,
+      facts: [],
+    };
+    const episodes = await this.episodes.recent(space, o.maxEpisodes);
+    if (episodes.length < o.minEpisodes) {
+      report.skipped = { reason: 'too-few-episodes', episodes: episodes.length, minimum: o.minEpisodes };
+      return report;
+    }
+    const clusters = clusterEpisodesByTag(episodes, o.minClusterSize);
+    report.episodesProcessed = episodes.length;
+    report.clustersFound = clusters.length;
+
+    let extracted: ExtractedFact[];
+    try {
+      extracted = (await this.extractor.extract({ space, episodes, clusters })).facts;
+    } catch (error) {
+      if (!this.fallback) throw error;
+      report.fallbackReason = `${this.extractor.id} extractor failed: ${error instanceof Error ? error.message : String(error)}`;
+      report.extractor = this.fallback.id;
+      extracted = (await this.fallback.extract({ space, episodes, clusters })).facts;
+    }
+
+    const seen = new Set<string>();
+    const at = this.clock.now().toISOString();
+    for (const fact of extracted) {
+      const topic = fact.topic === undefined ? o.topic : fact.topic;
+      const identity = `${topic ?? ''}\u0000${fact.key}`;
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+      const entry: ConsolidatedFact = {
+        key: fact.key,
+        topic,
+        value: fact.value,
+        status: 'known',
+        evidence: fact.evidence ?? [],
+      };
+      report.facts.push(entry);
+      try {
+        const existing = await this.facts.find(space, o.user, fact.key, topic);
+        if (existing && jsonEqual(existing.value, fact.value)) {
+          report.knownFacts++;
+          continue;
+        }
+        const result = await this.facts.upsert(space, {
+          user: o.user,
+          topic,
+          key: fact.key,
+          value: fact.value,
+          source: fact.source ?? o.source,
+          at,
+        });
+        entry.status = result.status;
+        if (result.status === 'created') report.newFacts++;
+        else if (result.status === 'updated') report.updatedFacts++;
+        else report.keptFacts++;
+      } catch (error) {
+        if (!MemError.is(error) || !['SECRET_DETECTED', 'INVALID_INPUT', 'TOO_LARGE'].includes(error.code)) throw error;
+        entry.status = 'refused';
+        entry.reason = error.message;
+        entry.value = null; // never echo a refused value (it may hold a secret)
+        report.refusedFacts++;
+      }
+    }
+    return report;
+  }
+}
+
+export function createConsolidationPipeline(deps: ConsolidationDeps): ConsolidationPipeline {
+  return new ConsolidationPipeline(deps);
+}

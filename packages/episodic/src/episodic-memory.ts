@@ -1,0 +1,153 @@
+import {
+  assertNoSecrets,
+  type CandidateSearchOptions,
+  type Clock,
+  checkName,
+  DEFAULT_CANDIDATE_SEARCH,
+  type Embedder,
+  type Episode,
+  type EpisodeInput,
+  type EpisodeRecall,
+  type EpisodeStore,
+  type EpisodicMemory as EpisodicMemoryPort,
+  embedText,
+  episodeInput,
+  episodeRecallInput,
+  episodeSearchText,
+  MemError,
+  newId,
+  parseInput,
+  searchCandidates,
+  systemClock,
+  tagSchema,
+} from '@mem/core';
+
+/** Every number of episodic memory, with SPEC §6 defaults. */
+export interface EpisodicMemoryOptions extends CandidateSearchOptions {
+  /** `recall` without topK (SPEC: 5). */
+  recallTopK: number;
+  /** `recallRecent` without n. */
+  recentLimit: number;
+  /** `recallByTag` without a limit. */
+  byTagLimit: number;
+}
+
+export const DEFAULT_EPISODIC_OPTIONS: EpisodicMemoryOptions = {
+  ...DEFAULT_CANDIDATE_SEARCH,
+  recallTopK: 5,
+  recentLimit: 10,
+  byTagLimit: 100,
+};
+
+export interface EpisodicMemoryDeps {
+  store: EpisodeStore;
+  /** Without one, recall uses the keyword arm alone. */
+  embedder?: Embedder | undefined;
+  clock?: Clock | undefined;
+  options?: Partial<EpisodicMemoryOptions> | undefined;
+}
+
+const MAX_LIST = 10_000;
+
+function checkCount(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_LIST) {
+    throw new MemError('INVALID_INPUT', `Invalid ${what} ${String(value)}: give a whole number from 1 to ${MAX_LIST}.`);
+  }
+  return value;
+}
+
+/**
+ * Episodic memory (SPEC §6) over an EpisodeStore and an optional Embedder: store what happened, recall it by
+ * keyword relevance (BM25, any term may match) fused with vector similarity (weighted RRF), list the newest, or
+ * list by exact tag. Every method is scoped by space.
+ */
+export class EpisodicMemory implements EpisodicMemoryPort {
+  readonly episodes: EpisodeStore;
+  readonly embedder: Embedder | undefined;
+  readonly options: EpisodicMemoryOptions;
+  private readonly clock: Clock;
+
+  constructor(deps: EpisodicMemoryDeps) {
+    this.episodes = deps.store;
+    this.embedder = deps.embedder;
+    this.clock = deps.clock ?? systemClock;
+    this.options = { ...DEFAULT_EPISODIC_OPTIONS, ...deps.options };
+  }
+
+  /** Validate and store an episode; id and timestamp are filled in when missing. Secrets are refused. */
+  async store(space: string, input: EpisodeInput): Promise<Episode> {
+    checkName(space, 'space');
+    const parsed = parseInput(episodeInput, 'episode store', input);
+    const now = this.clock.now();
+    const episode: Episode = {
+      id: parsed.id ?? newId(now),
+      summary: parsed.summary,
+      keyDecisions: parsed.keyDecisions ?? [],
+      toolsUsed: [...new Set(parsed.toolsUsed ?? [])],
+      outcome: parsed.outcome ?? 'unknown',
+      sessionId: parsed.sessionId ?? null,
+      timestamp: parsed.timestamp ?? now.toISOString(),
+      tags: [...new Set(parsed.tags ?? [])],
+      metadata: parsed.metadata ?? {},
+    };
+    const text = episodeSearchText(episode);
+    assertNoSecrets(text, 'episode');
+    assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
+    const embedding = this.embedder && this.episodes.capabilities.vector ? await embedText(this.embedder, text) : null;
+    await this.episodes.insert(space, episode, embedding);
+    return episode;
+  }
+
+  /** Episodes for a query, best first: BM25 (terms OR-ed) fused with vector similarity when an embedder is set. */
+  async recall(space: string, query: string, topK?: number): Promise<EpisodeRecall[]> {
+    checkName(space, 'space');
+    const input = parseInput(episodeRecallInput, 'episode recall', topK === undefined ? { query } : { query, topK });
+    const k = input.topK ?? this.options.recallTopK;
+    const fused = (
+      await searchCandidates(this.episodes, this.embedder, space, input.query, k, this.options)
+    ).candidates.slice(0, k);
+    const byId = new Map(
+      (
+        await this.episodes.getMany(
+          space,
+          fused.map((f) => f.id),
+        )
+      ).map((e) => [e.id, e]),
+    );
+    const out: EpisodeRecall[] = [];
+    for (const f of fused) {
+      const episode = byId.get(f.id);
+      if (episode)
+        out.push({
+          episode,
+          relevance: f.relevance,
+          keywordRank: f.keywordRank,
+          vectorRank: f.vectorRank,
+          similarity: f.similarity,
+        });
+    }
+    return out;
+  }
+
+  /** The newest `n` episodes (by timestamp), newest first. */
+  async recallRecent(space: string, n: number = this.options.recentLimit): Promise<Episode[]> {
+    checkName(space, 'space');
+    return this.episodes.recent(space, checkCount(n, 'number of episodes'));
+  }
+
+  /** Episodes carrying exactly `tag` (not a substring; case-sensitive), newest first. */
+  async recallByTag(space: string, tag: string, limit: number = this.options.byTagLimit): Promise<Episode[]> {
+    checkName(space, 'space');
+    const t = parseInput(tagSchema, 'episode by-tag', tag);
+    return this.episodes.byTag(space, t, checkCount(limit, 'limit'));
+  }
+
+  async count(space: string): Promise<number> {
+    checkName(space, 'space');
+    return this.episodes.count(space);
+  }
+}
+
+export function createEpisodicMemory(deps: EpisodicMemoryDeps): EpisodicMemory {
+  return new EpisodicMemory(deps);
+}

@@ -1,0 +1,3 @@
+export * from './consolidation.js';
+export * from './episodic-memory.js';
+export * from './keyword-extractor.js';

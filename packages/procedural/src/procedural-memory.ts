@@ -1,0 +1,186 @@
+import {
+  assertNoSecrets,
+  type CandidateSearchOptions,
+  type Clock,
+  checkName,
+  DEFAULT_CANDIDATE_SEARCH,
+  DEFAULT_PROCEDURE_RANKING,
+  type Embedder,
+  embedText,
+  MemError,
+  newId,
+  type ProceduralMemory as ProceduralMemoryPort,
+  type Procedure,
+  type ProcedureInput,
+  type ProcedureRankingOptions,
+  type ProcedureStore,
+  type ProcedureSuggestion,
+  parseInput,
+  procedureInput,
+  procedureOutcomeInput,
+  procedureSearchText,
+  procedureSuggestInput,
+  rankProcedures,
+  refSchema,
+  searchCandidates,
+  systemClock,
+} from '@mem/core';
+
+/** Every number of procedural memory, with SPEC §6 defaults. */
+export interface ProceduralMemoryOptions extends CandidateSearchOptions {
+  /** `suggest` without topK (SPEC: 3). */
+  suggestTopK: number;
+  /** How relevance and success rate combine (`procedureScore` of @mem/core). */
+  ranking: ProcedureRankingOptions;
+}
+
+export const DEFAULT_PROCEDURAL_OPTIONS: ProceduralMemoryOptions = {
+  ...DEFAULT_CANDIDATE_SEARCH,
+  suggestTopK: 3,
+  ranking: DEFAULT_PROCEDURE_RANKING,
+};
+
+export interface ProceduralMemoryDeps {
+  store: ProcedureStore;
+  /** Without one, suggestions use the keyword arm alone. */
+  embedder?: Embedder | undefined;
+  clock?: Clock | undefined;
+  options?: Partial<ProceduralMemoryOptions> | undefined;
+}
+
+/**
+ * Procedural memory (SPEC §6) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
+ * for a situation ranked by relevance combined with success rate (`rankProcedures` of @mem/core, the same formula
+ * for every backend), and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
+ */
+export class ProceduralMemory implements ProceduralMemoryPort {
+  readonly procedures: ProcedureStore;
+  readonly embedder: Embedder | undefined;
+  readonly options: ProceduralMemoryOptions;
+  private readonly clock: Clock;
+
+  constructor(deps: ProceduralMemoryDeps) {
+    this.procedures = deps.store;
+    this.embedder = deps.embedder;
+    this.clock = deps.clock ?? systemClock;
+    this.options = { ...DEFAULT_PROCEDURAL_OPTIONS, ...deps.options };
+  }
+
+  /** Validate and store a procedure (id filled in when missing). Secrets anywhere in it are refused. */
+  async store(space: string, input: ProcedureInput): Promise<Procedure> {
+    checkName(space, 'space');
+    const parsed = parseInput(procedureInput, 'procedure store', input);
+    const now = this.clock.now().toISOString();
+    const procedure: Procedure = {
+      id: parsed.id ?? newId(this.clock.now()),
+      name: parsed.name,
+      description: parsed.description ?? '',
+      trigger: parsed.trigger ?? '',
+      steps: parsed.steps.map((s) => ({
+        toolName: s.toolName,
+        argsTemplate: s.argsTemplate ?? {},
+        expectedOutcome: s.expectedOutcome ?? '',
+      })),
+      successCount: parsed.successCount ?? 0,
+      failureCount: parsed.failureCount ?? 0,
+      tags: [...new Set(parsed.tags ?? [])],
+      metadata: parsed.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    const text = procedureSearchText(procedure);
+    assertNoSecrets(text, 'procedure');
+    assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps');
+    assertNoSecrets(JSON.stringify(procedure.metadata, null, 1), 'procedure metadata');
+    const embedding =
+      this.embedder && this.procedures.capabilities.vector ? await embedText(this.embedder, text) : null;
+    await this.procedures.insert(space, procedure, embedding);
+    return procedure;
+  }
+
+  /**
+   * Procedures for a situation, best first. Candidates come from both arms (`candidateMultiplier × topK` each) and
+   * are ranked by `rankProcedures` of @mem/core: a score-based relevance combined with the success rate.
+   */
+  async suggest(space: string, query: string, topK?: number): Promise<ProcedureSuggestion[]> {
+    checkName(space, 'space');
+    const input = parseInput(
+      procedureSuggestInput,
+      'procedure suggest',
+      topK === undefined ? { query } : { query, topK },
+    );
+    const k = input.topK ?? this.options.suggestTopK;
+    const { candidates: found, arms } = await searchCandidates(
+      this.procedures,
+      this.embedder,
+      space,
+      input.query,
+      k,
+      this.options,
+    );
+    const byId = new Map(
+      (
+        await this.procedures.getMany(
+          space,
+          found.map((f) => f.id),
+        )
+      ).map((p) => [p.id, p]),
+    );
+    const candidates = found.flatMap((f) => {
+      const procedure = byId.get(f.id);
+      return procedure
+        ? [
+            {
+              id: f.id,
+              keywordScore: f.keywordScore,
+              similarity: f.similarity,
+              keywordRank: f.keywordRank,
+              vectorRank: f.vectorRank,
+              procedure,
+              successCount: procedure.successCount,
+              failureCount: procedure.failureCount,
+            },
+          ]
+        : [];
+    });
+    return rankProcedures(candidates, arms, this.options.ranking)
+      .slice(0, k)
+      .map((c) => ({
+        procedure: c.procedure,
+        successRate: c.successRate,
+        relevance: c.relevance,
+        score: c.score,
+        keywordRank: c.keywordRank,
+        vectorRank: c.vectorRank,
+        similarity: c.similarity,
+      }));
+  }
+
+  /** Count one use (atomic in the store: concurrent reports from several processes are all counted). */
+  async recordOutcome(space: string, id: string, success: boolean): Promise<Procedure> {
+    checkName(space, 'space');
+    const input = parseInput(procedureOutcomeInput, 'procedure outcome', { id, success });
+    return this.procedures.incrementOutcome(space, input.id, input.success, this.clock.now().toISOString());
+  }
+
+  async get(space: string, id: string): Promise<Procedure> {
+    checkName(space, 'space');
+    const ref = parseInput(refSchema, 'procedure get', id);
+    const procedure = await this.procedures.get(space, ref);
+    if (!procedure)
+      throw new MemError(
+        'NOT_FOUND',
+        `No procedure with id "${ref}" in space "${space}". Use suggest or list to find its id.`,
+      );
+    return procedure;
+  }
+
+  async count(space: string): Promise<number> {
+    checkName(space, 'space');
+    return this.procedures.count(space);
+  }
+}
+
+export function createProceduralMemory(deps: ProceduralMemoryDeps): ProceduralMemory {
+  return new ProceduralMemory(deps);
+}
