@@ -1,3 +1,23 @@
+export {
+  createSqliteEpisodeStore,
+  createSqliteProcedureStore,
+  type SqliteEpisodeStore,
+  type SqliteProcedureStore,
+} from './candidate-stores.js';
+export type {
+  SqliteConnectionOptions,
+  SqliteHandle,
+  SqliteOpenOptions,
+  SqliteSource,
+} from './connection.js';
 export { isBusyError, loadVectorExtension, type OpenDatabaseOptions, openDatabase, withBusyRetry } from './database.js';
 export { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './knowledge-store.js';
-export { type Migration, type MigrationResult, migrations, runMigrations, schemaVersion } from './migrations.js';
+export {
+  type Migration,
+  type MigrationResult,
+  migrations,
+  runMigrations,
+  STRUCTURED_SCHEMA_VERSION,
+  schemaVersion,
+} from './migrations.js';
+export { createSqliteStructuredStores, type SqliteStructuredStores } from './structured-stores.js';

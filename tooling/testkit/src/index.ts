@@ -2,3 +2,10 @@ export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStore
 export * from './port-fixture.js';
 export * from './structured.js';
 export * from './candidates.js';
+export {
+  describeTranscriptStore,
+  type TranscriptStoreFactory,
+  type TranscriptStoreFixture,
+  type TranscriptStoreTestOptions,
+} from './transcript.js';
+export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';

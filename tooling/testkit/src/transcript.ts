@@ -37,7 +37,11 @@ class SimulatedCrash extends Error {
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const header = (id: string, ms = 0): TranscriptHeader => ({ conversationId: id, createdAt: at(ms) });
-const msg = (role: TranscriptMessage['role'], content: string, ms = 0): TranscriptMessage => ({ role, content, at: at(ms) });
+const msg = (role: TranscriptMessage['role'], content: string, ms = 0): TranscriptMessage => ({
+  role,
+  content,
+  at: at(ms),
+});
 
 /** Counts words: enough for the service checks here, and fast. */
 const wordTokenizer: Tokenizer = { id: 'words', count: (s) => s.split(/\s+/).filter(Boolean).length };
@@ -67,7 +71,11 @@ const TRICKY_CONTENTS = [
  * The conformance suite of the TranscriptStore port (SPEC §3). Every adapter runs it with a factory of fresh
  * stores; `openAnother` opens a second instance on the same data, as a second process would.
  */
-export function describeTranscriptStore(name: string, factory: TranscriptStoreFactory, options: { timeoutMs?: number } = {}): void {
+export function describeTranscriptStore(
+  name: string,
+  factory: TranscriptStoreFactory,
+  options: { timeoutMs?: number } = {},
+): void {
   describe(`TranscriptStore conformance: ${name}`, { timeout: options.timeoutMs ?? 120_000 }, () => {
     let fixture: TranscriptStoreFixture | undefined;
     const opened: TranscriptStore[] = [];
@@ -103,14 +111,19 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       // A later init is ignored: the transcript keeps its header.
       const again = await store.append('acme', 'alice', [msg('assistant', 'hi', 1)], header('c2', 5));
       expect(again.header).toEqual(header('c1'));
-      expect(await store.read('acme', 'alice')).toEqual({ header: header('c1'), messages: [msg('user', 'hello'), msg('assistant', 'hi', 1)] });
+      expect(await store.read('acme', 'alice')).toEqual({
+        header: header('c1'),
+        messages: [msg('user', 'hello'), msg('assistant', 'hi', 1)],
+      });
       expect(await store.agents('acme')).toEqual(['alice']);
     });
 
     it('round-trips contents exactly: Unicode, Markdown that looks like the format, blank lines, CR/LF, long text', async () => {
       const { store } = await setup();
       const long = `${'A long tool result line with numbers 0123456789.\n'.repeat(20_000)}end`;
-      const messages = [...TRICKY_CONTENTS, long].map((c, i) => msg((['user', 'assistant', 'tool', 'system'] as const)[i % 4]!, c, i));
+      const messages = [...TRICKY_CONTENTS, long].map((c, i) =>
+        msg((['user', 'assistant', 'tool', 'system'] as const)[i % 4]!, c, i),
+      );
       await store.append('acme', 'alice', messages.slice(0, 3), header('c1'));
       for (const m of messages.slice(3)) await store.append('acme', 'alice', [m], header('c1'));
       expect((await store.read('acme', 'alice'))?.messages).toEqual(messages);
@@ -133,10 +146,18 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       expect(await store.agents('acme')).toEqual(['alice', 'bob']);
       expect(await store.agents('globex')).toEqual(['alice']);
       const snap = (await store.read('acme', 'alice'))!;
-      await store.compact('acme', 'alice', { basis: { conversationId: 'c1', messageCount: 1 }, header: header('n1'), messages: [msg('system', 'sum')], archivedAt: at(0) });
+      await store.compact('acme', 'alice', {
+        basis: { conversationId: 'c1', messageCount: 1 },
+        header: header('n1'),
+        messages: [msg('system', 'sum')],
+        archivedAt: at(0),
+      });
       expect(await store.listArchives('globex', 'alice')).toEqual([]);
       expect((await store.read('globex', 'alice'))?.messages.map((m) => m.content)).toEqual(['globex alice']);
-      await expectCode(store.readArchive('globex', 'alice', (await store.listArchives('acme', 'alice'))[0]!.id), 'NOT_FOUND');
+      await expectCode(
+        store.readArchive('globex', 'alice', (await store.listArchives('acme', 'alice'))[0]!.id),
+        'NOT_FOUND',
+      );
       expect(snap.messages).toHaveLength(1);
     });
 
@@ -149,14 +170,25 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
         await expectCode(store.listArchives('acme', agent), 'INVALID_INPUT');
         await expectCode(store.remove('acme', agent), 'INVALID_INPUT');
         await expectCode(
-          store.compact('acme', agent, { basis: { conversationId: 'c1', messageCount: 0 }, header: header('n'), messages: [], archivedAt: at(0) }),
+          store.compact('acme', agent, {
+            basis: { conversationId: 'c1', messageCount: 0 },
+            header: header('n'),
+            messages: [],
+            archivedAt: at(0),
+          }),
           'INVALID_INPUT',
         );
         await expectCode(store.append(agent, 'alice', [msg('user', 'x')], header('c1')), 'INVALID_INPUT');
       }
       await expectCode(store.agents('../acme'), 'INVALID_INPUT');
       await store.append('acme', 'alice', [msg('user', 'x')], header('c1'));
-      for (const id of ['../MEMORY', '../../../etc/passwd', 'history_x', 'history_2026-03-01T12-00-00.000Z/../../x', 'MEMORY']) {
+      for (const id of [
+        '../MEMORY',
+        '../../../etc/passwd',
+        'history_x',
+        'history_2026-03-01T12-00-00.000Z/../../x',
+        'MEMORY',
+      ]) {
         await expectCode(store.readArchive('acme', 'alice', id), 'INVALID_INPUT');
         await expectCode(store.deleteArchive('acme', 'alice', id), 'INVALID_INPUT');
       }
@@ -173,9 +205,18 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
 
     it('refuses malformed messages and headers', async () => {
       const { store } = await setup();
-      await expectCode(store.append('acme', 'alice', [{ role: 'boss' as never, content: 'x', at: at(0) }], header('c1')), 'INVALID_INPUT');
-      await expectCode(store.append('acme', 'alice', [{ role: 'user', content: 'x', at: 'yesterday' }], header('c1')), 'INVALID_INPUT');
-      await expectCode(store.append('acme', 'alice', [msg('user', 'x')], { conversationId: 'a b/c', createdAt: at(0) }), 'INVALID_INPUT');
+      await expectCode(
+        store.append('acme', 'alice', [{ role: 'boss' as never, content: 'x', at: at(0) }], header('c1')),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        store.append('acme', 'alice', [{ role: 'user', content: 'x', at: 'yesterday' }], header('c1')),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        store.append('acme', 'alice', [msg('user', 'x')], { conversationId: 'a b/c', createdAt: at(0) }),
+        'INVALID_INPUT',
+      );
       expect(await store.read('acme', 'alice')).toBeNull();
     });
 
@@ -190,14 +231,22 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       const f = await setup();
       const other = await another(f);
       const writer = async (s: TranscriptStore, tag: string) => {
-        for (let i = 0; i < 60; i++) await s.append('acme', 'alice', [msg('user', `${tag}-${i}\n${'x'.repeat(i * 50)}\n${tag}-${i}-end`, i)], header('c1'));
+        for (let i = 0; i < 60; i++)
+          await s.append(
+            'acme',
+            'alice',
+            [msg('user', `${tag}-${i}\n${'x'.repeat(i * 50)}\n${tag}-${i}-end`, i)],
+            header('c1'),
+          );
       };
       await Promise.all([writer(f.store, 'A'), writer(other, 'B'), writer(f.store, 'C')]);
       const got = (await f.store.read('acme', 'alice'))!.messages;
       expect(got).toHaveLength(180);
       for (const tag of ['A', 'B', 'C']) {
         const mine = got.filter((m) => m.content.startsWith(`${tag}-`));
-        expect(mine.map((m) => m.content)).toEqual(Array.from({ length: 60 }, (_, i) => `${tag}-${i}\n${'x'.repeat(i * 50)}\n${tag}-${i}-end`));
+        expect(mine.map((m) => m.content)).toEqual(
+          Array.from({ length: 60 }, (_, i) => `${tag}-${i}\n${'x'.repeat(i * 50)}\n${tag}-${i}-end`),
+        );
       }
     });
 
@@ -218,7 +267,10 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       expect(r.archive.size).toBeGreaterThan(0);
       const expected: Transcript = {
         header: header('c2', 10),
-        messages: [msg('system', '[Compressed Memory Summary]\none, two', 10), msg('user', 'three, after the snapshot', 2)],
+        messages: [
+          msg('system', '[Compressed Memory Summary]\none, two', 10),
+          msg('user', 'three, after the snapshot', 2),
+        ],
       };
       expect(r.transcript).toEqual(expected);
       expect(await store.read('acme', 'alice')).toEqual(expected);
@@ -229,17 +281,32 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       });
       // The snapshot is gone: compacting from it again is a conflict, and nothing changes.
       await expectCode(
-        store.compact('acme', 'alice', { basis: { conversationId: 'c1', messageCount: 2 }, header: header('c3'), messages: [], archivedAt: at(20) }),
+        store.compact('acme', 'alice', {
+          basis: { conversationId: 'c1', messageCount: 2 },
+          header: header('c3'),
+          messages: [],
+          archivedAt: at(20),
+        }),
         'CONFLICT',
       );
       await expectCode(
-        store.compact('acme', 'alice', { basis: { conversationId: 'c2', messageCount: 5 }, header: header('c3'), messages: [], archivedAt: at(20) }),
+        store.compact('acme', 'alice', {
+          basis: { conversationId: 'c2', messageCount: 5 },
+          header: header('c3'),
+          messages: [],
+          archivedAt: at(20),
+        }),
         'CONFLICT',
       );
       expect(await store.read('acme', 'alice')).toEqual(expected);
       expect(await store.listArchives('acme', 'alice')).toHaveLength(1);
       await expectCode(
-        store.compact('acme', 'nobody', { basis: { conversationId: 'c1', messageCount: 0 }, header: header('c3'), messages: [], archivedAt: at(20) }),
+        store.compact('acme', 'nobody', {
+          basis: { conversationId: 'c1', messageCount: 0 },
+          header: header('c3'),
+          messages: [],
+          archivedAt: at(20),
+        }),
         'NOT_FOUND',
       );
     });
@@ -248,13 +315,30 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       const { store } = await setup();
       await store.append('acme', 'alice', [msg('user', 'first')], header('c1'));
       const stamp = at(0);
-      const a = await store.compact('acme', 'alice', { basis: { conversationId: 'c1', messageCount: 1 }, header: header('c2'), messages: [msg('system', 's1')], archivedAt: stamp });
-      const b = await store.compact('acme', 'alice', { basis: { conversationId: 'c2', messageCount: 1 }, header: header('c3'), messages: [msg('system', 's2')], archivedAt: stamp });
-      const c = await store.compact('acme', 'alice', { basis: { conversationId: 'c3', messageCount: 1 }, header: header('c4'), messages: [msg('system', 's3')], archivedAt: stamp });
+      const a = await store.compact('acme', 'alice', {
+        basis: { conversationId: 'c1', messageCount: 1 },
+        header: header('c2'),
+        messages: [msg('system', 's1')],
+        archivedAt: stamp,
+      });
+      const b = await store.compact('acme', 'alice', {
+        basis: { conversationId: 'c2', messageCount: 1 },
+        header: header('c3'),
+        messages: [msg('system', 's2')],
+        archivedAt: stamp,
+      });
+      const c = await store.compact('acme', 'alice', {
+        basis: { conversationId: 'c3', messageCount: 1 },
+        header: header('c4'),
+        messages: [msg('system', 's3')],
+        archivedAt: stamp,
+      });
       const ids = [a.archive.id, b.archive.id, c.archive.id];
       expect(new Set(ids).size).toBe(3);
       expect((await store.listArchives('acme', 'alice')).map((x) => x.id)).toEqual(ids);
-      expect((await store.readArchive('acme', 'alice', a.archive.id)).messages.map((m) => m.content)).toEqual(['first']);
+      expect((await store.readArchive('acme', 'alice', a.archive.id)).messages.map((m) => m.content)).toEqual([
+        'first',
+      ]);
       expect((await store.readArchive('acme', 'alice', b.archive.id)).messages.map((m) => m.content)).toEqual(['s1']);
       expect((await store.readArchive('acme', 'alice', c.archive.id)).messages.map((m) => m.content)).toEqual(['s2']);
       expect(await store.deleteArchive('acme', 'alice', b.archive.id)).toBe(true);
@@ -268,21 +352,36 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       const steps: string[] = [];
       hook = (step) => void steps.push(step);
       await f.store.append('acme', 'probe', [msg('user', 'probe')], header('p1'));
-      await f.store.compact('acme', 'probe', { basis: { conversationId: 'p1', messageCount: 1 }, header: header('p2'), messages: [msg('system', 'p')], archivedAt: at(0) });
+      await f.store.compact('acme', 'probe', {
+        basis: { conversationId: 'p1', messageCount: 1 },
+        header: header('p2'),
+        messages: [msg('system', 'p')],
+        archivedAt: at(0),
+      });
       expect(steps.length).toBeGreaterThanOrEqual(2);
 
       for (const [i, step] of steps.entries()) {
         const agent = `crash-${i}`;
         hook = undefined;
-        const old: TranscriptMessage[] = Array.from({ length: 5 }, (_, k) => msg(k % 2 ? 'assistant' : 'user', `${agent} message ${k}\n---\nwith a rule`, k));
+        const old: TranscriptMessage[] = Array.from({ length: 5 }, (_, k) =>
+          msg(k % 2 ? 'assistant' : 'user', `${agent} message ${k}\n---\nwith a rule`, k),
+        );
         await f.store.append('acme', agent, old, header(`o${i}`));
         const oldTranscript = (await f.store.read('acme', agent))!;
-        const next: Transcript = { header: header(`n${i}`, 100), messages: [msg('system', `summary of ${agent}`, 100)] };
+        const next: Transcript = {
+          header: header(`n${i}`, 100),
+          messages: [msg('system', `summary of ${agent}`, 100)],
+        };
         hook = (s) => {
           if (s === step) throw new SimulatedCrash(s);
         };
         await expect(
-          f.store.compact('acme', agent, { basis: { conversationId: `o${i}`, messageCount: 5 }, header: next.header, messages: next.messages, archivedAt: at(100) }),
+          f.store.compact('acme', agent, {
+            basis: { conversationId: `o${i}`, messageCount: 5 },
+            header: next.header,
+            messages: next.messages,
+            archivedAt: at(100),
+          }),
         ).rejects.toBeInstanceOf(SimulatedCrash);
         hook = undefined;
 
@@ -303,8 +402,10 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
           archivedAt: at(300),
         });
         const seen = new Set<string>();
-        for (const a of await reopened.listArchives('acme', agent)) for (const m of (await reopened.readArchive('acme', agent, a.id)).messages) seen.add(m.content);
-        for (const m of [...old, msg('user', 'after the crash', 200)]) expect(seen.has(m.content), `${m.content} after a crash before "${step}"`).toBe(true);
+        for (const a of await reopened.listArchives('acme', agent))
+          for (const m of (await reopened.readArchive('acme', agent, a.id)).messages) seen.add(m.content);
+        for (const m of [...old, msg('user', 'after the crash', 200)])
+          expect(seen.has(m.content), `${m.content} after a crash before "${step}"`).toBe(true);
         expect(r.transcript.messages.map((m) => m.content)).toEqual(['final']);
       }
     });
@@ -313,8 +414,16 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       const f = await setup();
       const other = await another(f);
       await f.store.append('acme', 'alice', [msg('user', 'a'), msg('user', 'b', 1)], header('c1'));
-      const change = (id: string) => ({ basis: { conversationId: 'c1', messageCount: 2 }, header: header(id, 5), messages: [msg('system', `by ${id}`, 5)], archivedAt: at(5) });
-      const results = await Promise.allSettled([f.store.compact('acme', 'alice', change('x')), other.compact('acme', 'alice', change('y'))]);
+      const change = (id: string) => ({
+        basis: { conversationId: 'c1', messageCount: 2 },
+        header: header(id, 5),
+        messages: [msg('system', `by ${id}`, 5)],
+        archivedAt: at(5),
+      });
+      const results = await Promise.allSettled([
+        f.store.compact('acme', 'alice', change('x')),
+        other.compact('acme', 'alice', change('y')),
+      ]);
       const won = results.filter((r) => r.status === 'fulfilled');
       const lost = results.filter((r) => r.status === 'rejected');
       expect(won).toHaveLength(1);
@@ -333,7 +442,12 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
           await tx.append([msg('user', `${tag} in lock`)], header('c1'));
           const t = await tx.read();
           if (tag === 'B' && t) {
-            await tx.compact({ basis: { conversationId: t.header.conversationId, messageCount: t.messages.length }, header: header('c9', 9), messages: [msg('system', 'B compacted', 9)], archivedAt: at(9) });
+            await tx.compact({
+              basis: { conversationId: t.header.conversationId, messageCount: t.messages.length },
+              header: header('c9', 9),
+              messages: [msg('system', 'B compacted', 9)],
+              archivedAt: at(9),
+            });
           }
           spans.push([start, performance.now()]);
         });
@@ -341,7 +455,8 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       spans.sort((a, b) => a[0] - b[0]);
       for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
       const seen = new Set<string>();
-      for (const a of await f.store.listArchives('acme', 'alice')) for (const m of (await f.store.readArchive('acme', 'alice', a.id)).messages) seen.add(m.content);
+      for (const a of await f.store.listArchives('acme', 'alice'))
+        for (const m of (await f.store.readArchive('acme', 'alice', a.id)).messages) seen.add(m.content);
       for (const m of (await f.store.read('acme', 'alice'))!.messages) seen.add(m.content);
       expect([...seen].filter((c) => c.endsWith('in lock')).sort()).toEqual(['A in lock', 'B in lock', 'C in lock']);
     });
@@ -376,15 +491,26 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
       expect(compactions).toBeGreaterThanOrEqual(2);
       const seen = new Set<string>();
       for (const m of (await f.store.read('acme', 'alice'))!.messages) seen.add(m.content);
-      for (const a of await f.store.listArchives('acme', 'alice')) for (const m of (await f.store.readArchive('acme', 'alice', a.id)).messages) seen.add(m.content);
+      for (const a of await f.store.listArchives('acme', 'alice'))
+        for (const m of (await f.store.readArchive('acme', 'alice', a.id)).messages) seen.add(m.content);
       for (let i = 0; i < 80; i++) expect(seen.has(`m${i}`), `m${i}`).toBe(true);
     });
 
     it('remove deletes one agent’s transcript and archives, and nothing else', async () => {
       const { store } = await setup();
       await store.append('acme', 'alice', [msg('user', 'x')], header('c1'));
-      await store.compact('acme', 'alice', { basis: { conversationId: 'c1', messageCount: 1 }, header: header('c2'), messages: [msg('system', 's')], archivedAt: at(0) });
-      await store.compact('acme', 'alice', { basis: { conversationId: 'c2', messageCount: 1 }, header: header('c3'), messages: [msg('system', 's2')], archivedAt: at(1) });
+      await store.compact('acme', 'alice', {
+        basis: { conversationId: 'c1', messageCount: 1 },
+        header: header('c2'),
+        messages: [msg('system', 's')],
+        archivedAt: at(0),
+      });
+      await store.compact('acme', 'alice', {
+        basis: { conversationId: 'c2', messageCount: 1 },
+        header: header('c3'),
+        messages: [msg('system', 's2')],
+        archivedAt: at(1),
+      });
       await store.append('acme', 'bob', [msg('user', 'y')], header('c4'));
       await store.append('globex', 'alice', [msg('user', 'z')], header('c5'));
       expect(await store.remove('acme', 'alice')).toEqual({ transcripts: 1, archives: 2 });
@@ -398,7 +524,15 @@ export function describeTranscriptStore(name: string, factory: TranscriptStoreFa
     it('serves the conversation service: reload as persistent memory, compaction at the threshold', async () => {
       const f = await setup();
       const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-      const conv = new Conversation({ store: f.store, space: 'acme', agentId: 'alice', clock, tokenizer: wordTokenizer, systemPrompt: 'SYS', options: { contextLength: 200 } });
+      const conv = new Conversation({
+        store: f.store,
+        space: 'acme',
+        agentId: 'alice',
+        clock,
+        tokenizer: wordTokenizer,
+        systemPrompt: 'SYS',
+        options: { contextLength: 200 },
+      });
       for (let i = 0; i < 30; i++) {
         await conv.maybeCompress();
         await conv.add('user', `fact ${i} one two three four five`);
