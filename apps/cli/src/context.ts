@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import {
   createHashingEmbedder,
   createMemoryKnowledgeStore,
+  createMemoryStructuredStores,
   createStack,
   type Embedder,
   type KnowledgeStore,
@@ -10,6 +11,7 @@ import {
   type Principal,
   type Role,
   type Stack,
+  type StackOptions,
 } from '@mem/core';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
@@ -113,14 +115,18 @@ async function openEmbedder(g: GlobalOptions, env: Env): Promise<Embedder | unde
 /** Build the stack the global flags ask for. */
 export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
   let knowledge: KnowledgeStore;
+  let structured: StackOptions['structured'];
   switch (g.store) {
     case 'memory':
       knowledge = createMemoryKnowledgeStore();
+      structured = createMemoryStructuredStores();
       break;
     case 'sqlite': {
-      const { createSqliteStore } = await import('@mem/store-sqlite');
+      const { createSqliteStore, createSqliteStructuredStores } = await import('@mem/store-sqlite');
       if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true });
-      knowledge = createSqliteStore({ path: g.db });
+      const sqlite = createSqliteStore({ path: g.db });
+      knowledge = sqlite;
+      structured = createSqliteStructuredStores({ db: sqlite.db });
       break;
     }
     default:
@@ -130,5 +136,5 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
       );
   }
   const embedder = await openEmbedder(g, env);
-  return createStack({ knowledge, ...(embedder ? { embedder } : {}) });
+  return createStack({ knowledge, ...(structured ? { structured } : {}), ...(embedder ? { embedder } : {}) });
 }

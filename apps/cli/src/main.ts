@@ -1,28 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type ImportRecord, MemError, type Principal, type SearchResult, type Stack } from '@mem/core';
-import { GLOBAL_FLAGS, type GlobalOptions, globalOptions, openStack, principalOf, UsageError } from './context.js';
+import { bool, type Command, type Ctx, defined, int, need, num, refFrom, str, tags } from './command.js';
+import { structuredCommands } from './commands-structured.js';
+import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
 import { type Io, Progress } from './io.js';
-
-type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
-
-interface Command {
-  summary: string;
-  usage: string;
-  flags: FlagSpec;
-  /** Resolves to an exit code other than 0 when the command partly failed. */
-  run(ctx: Ctx): Promise<unknown>;
-}
-
-interface Ctx {
-  args: string[];
-  flags: Record<string, unknown>;
-  g: GlobalOptions;
-  p: Principal;
-  io: Io;
-  stack: () => Promise<Stack>;
-  out(json: unknown, human: () => string): void;
-}
 
 const USAGE_HEAD = `mem — long-term memory for LLM agents
 
@@ -38,70 +20,6 @@ Global flags:
   --json                                   one JSON document on stdout
 
 Commands:`;
-
-// ---------- flag helpers ----------
-
-function str(flags: Record<string, unknown>, name: string): string | undefined {
-  const v = flags[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function int(flags: Record<string, unknown>, name: string): number | undefined {
-  const v = str(flags, name);
-  if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number (got "${v}").`);
-  return Number(v);
-}
-
-function num(flags: Record<string, unknown>, name: string): number | undefined {
-  const v = str(flags, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${name} must be a number (got "${v}").`);
-  return n;
-}
-
-function bool(flags: Record<string, unknown>, name: string, required = false): boolean | undefined {
-  const v = str(flags, name);
-  if (v === undefined) {
-    if (required) throw new UsageError(`--${name} true|false is required.`);
-    return undefined;
-  }
-  if (v === 'true' || v === 'yes' || v === '1') return true;
-  if (v === 'false' || v === 'no' || v === '0') return false;
-  throw new UsageError(`--${name} must be true or false (got "${v}").`);
-}
-
-function tags(flags: Record<string, unknown>): string[] | undefined {
-  const v = str(flags, 'tags');
-  return v === undefined
-    ? undefined
-    : v
-        .split(',')
-        .map((t) => t.trim())
-        .filter((t) => t.length > 0);
-}
-
-function need(ctx: Ctx, index: number, what: string): string {
-  const v = ctx.args[index];
-  if (v === undefined || v === '') throw new UsageError(`missing ${what}.`);
-  return v;
-}
-
-function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** `<id>` or `--key K [--scope S]` */
-function refFrom(ctx: Ctx): { id: string } | { key: string; scope?: 'agent' | 'swarm' } {
-  const key = str(ctx.flags, 'key');
-  const id = ctx.args[0];
-  if (id !== undefined && key !== undefined) throw new UsageError('give either an id or --key, not both.');
-  if (key !== undefined)
-    return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
-  if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
-  return { id };
-}
 
 // ---------- human formatting ----------
 
@@ -147,7 +65,7 @@ function resultJson(r: SearchResult) {
 
 // ---------- commands ----------
 
-const commands: Record<string, Command> = {
+const knowledgeCommands: Record<string, Command> = {
   store: {
     summary: 'store a memory',
     usage: 'mem store <content|-> [--name N] [--key K] [--scope agent|swarm] [--source S] [--tags a,b]',
@@ -517,6 +435,15 @@ const commands: Record<string, Command> = {
   },
 };
 
+const commands: Record<string, Command> = { ...knowledgeCommands, ...structuredCommands };
+
+/** Words that take a sub-command (`mem facts set …`). */
+const GROUPS = new Set(
+  Object.keys(commands)
+    .filter((k) => k.includes(' '))
+    .map((k) => k.split(' ')[0]!),
+);
+
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
   return `${USAGE_HEAD}\n${Object.entries(commands)
@@ -526,7 +453,19 @@ function usage(): string {
 
 /** Run the CLI. Returns the exit code: 0 success, 1 refused request, 2 bad usage. */
 export async function run(argv: string[], io: Io): Promise<number> {
-  const [name, ...rest] = argv;
+  let [name, ...rest] = argv;
+  if (name !== undefined && GROUPS.has(name)) {
+    const sub = rest[0];
+    if (sub === undefined || sub.startsWith('-') || !commands[`${name} ${sub}`]) {
+      const subs = Object.keys(commands).filter((k) => k.startsWith(`${name} `));
+      io.stderr.write(
+        `mem ${name}: ${sub === undefined ? 'missing' : `unknown`} sub-command${sub ? ` "${sub}"` : ''}. Use one of: ${subs.join(', ')}.\n`,
+      );
+      return 2;
+    }
+    name = `${name} ${sub}`;
+    rest = rest.slice(1);
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(usage());
     return name === undefined ? 2 : 0;

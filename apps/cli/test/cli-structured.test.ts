@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Io } from '../src/io.js';
+import { run } from '../src/main.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mem-cli-structured-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function mem(args: string[], opts: { stdin?: string; store?: string } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    readStdin: async () => opts.stdin ?? '',
+    env: { MEM_DB: join(dir, 'structured.db'), MEM_EMBEDDER: 'hashing', MEM_STORE: opts.store ?? 'sqlite' },
+    cwd: dir,
+  };
+  const code = await run(args, io);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+describe('mem facts / episodes / procedures / consolidate', () => {
+  it('keeps fact priority and merges topic facts over global ones', async () => {
+    expect((await mem(['facts', 'set', 'tz', '"Europe/Paris"', '--user', 'ada', '--json'])).json().status).toBe(
+      'created',
+    );
+    const lower = await mem(['facts', 'set', 'tz', '"UTC"', '--user', 'ada', '--source', 'ai_inferred', '--json']);
+    expect(lower.json()).toMatchObject({ status: 'kept', fact: { value: 'Europe/Paris', source: 'user' } });
+    await mem(['facts', 'set', 'editor', 'vim', '--user', 'ada']);
+    await mem(['facts', 'set', 'editor', '"emacs"', '--user', 'ada', '--topic', 'work']);
+    expect((await mem(['facts', 'get', '--user', 'ada', '--json'])).json()).toEqual({
+      tz: 'Europe/Paris',
+      editor: 'vim',
+    });
+    expect((await mem(['facts', 'get', '--user', 'ada', '--topic', 'work', '--json'])).json()).toEqual({
+      tz: 'Europe/Paris',
+      editor: 'emacs',
+    });
+    const secret = await mem(['facts', 'set', 'token', '"ghp_abcdefghijklmnopqrstuvwxyz0123456789"', '--user', 'ada']);
+    expect(secret.code).toBe(1);
+    expect(secret.stderr).toContain('SECRET_DETECTED');
+    expect((await mem(['facts', 'set', 'k', '1'])).code).toBe(2);
+    expect((await mem(['facts', 'frob'])).code).toBe(2);
+  });
+
+  it('records and recalls episodes; consolidation adds facts once', async () => {
+    for (let i = 0; i < 4; i++) {
+      const r = await mem([
+        'episodes',
+        'add',
+        `Rolled out release ${i} to production`,
+        '--tools',
+        'deploy,kubectl',
+        '--outcome',
+        'success',
+        '--tags',
+        'deploy',
+        '--decisions',
+        'canary first;watch errors',
+        '--json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    await mem(['episodes', 'add', 'Wrote the deployment guide', '--tags', 'deployment', '--outcome', 'success']);
+    const recall = (await mem(['episodes', 'recall', 'production release rollout', '--json'])).json().results;
+    expect(recall[0].episode.summary).toMatch(/Rolled out release/);
+    expect((await mem(['episodes', 'by-tag', 'deploy', '--json'])).json().episodes).toHaveLength(4);
+    expect((await mem(['episodes', 'recent', '--n', '2', '--json'])).json().episodes[0].summary).toBe(
+      'Wrote the deployment guide',
+    );
+    const first = (await mem(['consolidate', '--json'])).json();
+    expect(first.newFacts).toBeGreaterThanOrEqual(2);
+    expect(first.facts.map((f: { key: string }) => f.key)).toEqual(
+      expect.arrayContaining(['tool.deploy.success-usage', 'tag.deploy.success-ratio']),
+    );
+    const second = (await mem(['consolidate', '--json'])).json();
+    expect(second.newFacts).toBe(0);
+    expect(
+      (await mem(['facts', 'get', '--user', 'agent', '--key', 'tool.deploy.success-usage', '--json'])).json().source,
+    ).toBe('ai_inferred');
+  });
+
+  it('suggests procedures that succeed above ones that fail', async () => {
+    const file = join(dir, 'proc.json');
+    const ids: string[] = [];
+    for (const name of ['Rotate TLS certificates with certbot', 'Rotate TLS certificates by hand']) {
+      writeFileSync(
+        file,
+        JSON.stringify({
+          name,
+          description: 'Renew and rotate expiring TLS certificates',
+          trigger: 'certificate expires',
+          steps: [{ toolName: 'shell', argsTemplate: { cmd: 'renew' } }],
+        }),
+      );
+      ids.push((await mem(['procedures', 'add', file, '--json'])).json().id);
+    }
+    for (let i = 0; i < 3; i++) {
+      await mem(['procedures', 'outcome', ids[1]!, '--success', 'true']);
+      await mem(['procedures', 'outcome', ids[0]!, '--success', 'false']);
+    }
+    const list = (await mem(['procedures', 'suggest', 'rotate expiring TLS certificates', '--json'])).json().results;
+    expect(list[0].procedure.id).toBe(ids[1]);
+    expect(list[0].successRate).toBe(1);
+    expect((await mem(['procedures', 'show', ids[0]!, '--json'])).json()).toMatchObject({
+      failureCount: 3,
+      successCount: 0,
+    });
+    const bad = await mem(['procedures', 'add', '-'], { stdin: '{"name": "x"}' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('INVALID_INPUT');
+    expect((await mem(['procedures', 'outcome', 'nope', '--success', 'true'])).stderr).toContain('NOT_FOUND');
+  });
+});
