@@ -1,0 +1,69 @@
+import type { SearchFilter } from '@mem/core';
+
+/**
+ * SQL text for LanceDB predicates (DataFusion dialect). User text only ever reaches a predicate as a string
+ * literal built here: single quotes doubled, backslashes literal (the dialect has no backslash escapes), and the
+ * string made well-formed UTF-16 so that the native layer never rejects it. Column names are fixed identifiers.
+ */
+export function sqlString(value: string): string {
+  return `'${wellFormed(value).replaceAll("'", "''")}'`;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replace lone UTF-16 surrogates by U+FFFD, as the UTF-8 encoding of stored strings does. */
+export function wellFormed(value: string): string {
+  return value.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** `column IN ('a', 'b')` for a non-empty list (callers batch long lists). */
+export function sqlIn(column: string, values: readonly string[]): string {
+  return `${column} IN (${values.map(sqlString).join(', ')})`;
+}
+
+/** Predicate for every row of one document. */
+export function docPredicate(space: string, docId: string): string {
+  return `space = ${sqlString(space)} AND doc_id = ${sqlString(docId)}`;
+}
+
+/**
+ * The predicate every search arm shares, mirroring `matchesFilter` of @mem/core: space, visibility (swarm scope or
+ * the viewer's own agent scope), not expired, then the optional scope, key prefix (literal and case-sensitive:
+ * `starts_with`, never LIKE, so `%` and `_` are plain characters), tags (every tag listed, exact) and source.
+ * LanceDB applies it before the top-k cut (prefilter) in both the vector and the full-text arm.
+ */
+export function filterPredicate(filter: SearchFilter): string {
+  const parts = [
+    `space = ${sqlString(filter.space)}`,
+    `(scope = 'swarm' OR (scope = 'agent' AND agent_id = ${sqlString(filter.viewerAgentId)}))`,
+    `(expires_at IS NULL OR expires_at > ${sqlString(filter.now)})`,
+  ];
+  if (filter.scope !== undefined) parts.push(`scope = ${sqlString(filter.scope)}`);
+  if (filter.keyPrefix !== undefined && filter.keyPrefix !== '')
+    parts.push(`starts_with(key, ${sqlString(filter.keyPrefix)})`);
+  if (filter.tags !== undefined && filter.tags.length > 0) {
+    const tags = [...new Set(filter.tags)];
+    parts.push(`array_has_all(tags, [${tags.map(sqlString).join(', ')}])`);
+  }
+  if (filter.source !== undefined) parts.push(`source = ${sqlString(filter.source)}`);
+  return parts.join(' AND ');
+}
+
+/**
+ * The text of the full-text query: the core's terms, cleaned and de-duplicated, joined by spaces. It is passed to
+ * a LanceDB `MatchQuery` (operator OR, no fuzziness), which runs it through the index tokenizer and has no query
+ * syntax at all: quotes, `AND`/`OR`/`NOT`, `*`, `:`, `+`/`-`, parentheses and backslashes are plain text (an
+ * operator word is just a word to match). Returns null when nothing is left to search for.
+ */
+export function matchText(terms: readonly string[]): string | null {
+  const seen = new Set<string>();
+  for (const term of terms) {
+    // Control characters separate nothing a user meant; make them spaces so tokens never glue together.
+    const clean = wellFormed(term)
+      .replace(/[\u0000-\u001f\u007f]/g, ' ')
+      .trim();
+    if (clean !== '') seen.add(clean);
+  }
+  if (seen.size === 0) return null;
+  return [...seen].join(' ');
+}
