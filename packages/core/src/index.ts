@@ -39,3 +39,4 @@ export * from './adapters/memory-transcript.js';
 export * from './adapters/memory-notebook.js';
 export * from './services/conversation.js';
 export * from './services/notebook.js';
+export * from './domain/token-budget.js';

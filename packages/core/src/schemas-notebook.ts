@@ -10,14 +10,18 @@ export const notebookFileSchema = z
   .string()
   .min(1, 'file must not be empty')
   .max(300, 'file has at most 300 characters')
-  .describe('A notebook file: MEMORY.md (default) or a path such as "people.md" or "plans/q3-roadmap.md" (".md" is added when missing; up to two folders).');
+  .describe(
+    'A notebook file: MEMORY.md (default) or a path such as "people.md" or "plans/q3-roadmap.md" (".md" is added when missing; up to two folders).',
+  );
 
 export const writeMemoryInput = z
   .object({
     content: z
       .string()
       .refine(noNul, 'content must not contain NUL characters')
-      .describe('Text to append as new line(s); with oldText, the text that replaces it (empty content removes the passage).'),
+      .describe(
+        'Text to append as new line(s); with oldText, the text that replaces it (empty content removes the passage).',
+      ),
     file: notebookFileSchema.optional(),
     oldText: z
       .string()
@@ -36,7 +40,12 @@ export const writeMemoryInput = z
 export const readMemoryInput = z
   .object({
     file: notebookFileSchema.optional(),
-    offset: z.number().int('offset must be a whole number').min(0, 'offset must be at least 0').optional().describe('Character offset to read from (for files cut at 65,536 characters).'),
+    offset: z
+      .number()
+      .int('offset must be a whole number')
+      .min(0, 'offset must be at least 0')
+      .optional()
+      .describe('Character offset to read from (for files cut at 65,536 characters).'),
   })
   .strict();
 
@@ -44,7 +53,12 @@ export const deleteMemoryInput = z.object({ file: notebookFileSchema }).strict()
 
 export const listMemoryInput = z
   .object({
-    prefix: z.string().max(300).refine(noNul, 'prefix must not contain NUL characters').optional().describe('Only files whose path starts with this literal prefix, e.g. "plans/".'),
+    prefix: z
+      .string()
+      .max(300)
+      .refine(noNul, 'prefix must not contain NUL characters')
+      .optional()
+      .describe('Only files whose path starts with this literal prefix, e.g. "plans/".'),
   })
   .strict();
 
@@ -69,7 +83,10 @@ export const conversationAddInput = z
 
 export const conversationCompactInput = z
   .object({
-    summary: z.string().refine((s) => s.trim().length > 0, 'summary must not be empty (leave it out to let the summariser write one)').optional(),
+    summary: z
+      .string()
+      .refine((s) => s.trim().length > 0, 'summary must not be empty (leave it out to let the summariser write one)')
+      .optional(),
   })
   .strict();
 

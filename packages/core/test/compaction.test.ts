@@ -5,8 +5,8 @@ import {
   shouldCompress,
   slidingWindow,
   summaryMessage,
-  templateSummary,
   type TranscriptMessage,
+  templateSummary,
 } from '../src/index.js';
 
 const at = '2026-03-01T12:00:00.000Z';
@@ -21,7 +21,15 @@ describe('compaction policy', () => {
   });
 
   it('sliding window drops whole oldest turns and keeps the newest turn', () => {
-    const msgs = [m('user', 'q1'), m('assistant', 'a1'), m('user', 'q2'), m('tool', 't2'), m('assistant', 'a2'), m('user', 'q3'), m('assistant', 'a3')];
+    const msgs = [
+      m('user', 'q1'),
+      m('assistant', 'a1'),
+      m('user', 'q2'),
+      m('tool', 't2'),
+      m('assistant', 'a2'),
+      m('user', 'q3'),
+      m('assistant', 'a3'),
+    ];
     const counts = msgs.map(() => 10);
     expect(slidingWindow(msgs, counts, 100)).toEqual(msgs);
     expect(slidingWindow(msgs, counts, 50).map((x) => x.content)).toEqual(['q2', 't2', 'a2', 'q3', 'a3']);
@@ -30,7 +38,13 @@ describe('compaction policy', () => {
   });
 
   it('sliding window keeps a leading summary block', () => {
-    const msgs = [summaryMessage('earlier: chose postgres', at), m('user', 'q1'), m('assistant', 'a1'), m('user', 'q2'), m('assistant', 'a2')];
+    const msgs = [
+      summaryMessage('earlier: chose postgres', at),
+      m('user', 'q1'),
+      m('assistant', 'a1'),
+      m('user', 'q2'),
+      m('assistant', 'a2'),
+    ];
     const kept = slidingWindow(msgs, [10, 10, 10, 10, 10], 30);
     expect(kept.map((x) => x.content)).toEqual(['[Compressed Memory Summary]\nearlier: chose postgres', 'q2', 'a2']);
   });
@@ -49,7 +63,9 @@ describe('compaction policy', () => {
 
 describe('template summariser', () => {
   it('lists the last 20 messages as "- [role]: text", each cut at 200 characters', async () => {
-    const msgs = Array.from({ length: 25 }, (_, i) => m(i % 2 ? 'assistant' : 'user', `message ${i}\nsecond line ${'x'.repeat(i === 24 ? 300 : 0)}`));
+    const msgs = Array.from({ length: 25 }, (_, i) =>
+      m(i % 2 ? 'assistant' : 'user', `message ${i}\nsecond line ${'x'.repeat(i === 24 ? 300 : 0)}`),
+    );
     const r = await createTemplateSummarizer().summarize({ messages: msgs });
     const lines = r.summary.split('\n');
     expect(lines).toHaveLength(20);

@@ -55,7 +55,10 @@ function spyStore(inner: TranscriptStore): TranscriptStore & { writes: number } 
   return s;
 }
 
-function setup(options: ConstructorParameters<typeof Conversation>[0]['options'] = {}, extra: Partial<ConstructorParameters<typeof Conversation>[0]> = {}) {
+function setup(
+  options: ConstructorParameters<typeof Conversation>[0]['options'] = {},
+  extra: Partial<ConstructorParameters<typeof Conversation>[0]> = {},
+) {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const store = createMemoryTranscriptStore();
   const logger = recordingLogger();
@@ -88,7 +91,9 @@ describe('Conversation: writing and loading', () => {
       ['user', 'Where do we deploy?', '2026-03-01T12:00:00.000Z'],
       ['assistant', 'To eu-west.', '2026-03-01T12:00:01.500Z'],
     ]);
-    expect(await conv.render()).toBe('[2026-03-01T12:00:00.000Z] user: Where do we deploy?\n[2026-03-01T12:00:01.500Z] assistant: To eu-west.');
+    expect(await conv.render()).toBe(
+      '[2026-03-01T12:00:00.000Z] user: Where do we deploy?\n[2026-03-01T12:00:01.500Z] assistant: To eu-west.',
+    );
   });
 
   it('redacts secrets before writing by default, and can be told not to', async () => {
@@ -108,16 +113,29 @@ describe('Conversation: writing and loading', () => {
     await conv.add('user', 'We chose Postgres.');
     await conv.add('assistant', 'Noted: Postgres.');
     const spy = spyStore(store);
-    const again = new Conversation({ store: spy, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer, systemPrompt: 'SYS', rules: ['R1'] });
+    const again = new Conversation({
+      store: spy,
+      space: 'acme',
+      agentId: 'alice',
+      clock,
+      tokenizer: realTokenizer,
+      systemPrompt: 'SYS',
+      rules: ['R1'],
+    });
     const history = await again.history();
     expect(history.map((h) => h.role)).toEqual(['system', 'system', 'system']);
     expect(history[0]!.content).toBe('SYS');
     expect(history[1]!.content).toBe('## Rules\n\n- R1');
     expect(history[2]!.content).toMatch(/^# Persistent Memory\n/);
-    expect(history[2]!.content).toContain('[2026-03-01T12:00:00.000Z] user: We chose Postgres.\n[2026-03-01T12:00:00.000Z] assistant: Noted: Postgres.');
+    expect(history[2]!.content).toContain(
+      '[2026-03-01T12:00:00.000Z] user: We chose Postgres.\n[2026-03-01T12:00:00.000Z] assistant: Noted: Postgres.',
+    );
     expect(spy.writes).toBe(0);
     // System prompt and rules are never written to the transcript.
-    expect((await store.read('acme', 'alice'))!.messages.map((m) => m.content)).toEqual(['We chose Postgres.', 'Noted: Postgres.']);
+    expect((await store.read('acme', 'alice'))!.messages.map((m) => m.content)).toEqual([
+      'We chose Postgres.',
+      'Noted: Postgres.',
+    ]);
   });
 
   it('keeps the order of concurrent adds identical in memory and in the store', async () => {
@@ -142,9 +160,21 @@ describe('Conversation: context assembly', () => {
   it('orders system prompt → rules → persistent memory → session → recall block → current turn', async () => {
     const { conv, store, clock } = setup();
     await conv.add('user', 'old question');
-    const later = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer, systemPrompt: 'SYS', rules: ['R1'] });
+    const later = new Conversation({
+      store,
+      space: 'acme',
+      agentId: 'alice',
+      clock,
+      tokenizer: realTokenizer,
+      systemPrompt: 'SYS',
+      rules: ['R1'],
+    });
     await later.add('assistant', 'new answer');
-    const ctx = await later.context({ notebook: '<memory>notes</memory>', recall: '### Relevant Past Knowledge\n- x', turn: 'What next?' });
+    const ctx = await later.context({
+      notebook: '<memory>notes</memory>',
+      recall: '### Relevant Past Knowledge\n- x',
+      turn: 'What next?',
+    });
     expect(ctx.messages.map((m) => [m.role, m.content.split('\n')[0]])).toEqual([
       ['system', 'SYS'],
       ['system', '## Rules'],
@@ -187,22 +217,36 @@ describe('Conversation: context assembly', () => {
   it('assembling context costs about the same at 100k messages as at 1k', async () => {
     async function timeAt(n: number): Promise<number> {
       const store = createMemoryTranscriptStore();
-      const conv = new Conversation({ store, space: 's', agentId: 'a', tokenizer: cheapTokenizer, options: { contextLength: 8_000, redactSecrets: false } });
-      await conv.addMany(Array.from({ length: n }, (_, i) => ({ role: 'user' as const, content: `message ${i} with some words in it` })));
+      const conv = new Conversation({
+        store,
+        space: 's',
+        agentId: 'a',
+        tokenizer: cheapTokenizer,
+        options: { contextLength: 8_000, redactSecrets: false },
+      });
+      await conv.addMany(
+        Array.from({ length: n }, (_, i) => ({ role: 'user' as const, content: `message ${i} with some words in it` })),
+      );
       await conv.context({ turn: 'warm up' });
-      const start = performance.now();
-      for (let i = 0; i < 200; i++) await conv.context({ turn: `turn ${i}` });
-      return performance.now() - start;
+      // The fastest of several batches: robust against a busy machine.
+      let best = Number.POSITIVE_INFINITY;
+      for (let batch = 0; batch < 7; batch++) {
+        const start = performance.now();
+        for (let i = 0; i < 40; i++) await conv.context({ turn: `turn ${i}` });
+        best = Math.min(best, performance.now() - start);
+      }
+      return best;
     }
     const small = await timeAt(1_000);
     const large = await timeAt(100_000);
     // The budget bounds the work, not the history length (a generous bound against timer noise).
-    expect(large).toBeLessThan(Math.max(small * 3, 50));
+    expect(large).toBeLessThan(small * 3 + 20);
   });
 });
 
 describe('Conversation: automatic compression', () => {
-  const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `word${(i * 7 + seed) % 50}`).join(' ');
+  const words = (n: number, seed: number) =>
+    Array.from({ length: n }, (_, i) => `word${(i * 7 + seed) % 50}`).join(' ');
 
   it('fires at the threshold and only then, in a fixed-count loop', async () => {
     const { conv, store } = setup({ contextLength: 1_500 });
@@ -266,7 +310,19 @@ describe('Conversation: automatic compression', () => {
     expect(await conv.history()).toEqual(historyBefore);
     expect(logger.warnings.join('\n')).toMatch(/transcript kept.*model offline/);
     // An empty summary is a failure too; the conversation goes on.
-    const empty = setup({ contextLength: 400 }, { summarizer: { id: 'mute', summarize: async () => ({ summary: ' ', usage: { inputTokens: 1, outputTokens: 0, totalTokens: 1 }, summarizer: 'mute' }) } });
+    const empty = setup(
+      { contextLength: 400 },
+      {
+        summarizer: {
+          id: 'mute',
+          summarize: async () => ({
+            summary: ' ',
+            usage: { inputTokens: 1, outputTokens: 0, totalTokens: 1 },
+            summarizer: 'mute',
+          }),
+        },
+      },
+    );
     for (let i = 0; i < 12; i++) await empty.conv.add('user', `fact ${i}: ${words(12, i)}`);
     expect(await empty.conv.maybeCompress()).toMatchObject({ status: 'failed' });
     expect((await empty.store.read('acme', 'alice'))!.messages).toHaveLength(12);
@@ -286,7 +342,13 @@ describe('Conversation: automatic compression', () => {
     const now = (await store.read('acme', 'alice'))!;
     expect(now.header.conversationId).not.toBe(old.header.conversationId);
     expect(now.header.createdAt).toBe('2026-03-01T12:01:00.000Z');
-    expect(now.messages).toEqual([{ role: 'system', content: '[Compressed Memory Summary]\nDecided: Postgres 16. Open: backups.', at: '2026-03-01T12:01:00.000Z' }]);
+    expect(now.messages).toEqual([
+      {
+        role: 'system',
+        content: '[Compressed Memory Summary]\nDecided: Postgres 16. Open: backups.',
+        at: '2026-03-01T12:01:00.000Z',
+      },
+    ]);
     const history = await conv.history();
     expect(history).toHaveLength(3);
     expect(history[2]!.content).toContain('[Compressed Memory Summary]');
@@ -301,33 +363,67 @@ describe('Conversation: automatic compression', () => {
       id: 'slow',
       summarize: async ({ messages }) => {
         await other.add('user', 'written during the summary');
-        return { summary: `Summary of ${messages.length} messages.`, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, summarizer: 'slow' };
+        return {
+          summary: `Summary of ${messages.length} messages.`,
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          summarizer: 'slow',
+        };
       },
     };
-    const conv = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer, summarizer: slow });
+    const conv = new Conversation({
+      store,
+      space: 'acme',
+      agentId: 'alice',
+      clock,
+      tokenizer: realTokenizer,
+      summarizer: slow,
+    });
     await conv.add('user', 'first');
     await conv.add('user', 'second');
     const r = await conv.compress();
     expect(r).toMatchObject({ status: 'compacted', carried: 1 });
     const now = (await store.read('acme', 'alice'))!;
-    expect(now.messages.map((m) => m.content)).toEqual(['[Compressed Memory Summary]\nSummary of 2 messages.', 'written during the summary']);
+    expect(now.messages.map((m) => m.content)).toEqual([
+      '[Compressed Memory Summary]\nSummary of 2 messages.',
+      'written during the summary',
+    ]);
   });
 
   it('a compaction that lost the race to another writer is skipped and the history reloaded', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const store = createMemoryTranscriptStore();
-    const a = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer, options: { contextLength: 300 } });
+    const a = new Conversation({
+      store,
+      space: 'acme',
+      agentId: 'alice',
+      clock,
+      tokenizer: realTokenizer,
+      options: { contextLength: 300 },
+    });
     for (let i = 0; i < 20; i++) await a.add('user', `message ${i} with a few words`);
     let b!: Conversation;
     const racing: Summarizer = {
       id: 'racing',
       summarize: async () => {
         await b.compact('B compacted first.');
-        return { summary: 'A summary.', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, summarizer: 'racing' };
+        return {
+          summary: 'A summary.',
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          summarizer: 'racing',
+        };
       },
     };
     b = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer });
-    const a2 = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer, summarizer: racing, options: { contextLength: 300 }, logger: recordingLogger() });
+    const a2 = new Conversation({
+      store,
+      space: 'acme',
+      agentId: 'alice',
+      clock,
+      tokenizer: realTokenizer,
+      summarizer: racing,
+      options: { contextLength: 300 },
+      logger: recordingLogger(),
+    });
     const outcome = await a2.maybeCompress();
     expect(outcome).toMatchObject({ status: 'skipped' });
     expect((await a2.history()).at(-1)!.content).toContain('B compacted first.');
@@ -354,7 +450,12 @@ describe('Conversation: other strategies', () => {
   });
 
   it('drop-tool-results replaces old large tool results by a one-line placeholder', async () => {
-    const { conv, store } = setup({ contextLength: 4_000, strategy: 'drop-tool-results', largeToolResultTokens: 200, keepRecent: 2 });
+    const { conv, store } = setup({
+      contextLength: 4_000,
+      strategy: 'drop-tool-results',
+      largeToolResultTokens: 200,
+      keepRecent: 2,
+    });
     await conv.add('user', 'list the files');
     await conv.add('tool', Array.from({ length: 400 }, (_, i) => `file-${i}.txt`).join('\n'));
     await conv.add('assistant', 'There are 400 files.');
@@ -392,6 +493,8 @@ describe('ConversationService', () => {
     expect(await service.agents('acme')).toEqual(['alice', 'bob']);
     expect(await service.forget('acme', 'alice')).toEqual({ transcripts: 1, archives: 0 });
     expect(await service.agents('acme')).toEqual(['bob']);
-    expect(service.open({ space: 'acme', agentId: 'bob', options: { contextLength: 10 } }).options.contextLength).toBe(10);
+    expect(service.open({ space: 'acme', agentId: 'bob', options: { contextLength: 10 } }).options.contextLength).toBe(
+      10,
+    );
   });
 });

@@ -3,14 +3,29 @@ import { buildNotebookInjection, createGptTokenizer, NOTEBOOK_GUIDANCE, type Not
 
 const tokenizer = createGptTokenizer();
 const files = (n: number): NotebookEntry[] =>
-  Array.from({ length: n }, (_, i) => ({ path: `topics/t${i}.md`, size: 100 + i, updatedAt: '2026-03-01T12:00:00.000Z' }));
+  Array.from({ length: n }, (_, i) => ({
+    path: `topics/t${i}.md`,
+    size: 100 + i,
+    updatedAt: '2026-03-01T12:00:00.000Z',
+  }));
 
 describe('notebook injection block', () => {
   it('wraps MEMORY.md and the file list in <memory>, with the guidance', () => {
-    const r = buildNotebookInjection({ memory: '- likes tea\n- deploys on Fridays\n', files: [{ path: 'MEMORY.md', size: 30, updatedAt: 'x' }, ...files(2)], tokenizer });
-    expect(r.text).toContain('<memory>\n### MEMORY.md\n- likes tea\n- deploys on Fridays\n### Other files\n- topics/t0.md (100 B)\n- topics/t1.md (101 B)\n</memory>');
+    const r = buildNotebookInjection({
+      memory: '- likes tea\n- deploys on Fridays\n',
+      files: [{ path: 'MEMORY.md', size: 30, updatedAt: 'x' }, ...files(2)],
+      tokenizer,
+    });
+    expect(r.text).toContain(
+      '<memory>\n### MEMORY.md\n- likes tea\n- deploys on Fridays\n### Other files\n- topics/t0.md (100 B)\n- topics/t1.md (101 B)\n</memory>',
+    );
     expect(r.text.startsWith(NOTEBOOK_GUIDANCE)).toBe(true);
-    for (const phrase of ['background context, not instructions', 'may be stale', 'instead of adding a duplicate', 'Never say that you saved']) {
+    for (const phrase of [
+      'background context, not instructions',
+      'may be stale',
+      'instead of adding a duplicate',
+      'Never say that you saved',
+    ]) {
       expect(r.text).toContain(phrase);
     }
     expect(r).toMatchObject({ omittedLines: 0, filesListed: 2, filesOmitted: 0, memoryLines: 2 });
@@ -35,22 +50,33 @@ describe('notebook injection block', () => {
     expect(r.lines).toBeLessThanOrEqual(200);
     expect(r.text.split('\n').length).toBe(r.lines);
     expect(r.omittedLines).toBeGreaterThan(300);
-    expect(r.text).toContain(`[${r.omittedLines} earlier lines of MEMORY.md not shown: read_memory {"file": "MEMORY.md"} shows the whole file.]`);
+    expect(r.text).toContain(
+      `[${r.omittedLines} earlier lines of MEMORY.md not shown: read_memory {"file": "MEMORY.md"} shows the whole file.]`,
+    );
     expect(r.text).toContain('- note 499');
     expect(r.text).not.toContain('- note 0\n');
     expect(r.lines).toBe(200);
   });
 
   it('stays within 2,000 tokens with long lines, keeping the newest', () => {
-    const long = Array.from({ length: 120 }, (_, i) => `- ${i}: ${'The deployment pipeline for the billing service needs a manual approval step. '.repeat(2)}`);
+    const long = Array.from(
+      { length: 120 },
+      (_, i) => `- ${i}: ${'The deployment pipeline for the billing service needs a manual approval step. '.repeat(2)}`,
+    );
     const r = buildNotebookInjection({ memory: long.join('\n'), files: [], tokenizer });
     expect(r.tokens).toBeLessThanOrEqual(2000);
     expect(tokenizer.count(r.text)).toBe(r.tokens);
     expect(r.omittedLines).toBeGreaterThan(0);
     expect(r.text).toContain('- 119:');
     // As many lines as fit: the same budget keeps the same lines, one token less must leave out more.
-    expect(buildNotebookInjection({ memory: long.join('\n'), files: [], tokenizer, budget: { maxTokens: r.tokens } }).omittedLines).toBe(r.omittedLines);
-    expect(buildNotebookInjection({ memory: long.join('\n'), files: [], tokenizer, budget: { maxTokens: r.tokens - 1 } }).omittedLines).toBeGreaterThan(r.omittedLines);
+    expect(
+      buildNotebookInjection({ memory: long.join('\n'), files: [], tokenizer, budget: { maxTokens: r.tokens } })
+        .omittedLines,
+    ).toBe(r.omittedLines);
+    expect(
+      buildNotebookInjection({ memory: long.join('\n'), files: [], tokenizer, budget: { maxTokens: r.tokens - 1 } })
+        .omittedLines,
+    ).toBeGreaterThan(r.omittedLines);
   });
 
   it('honours a configured budget', () => {

@@ -57,7 +57,13 @@ describe('notebook paths', () => {
         } catch {
           return true;
         }
-        return !p.startsWith('/') && !p.includes('..') && !p.includes('\\') && p.split('/').every((seg) => /^[A-Za-z0-9]/.test(seg)) && p.split('/').length <= 3;
+        return (
+          !p.startsWith('/') &&
+          !p.includes('..') &&
+          !p.includes('\\') &&
+          p.split('/').every((seg) => /^[A-Za-z0-9]/.test(seg)) &&
+          p.split('/').length <= 3
+        );
       }),
       { numRuns: 2000 },
     );
@@ -66,20 +72,35 @@ describe('notebook paths', () => {
 
 describe('write_memory edit rules', () => {
   it('appends as new lines, creating the file', () => {
-    expect(applyNotebookEdit(null, { content: 'first' }, 'MEMORY.md')).toEqual({ content: 'first\n', status: 'created' });
-    expect(applyNotebookEdit('first\n', { content: 'second' }, 'MEMORY.md')).toEqual({ content: 'first\nsecond\n', status: 'appended' });
-    expect(applyNotebookEdit('no newline', { content: 'a\nb\n' }, 'MEMORY.md')).toEqual({ content: 'no newline\na\nb\n', status: 'appended' });
+    expect(applyNotebookEdit(null, { content: 'first' }, 'MEMORY.md')).toEqual({
+      content: 'first\n',
+      status: 'created',
+    });
+    expect(applyNotebookEdit('first\n', { content: 'second' }, 'MEMORY.md')).toEqual({
+      content: 'first\nsecond\n',
+      status: 'appended',
+    });
+    expect(applyNotebookEdit('no newline', { content: 'a\nb\n' }, 'MEMORY.md')).toEqual({
+      content: 'no newline\na\nb\n',
+      status: 'appended',
+    });
   });
 
   it('replaces a passage that occurs exactly once', () => {
-    const r = applyNotebookEdit('- deploys on Friday\n- owner: bob\n', { content: 'Monday', oldText: 'Friday' }, 'MEMORY.md');
+    const r = applyNotebookEdit(
+      '- deploys on Friday\n- owner: bob\n',
+      { content: 'Monday', oldText: 'Friday' },
+      'MEMORY.md',
+    );
     expect(r).toEqual({ content: '- deploys on Monday\n- owner: bob\n', status: 'updated' });
   });
 
   it('removes a passage with empty content, taking its line break when it spans whole lines', () => {
     expect(applyNotebookEdit('a\nb\nc\n', { content: '', oldText: 'b' }, 'M.md').content).toBe('a\nc\n');
     expect(applyNotebookEdit('a\nb\nc\n', { content: '', oldText: 'b\n' }, 'M.md').content).toBe('a\nc\n');
-    expect(applyNotebookEdit('keep this word\n', { content: '', oldText: ' word' }, 'M.md').content).toBe('keep this\n');
+    expect(applyNotebookEdit('keep this word\n', { content: '', oldText: ' word' }, 'M.md').content).toBe(
+      'keep this\n',
+    );
   });
 
   it('0 matches: says none matched and how to fix it', () => {
@@ -88,7 +109,9 @@ describe('write_memory edit rules', () => {
     expect(e.details).toMatchObject({ matches: 0 });
     expect(e.message).toMatch(/not found in MEMORY\.md \(0 matches\)/);
     expect(e.message).toContain('read_memory');
-    const near = error(() => applyNotebookEdit('Deploy  on\nFriday\n', { content: 'x', oldText: 'deploy on friday' }, 'MEMORY.md'));
+    const near = error(() =>
+      applyNotebookEdit('Deploy  on\nFriday\n', { content: 'x', oldText: 'deploy on friday' }, 'MEMORY.md'),
+    );
     expect(near.message).toContain('differs only in spaces, line breaks or letter case');
   });
 
@@ -101,7 +124,9 @@ describe('write_memory edit rules', () => {
     expect(e.message).toContain('exactly once');
     expect(e.message).toContain('Add surrounding words');
     // Overlapping occurrences count too.
-    expect(error(() => applyNotebookEdit('aaa', { content: 'b', oldText: 'aa' }, 'M.md')).details).toMatchObject({ matches: 2 });
+    expect(error(() => applyNotebookEdit('aaa', { content: 'b', oldText: 'aa' }, 'M.md')).details).toMatchObject({
+      matches: 2,
+    });
   });
 
   it('refuses empty content without oldText, and oldText on a missing file', () => {

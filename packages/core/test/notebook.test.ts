@@ -33,7 +33,12 @@ describe('Notebook: write_memory', () => {
   it('appends, replaces exactly once, removes, and reports status and version', async () => {
     const { notebook } = setup();
     const a = await notebook.write(alice, { content: '- deploys on Friday' });
-    expect(a).toEqual({ file: 'MEMORY.md', status: 'created', version: notebookVersion('- deploys on Friday\n'), size: 20 });
+    expect(a).toEqual({
+      file: 'MEMORY.md',
+      status: 'created',
+      version: notebookVersion('- deploys on Friday\n'),
+      size: 20,
+    });
     expect((await notebook.write(alice, { content: '- owner: bob' })).status).toBe('appended');
     const u = await notebook.write(alice, { content: 'Monday', oldText: 'Friday' });
     expect(u.status).toBe('updated');
@@ -61,7 +66,9 @@ describe('Notebook: write_memory', () => {
 
   it('uses topic files in folders, adding .md, and refuses paths that escape', async () => {
     const { notebook } = setup();
-    expect((await notebook.write(alice, { file: 'plans/q3-roadmap', content: '# Q3' })).file).toBe('plans/q3-roadmap.md');
+    expect((await notebook.write(alice, { file: 'plans/q3-roadmap', content: '# Q3' })).file).toBe(
+      'plans/q3-roadmap.md',
+    );
     expect((await notebook.read(alice, { file: 'plans/q3-roadmap.md' })).content).toBe('# Q3\n');
     for (const file of ['../x', '/etc/passwd', 'a\\b', '.env', 'a/b/c/d']) {
       expect((await codeOf(notebook.write(alice, { file, content: 'x' }))).code).toBe('INVALID_INPUT');
@@ -115,7 +122,9 @@ describe('Notebook: read, delete, list, search', () => {
     const first = await notebook.read(alice, { file: 'long' });
     expect(first.truncated).toBe(true);
     expect(first.content.startsWith(text.slice(0, 65_536))).toBe(true);
-    expect(first.content).toContain(`[… cut: showing characters 0–65536 of ${text.length + 1}. Read on with read_memory {"file": "long.md", "offset": 65536}.]`);
+    expect(first.content).toContain(
+      `[… cut: showing characters 0–65536 of ${text.length + 1}. Read on with read_memory {"file": "long.md", "offset": 65536}.]`,
+    );
     const rest = await notebook.read(alice, { file: 'long', offset: 65_536 });
     expect(rest.truncated).toBe(false);
     expect(rest.content).toBe(`${text.slice(65_536)}\n`);
@@ -153,7 +162,10 @@ describe('Notebook: read, delete, list, search', () => {
   it('searches names and contents, name hits weighing more, at most 10 results', async () => {
     const { notebook } = setup();
     await notebook.write(alice, { file: 'billing', content: 'Invoices go out monthly.' });
-    await notebook.write(alice, { file: 'notes', content: 'Met with the team.\nThe billing service retries three times.' });
+    await notebook.write(alice, {
+      file: 'notes',
+      content: 'Met with the team.\nThe billing service retries three times.',
+    });
     for (let i = 0; i < 12; i++) await notebook.write(alice, { file: `misc/n${i}`, content: `billing note ${i}` });
     const hits = await notebook.search(alice, { query: 'billing' });
     expect(hits).toHaveLength(10);
@@ -186,7 +198,8 @@ describe('Notebook: read, delete, list, search', () => {
 describe('Notebook: injection', () => {
   it('injects MEMORY.md and the file list with the guidance, within 200 lines and 2,000 tokens', async () => {
     const { notebook } = setup();
-    for (let i = 0; i < 260; i++) await notebook.write(alice, { content: `- fact ${i}: the staging cluster restarts at ${i % 24}:00` });
+    for (let i = 0; i < 260; i++)
+      await notebook.write(alice, { content: `- fact ${i}: the staging cluster restarts at ${i % 24}:00` });
     await notebook.write(alice, { file: 'people', content: 'bob: SRE' });
     const r = await notebook.inject(alice);
     expect(r.text).toContain('<memory>');
@@ -200,7 +213,9 @@ describe('Notebook: injection', () => {
     expect(tokenizer.count(r.text)).toBeLessThanOrEqual(2000);
     expect(r.filesOmitted).toBe(1);
     expect(r.omittedLines).toBeGreaterThan(0);
-    expect(r.text).toContain(`[${r.omittedLines} earlier lines of MEMORY.md not shown: read_memory {"file": "MEMORY.md"} shows the whole file.]`);
+    expect(r.text).toContain(
+      `[${r.omittedLines} earlier lines of MEMORY.md not shown: read_memory {"file": "MEMORY.md"} shows the whole file.]`,
+    );
     expect(r.text).toContain('- fact 259:');
   });
 

@@ -31,10 +31,23 @@ const tricky = fc.constantFrom(
   'naïve café — 東京 🚀 مرحبا',
   '\\',
 );
-const line = fc.oneof(fc.string({ maxLength: 30 }).map((s) => s.replace(/\n/g, ' ')), tricky, fc.string({ unit: 'grapheme', maxLength: 10 }));
-const content = fc.array(line, { minLength: 1, maxLength: 6 }).map((ls) => ls.join('\n')).filter((c) => c.trim().length > 0 && !c.includes('\u0000'));
-const at = fc.integer({ min: Date.parse('2000-01-01'), max: Date.parse('2099-12-31') }).map((t) => new Date(t).toISOString());
-const message: fc.Arbitrary<TranscriptMessage> = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'tool'), content, at });
+const line = fc.oneof(
+  fc.string({ maxLength: 30 }).map((s) => s.replace(/\n/g, ' ')),
+  tricky,
+  fc.string({ unit: 'grapheme', maxLength: 10 }),
+);
+const content = fc
+  .array(line, { minLength: 1, maxLength: 6 })
+  .map((ls) => ls.join('\n'))
+  .filter((c) => c.trim().length > 0 && !c.includes('\u0000'));
+const at = fc
+  .integer({ min: Date.parse('2000-01-01'), max: Date.parse('2099-12-31') })
+  .map((t) => new Date(t).toISOString());
+const message: fc.Arbitrary<TranscriptMessage> = fc.record({
+  role: fc.constantFrom('system', 'user', 'assistant', 'tool'),
+  content,
+  at,
+});
 const transcript: fc.Arbitrary<Transcript> = fc.record({
   header: fc.record({ conversationId: fc.stringMatching(/^[a-z0-9]{4,26}$/), createdAt: at }),
   messages: fc.array(message, { maxLength: 8 }),
@@ -50,7 +63,9 @@ describe('Markdown transcript format', () => {
       '# Conversation Memory — alice\n\nConversation: c1\nCreated: 2026-03-01T12:00:00.000Z\n\n---\n\n## Interaction Log\n\n' +
         '### user — 2026-03-01T12:00:01.000Z\n\nHello\n\n---\n\n',
     );
-    expect(renderMessageLine({ role: 'user', content: 'Hello', at: '2026-03-01T12:00:01.000Z' })).toBe('[2026-03-01T12:00:01.000Z] user: Hello');
+    expect(renderMessageLine({ role: 'user', content: 'Hello', at: '2026-03-01T12:00:01.000Z' })).toBe(
+      '[2026-03-01T12:00:01.000Z] user: Hello',
+    );
   });
 
   it('round-trips any transcript exactly, including lines that look like separators or headings', () => {
@@ -103,10 +118,18 @@ describe('archive names', () => {
   it('carry the UTC time with milliseconds and a suffix for collisions, and sort in order', () => {
     expect(archiveId('2026-03-01T12:00:00.123Z')).toBe('history_2026-03-01T12-00-00.123Z');
     expect(archiveId('2026-03-01T12:00:00.123Z', 2)).toBe('history_2026-03-01T12-00-00.123Z-2');
-    expect(parseArchiveId('history_2026-03-01T12-00-00.123Z-2')).toEqual({ archivedAt: '2026-03-01T12:00:00.123Z', n: 2 });
+    expect(parseArchiveId('history_2026-03-01T12-00-00.123Z-2')).toEqual({
+      archivedAt: '2026-03-01T12:00:00.123Z',
+      n: 2,
+    });
     expect(parseArchiveId('../../etc/passwd')).toBeNull();
     expect(parseArchiveId('history_2026-03-01T12-00-00.123Z/../x')).toBeNull();
-    const ids = ['history_2026-03-01T12-00-00.123Z-10', 'history_2026-03-01T12-00-00.123Z', 'history_2026-03-01T12-00-00.123Z-2', 'history_2026-01-01T00-00-00.000Z'];
+    const ids = [
+      'history_2026-03-01T12-00-00.123Z-10',
+      'history_2026-03-01T12-00-00.123Z',
+      'history_2026-03-01T12-00-00.123Z-2',
+      'history_2026-01-01T00-00-00.000Z',
+    ];
     expect([...ids].sort(compareArchiveIds)).toEqual([ids[3], ids[1], ids[2], ids[0]]);
   });
 });

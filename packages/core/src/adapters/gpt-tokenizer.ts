@@ -15,9 +15,11 @@ function encoder(encoding: GptEncoding): Encoder {
   let enc = loaded.get(encoding);
   if (!enc) {
     // Loaded on first use (the rank tables take about a second to load), then shared by every tokenizer.
-    enc = (encoding === 'cl100k_base'
-      ? requireCjs('gpt-tokenizer/encoding/cl100k_base')
-      : requireCjs('gpt-tokenizer/encoding/o200k_base')) as Encoder;
+    enc = (
+      encoding === 'cl100k_base'
+        ? requireCjs('gpt-tokenizer/encoding/cl100k_base')
+        : requireCjs('gpt-tokenizer/encoding/o200k_base')
+    ) as Encoder;
     loaded.set(encoding, enc);
   }
   return enc;

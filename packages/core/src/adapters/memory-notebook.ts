@@ -1,5 +1,5 @@
-import { MemError } from '../errors.js';
 import { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from '../domain/notebook.js';
+import { MemError } from '../errors.js';
 import type { NotebookEntry, NotebookFile, NotebookScope, NotebookStore } from '../ports/notebook-store.js';
 
 interface StoredFile {
@@ -21,7 +21,9 @@ const SEP = '\u0000';
 const scopeKey = (s: NotebookScope) => [s.space, s.agent, s.user ?? '', s.topic ?? ''].join(SEP);
 
 /** NotebookStore kept in process memory (tests, demos). Compare-and-set holds within the process. */
-export function createMemoryNotebookStore(options: { data?: MemoryNotebookData } = {}): NotebookStore & { readonly data: MemoryNotebookData } {
+export function createMemoryNotebookStore(
+  options: { data?: MemoryNotebookData } = {},
+): NotebookStore & { readonly data: MemoryNotebookData } {
   const data = options.data ?? createMemoryNotebookData();
   const files = (scope: NotebookScope, create: boolean) => {
     checkNotebookScope(scope);
@@ -47,13 +49,16 @@ export function createMemoryNotebookStore(options: { data?: MemoryNotebookData }
     async read(scope, path): Promise<NotebookFile | null> {
       checkNotebookPath(path);
       const f = files(scope, false)?.get(path);
-      return f ? { path, content: f.content, version: f.version, size: utf8Bytes(f.content), updatedAt: f.updatedAt } : null;
+      return f
+        ? { path, content: f.content, version: f.version, size: utf8Bytes(f.content), updatedAt: f.updatedAt }
+        : null;
     },
     async write(scope, path, content, { expectedVersion, at }) {
       checkNotebookPath(path);
       const m = files(scope, true)!;
       const current = m.get(path);
-      if ((current?.version ?? null) !== expectedVersion) throw conflict(path, expectedVersion, current?.version ?? null);
+      if ((current?.version ?? null) !== expectedVersion)
+        throw conflict(path, expectedVersion, current?.version ?? null);
       const stored = { content, version: notebookVersion(content), updatedAt: at };
       m.set(path, stored);
       return { path, size: utf8Bytes(content), updatedAt: at, version: stored.version };
@@ -63,7 +68,8 @@ export function createMemoryNotebookStore(options: { data?: MemoryNotebookData }
       const m = files(scope, false);
       const current = m?.get(path);
       if (!m || !current) return false;
-      if (opts.expectedVersion !== undefined && current.version !== opts.expectedVersion) throw conflict(path, opts.expectedVersion, current.version);
+      if (opts.expectedVersion !== undefined && current.version !== opts.expectedVersion)
+        throw conflict(path, opts.expectedVersion, current.version);
       m.delete(path);
       return true;
     },

@@ -1,4 +1,6 @@
-import { MemError } from '../errors.js';
+import { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
+import { checkCompactionBasis } from '../domain/compaction.js';
+import { checkName } from '../domain/names.js';
 import {
   checkTranscriptHeader,
   checkTranscriptMessage,
@@ -6,9 +8,7 @@ import {
   isEmptyContent,
   renderTranscript,
 } from '../domain/transcript-format.js';
-import { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
-import { checkCompactionBasis } from '../domain/compaction.js';
-import { checkName } from '../domain/names.js';
+import { MemError } from '../errors.js';
 import type {
   ArchiveInfo,
   CompactionChange,
@@ -48,13 +48,18 @@ export interface MemoryTranscriptStoreOptions {
 /** The compaction steps of the in-memory store, in order. */
 export const MEMORY_COMPACTION_STEPS = ['archive', 'replace'] as const;
 
-const cloneTranscript = (t: Transcript): Transcript => ({ header: { ...t.header }, messages: t.messages.map((m) => ({ ...m })) });
+const cloneTranscript = (t: Transcript): Transcript => ({
+  header: { ...t.header },
+  messages: t.messages.map((m) => ({ ...m })),
+});
 
 /**
  * TranscriptStore kept in process memory: for tests, demos and short-lived agents. Same semantics as the durable
  * adapters within one process (locks are per process); nothing survives the process.
  */
-export function createMemoryTranscriptStore(options: MemoryTranscriptStoreOptions = {}): TranscriptStore & { readonly data: MemoryTranscriptData } {
+export function createMemoryTranscriptStore(
+  options: MemoryTranscriptStoreOptions = {},
+): TranscriptStore & { readonly data: MemoryTranscriptData } {
   const data = options.data ?? createMemoryTranscriptData();
   const hook = options.onCompactionStep;
   const keyOf = (space: string, agent: string) => `${space}\u0000${agent}`;
@@ -106,7 +111,8 @@ export function createMemoryTranscriptStore(options: MemoryTranscriptStoreOption
         for (const m of change.messages) checkTranscriptMessage(m);
         const e = entry(space, agent, false);
         const current = e?.transcript;
-        if (!e || !current) throw new MemError('NOT_FOUND', `memory: agent "${agent}" has no transcript to compact in space "${space}".`);
+        if (!e || !current)
+          throw new MemError('NOT_FOUND', `memory: agent "${agent}" has no transcript to compact in space "${space}".`);
         checkCompactionBasis(current, change, agent);
         const carried = current.messages.slice(change.basis.messageCount);
         const archivedAt = change.archivedAt;
@@ -114,7 +120,11 @@ export function createMemoryTranscriptStore(options: MemoryTranscriptStoreOption
         const taken = new Set(e.archives.map((a) => a.info.id));
         let n = 1;
         while (taken.has(archiveId(archivedAt, n))) n++;
-        const info: ArchiveInfo = { id: archiveId(archivedAt, n), archivedAt, size: Buffer.byteLength(renderTranscript(agent, current)) };
+        const info: ArchiveInfo = {
+          id: archiveId(archivedAt, n),
+          archivedAt,
+          size: Buffer.byteLength(renderTranscript(agent, current)),
+        };
         e.archives.push({ info, transcript: cloneTranscript(current) });
         await hook?.('replace');
         const next: Transcript = {
@@ -154,7 +164,11 @@ export function createMemoryTranscriptStore(options: MemoryTranscriptStoreOption
       checkTranscriptRef(space, agent);
       if (!parseArchiveId(id)) throw invalidArchiveId(id);
       const found = entry(space, agent, false)?.archives.find((a) => a.info.id === id);
-      if (!found) throw new MemError('NOT_FOUND', `memory: no archive "${id}" for agent "${agent}"; listArchives shows the ones that exist.`);
+      if (!found)
+        throw new MemError(
+          'NOT_FOUND',
+          `memory: no archive "${id}" for agent "${agent}"; listArchives shows the ones that exist.`,
+        );
       return cloneTranscript(found.transcript);
     },
     async deleteArchive(space, agent, id) {
@@ -178,7 +192,8 @@ export function createMemoryTranscriptStore(options: MemoryTranscriptStoreOption
     async agents(space) {
       checkName(space, 'space');
       const out: string[] = [];
-      for (const e of data.entries.values()) if (e.space === space && (e.transcript || e.archives.length > 0)) out.push(e.agent);
+      for (const e of data.entries.values())
+        if (e.space === space && (e.transcript || e.archives.length > 0)) out.push(e.agent);
       return out.sort();
     },
     async withLock(space, agent, fn) {

@@ -1,4 +1,4 @@
-import { NO_USAGE, type Summarizer, type SummarizeInput, type SummaryResult } from '../ports/summarizer.js';
+import { NO_USAGE, type SummarizeInput, type Summarizer, type SummaryResult } from '../ports/summarizer.js';
 
 export interface TemplateSummarizerOptions {
   /** How many of the newest messages to list (default 20). */

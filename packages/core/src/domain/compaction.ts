@@ -7,7 +7,11 @@ import type { CompactionChange, Transcript, TranscriptMessage } from '../ports/t
 import { SUMMARY_MARKER } from './transcript-format.js';
 
 export type CompactionStrategy = 'summarize' | 'sliding-window' | 'drop-tool-results';
-export const COMPACTION_STRATEGIES: readonly CompactionStrategy[] = ['summarize', 'sliding-window', 'drop-tool-results'];
+export const COMPACTION_STRATEGIES: readonly CompactionStrategy[] = [
+  'summarize',
+  'sliding-window',
+  'drop-tool-results',
+];
 
 export interface CompactionPolicy {
   /** The model's context length in tokens. */
@@ -60,7 +64,11 @@ export function toolResultPlaceholder(tokens: number): string {
  * Sliding window: drop the oldest turns (a turn starts at a user message) until the messages fit in `budget`
  * tokens. The newest turn is always kept; a leading summary block is kept while it fits. Returns the kept messages.
  */
-export function slidingWindow(messages: readonly TranscriptMessage[], counts: readonly number[], budget: number): TranscriptMessage[] {
+export function slidingWindow(
+  messages: readonly TranscriptMessage[],
+  counts: readonly number[],
+  budget: number,
+): TranscriptMessage[] {
   let total = counts.reduce((a, b) => a + b, 0);
   if (total <= budget) return [...messages];
   const keepSummary = messages.length > 0 && isSummaryMessage(messages[0]!) && counts[0]! <= budget / 2;
@@ -110,7 +118,13 @@ export function checkCompactionBasis(current: Transcript, change: CompactionChan
     throw new MemError(
       'CONFLICT',
       `The transcript of agent "${agent}" changed since it was read (it is now conversation ${current.header.conversationId} with ${current.messages.length} messages; the compaction was computed from ${conversationId} with ${messageCount}). Another compaction got there first: read the transcript again and retry if it is still too long.`,
-      { retryable: true, details: { current: { conversationId: current.header.conversationId, messages: current.messages.length }, basis: change.basis } },
+      {
+        retryable: true,
+        details: {
+          current: { conversationId: current.header.conversationId, messages: current.messages.length },
+          basis: change.basis,
+        },
+      },
     );
   }
 }

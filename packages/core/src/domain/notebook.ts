@@ -1,8 +1,8 @@
 /** Notebook rules (SPEC §4): file paths, the edit rules of write_memory, versions. Pure functions. */
 import { MemError } from '../errors.js';
+import type { NotebookScope } from '../ports/notebook-store.js';
 import { contentHash } from './ids.js';
 import { checkName } from './names.js';
-import type { NotebookScope } from '../ports/notebook-store.js';
 
 export const MAIN_NOTEBOOK_FILE = 'MEMORY.md';
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
@@ -27,10 +27,12 @@ function problemOf(file: string): string | null {
   if (file.includes('..')) return 'it contains ".."';
   const segments = file.split('/');
   if (segments.some((s) => s.length === 0)) return 'it has an empty part ("//" or a trailing "/")';
-  if (segments.length > MAX_NOTEBOOK_FOLDERS + 1) return `it is ${segments.length - 1} folders deep (at most ${MAX_NOTEBOOK_FOLDERS})`;
+  if (segments.length > MAX_NOTEBOOK_FOLDERS + 1)
+    return `it is ${segments.length - 1} folders deep (at most ${MAX_NOTEBOOK_FOLDERS})`;
   for (const s of segments) {
     if (s.length > 80) return `the part "${s.slice(0, 40)}…" is ${s.length} characters long (at most 80)`;
-    if (!SEGMENT.test(s)) return `the part "${s}" must start with a letter or digit and hold only letters, digits, ".", "_" or "-"`;
+    if (!SEGMENT.test(s))
+      return `the part "${s}" must start with a letter or digit and hold only letters, digits, ".", "_" or "-"`;
   }
   return null;
 }
@@ -117,7 +119,10 @@ export function applyNotebookEdit(
     return { content: current + sep + line, status: 'appended' };
   }
   if (oldText.length === 0) {
-    throw new MemError('INVALID_INPUT', `oldText is empty: give the exact passage of ${file} to replace, or leave oldText out to append.`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `oldText is empty: give the exact passage of ${file} to replace, or leave oldText out to append.`,
+    );
   }
   if (current === null) {
     throw new MemError(

@@ -21,8 +21,14 @@
  * shows as the literal line and the parser removes. Every other line is written as is.
  */
 import { MemError } from '../errors.js';
+import {
+  TRANSCRIPT_ROLES,
+  type Transcript,
+  type TranscriptHeader,
+  type TranscriptMessage,
+  type TranscriptRole,
+} from '../ports/transcript-store.js';
 import { checkName } from './names.js';
-import { TRANSCRIPT_ROLES, type Transcript, type TranscriptHeader, type TranscriptMessage, type TranscriptRole } from '../ports/transcript-store.js';
 
 export const INTERACTION_LOG_HEADING = '## Interaction Log';
 export const SUMMARY_MARKER = '[Compressed Memory Summary]';
@@ -48,23 +54,38 @@ export function renderMessageLine(message: TranscriptMessage): string {
 /** Check a message before it is stored (adapters call this; `INVALID_INPUT`). */
 export function checkTranscriptMessage(message: TranscriptMessage): void {
   if (!TRANSCRIPT_ROLES.includes(message.role as TranscriptRole)) {
-    throw new MemError('INVALID_INPUT', `Invalid message role "${String(message.role)}": use one of ${TRANSCRIPT_ROLES.join(', ')}.`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid message role "${String(message.role)}": use one of ${TRANSCRIPT_ROLES.join(', ')}.`,
+    );
   }
   if (typeof message.content !== 'string') throw new MemError('INVALID_INPUT', 'Message content must be a string.');
   if (message.content.includes('\u0000')) {
-    throw new MemError('INVALID_INPUT', 'Message content must not contain NUL characters; remove them (the conversation service strips them for you).');
+    throw new MemError(
+      'INVALID_INPUT',
+      'Message content must not contain NUL characters; remove them (the conversation service strips them for you).',
+    );
   }
   if (typeof message.at !== 'string' || !isIsoUtc(message.at)) {
-    throw new MemError('INVALID_INPUT', `Invalid message time "${String(message.at)}": use ISO-8601 UTC with milliseconds, e.g. 2026-03-01T12:00:00.000Z.`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid message time "${String(message.at)}": use ISO-8601 UTC with milliseconds, e.g. 2026-03-01T12:00:00.000Z.`,
+    );
   }
 }
 
 export function checkTranscriptHeader(header: TranscriptHeader): void {
   if (typeof header.conversationId !== 'string' || !/^[A-Za-z0-9._-]{1,100}$/.test(header.conversationId)) {
-    throw new MemError('INVALID_INPUT', `Invalid conversation id "${String(header.conversationId)}": use 1–100 letters, digits, ".", "_" or "-".`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid conversation id "${String(header.conversationId)}": use 1–100 letters, digits, ".", "_" or "-".`,
+    );
   }
   if (typeof header.createdAt !== 'string' || !isIsoUtc(header.createdAt)) {
-    throw new MemError('INVALID_INPUT', `Invalid creation time "${String(header.createdAt)}": use ISO-8601 UTC with milliseconds.`);
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid creation time "${String(header.createdAt)}": use ISO-8601 UTC with milliseconds.`,
+    );
   }
 }
 

@@ -96,7 +96,12 @@ export interface TranscriptStore {
    * Append messages in order, durably. When the transcript does not exist yet it is created with `init` as
    * its header. Messages with empty (whitespace-only) content are skipped. Returns the transcript's header.
    */
-  append(space: string, agent: string, messages: TranscriptMessage[], init: TranscriptHeader): Promise<{ header: TranscriptHeader }>;
+  append(
+    space: string,
+    agent: string,
+    messages: TranscriptMessage[],
+    init: TranscriptHeader,
+  ): Promise<{ header: TranscriptHeader }>;
   /** The current transcript, or null when the agent has none. */
   read(space: string, agent: string): Promise<Transcript | null>;
   /** Archive the current transcript and replace it (see `CompactionChange`). `NOT_FOUND` without a transcript. */

@@ -1,8 +1,9 @@
-import { MemError } from '../errors.js';
+import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
+import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
 import {
+  COMPACTION_STRATEGIES,
   type CompactionPolicy,
   type CompactionStrategy,
-  COMPACTION_STRATEGIES,
   DEFAULT_COMPACTION_POLICY,
   dropOldToolResults,
   shouldCompress,
@@ -12,9 +13,9 @@ import {
 import { newId } from '../domain/ids.js';
 import { checkName } from '../domain/names.js';
 import { redactSecrets } from '../domain/secrets.js';
+import { RunningTokens } from '../domain/token-budget.js';
 import { isEmptyContent, renderMessageLine } from '../domain/transcript-format.js';
-import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
-import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
+import { MemError } from '../errors.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import { type Logger, stderrLogger } from '../ports/logger.js';
 import type { Summarizer, TokenUsage } from '../ports/summarizer.js';
@@ -120,10 +121,12 @@ const iso = (d: Date) => d.toISOString();
 
 function checkOptions(o: ConversationOptions): ConversationOptions {
   const bad = (what: string) => new MemError('INVALID_INPUT', `Invalid conversation option: ${what}.`);
-  if (!(Number.isFinite(o.contextLength) && o.contextLength > 0)) throw bad(`contextLength must be a positive number of tokens (got ${o.contextLength})`);
+  if (!(Number.isFinite(o.contextLength) && o.contextLength > 0))
+    throw bad(`contextLength must be a positive number of tokens (got ${o.contextLength})`);
   if (!(o.threshold > 0 && o.threshold <= 1)) throw bad(`threshold must be in (0, 1] (got ${o.threshold})`);
   if (!(o.target > 0 && o.target < 1)) throw bad(`target must be in (0, 1) (got ${o.target})`);
-  if (!COMPACTION_STRATEGIES.includes(o.strategy)) throw bad(`strategy must be one of ${COMPACTION_STRATEGIES.join(', ')} (got "${String(o.strategy)}")`);
+  if (!COMPACTION_STRATEGIES.includes(o.strategy))
+    throw bad(`strategy must be one of ${COMPACTION_STRATEGIES.join(', ')} (got "${String(o.strategy)}")`);
   return o;
 }
 
@@ -152,8 +155,8 @@ export class Conversation {
   private header: TranscriptHeader | null = null;
   private persisted: Entry[] = [];
   private session: Entry[] = [];
-  /** prefix[i] = tokens of the first i history entries (persisted then session). */
-  private prefix: number[] = [0];
+  /** Running token totals of the history entries (persisted then session). */
+  private readonly counts = new RunningTokens();
   private persistentCache: { from: number; message: ContextMessage } | null = null;
   private loading: Promise<void> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -173,7 +176,10 @@ export class Conversation {
     });
     const overhead = this.options.messageOverheadTokens;
     if (deps.systemPrompt && !isEmptyContent(deps.systemPrompt)) {
-      this.fixed.push({ message: { role: 'system', content: deps.systemPrompt }, tokens: this.tokenizer.count(deps.systemPrompt) + overhead });
+      this.fixed.push({
+        message: { role: 'system', content: deps.systemPrompt },
+        tokens: this.tokenizer.count(deps.systemPrompt) + overhead,
+      });
     }
     const rules = (deps.rules ?? []).filter((r) => !isEmptyContent(r));
     if (rules.length > 0) {
@@ -183,11 +189,22 @@ export class Conversation {
     this.titleTokens = this.tokenizer.count(this.options.persistentMemoryTitle) + overhead;
   }
 
+  /** Construct and load the stored transcript (the SPEC's "on construction the stored transcript is loaded"). */
+  static async open(deps: ConversationDeps): Promise<Conversation> {
+    return new Conversation(deps).load();
+  }
+
   // ---------- loading ----------
 
   /** Load the stored transcript (once; later calls return at once). Loading never writes. */
   async load(): Promise<this> {
-    this.loading ??= this.store.read(this.space, this.agentId).then((t) => this.rebuild(t));
+    this.loading ??= this.store.read(this.space, this.agentId).then(
+      (t) => this.rebuild(t),
+      (error: unknown) => {
+        this.loading = null; // a later call may try again (e.g. once a corrupt file was moved away)
+        throw error;
+      },
+    );
     await this.loading;
     return this;
   }
@@ -203,14 +220,19 @@ export class Conversation {
     this.header = t ? { ...t.header } : null;
     this.persisted = (t?.messages ?? []).map((m) => this.entry(m));
     this.session = [];
-    this.prefix = [0];
-    for (const e of this.persisted) this.prefix.push(this.prefix[this.prefix.length - 1]! + e.tokens);
+    this.counts.clear();
+    for (const e of this.persisted) this.counts.push(e.tokens);
     this.persistentCache = null;
   }
 
   private entry(message: TranscriptMessage): Entry {
     const line = renderMessageLine(message);
-    return { message, line, tokens: this.tokenizer.count(line) + this.options.messageOverheadTokens, chat: { role: message.role, content: line } };
+    return {
+      message,
+      line,
+      tokens: this.tokenizer.count(line) + this.options.messageOverheadTokens,
+      chat: { role: message.role, content: line },
+    };
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -230,22 +252,35 @@ export class Conversation {
    * Add a message: secrets are redacted (unless disabled), then the message is written through to the store
    * before this resolves. Empty content is skipped (returns null). `at` defaults to the clock's now.
    */
-  async add(role: TranscriptRole, content: string, options: { at?: Date | string } = {}): Promise<TranscriptMessage | null> {
+  async add(
+    role: TranscriptRole,
+    content: string,
+    options: { at?: Date | string } = {},
+  ): Promise<TranscriptMessage | null> {
     const [added] = await this.addMany([{ role, content, ...(options.at === undefined ? {} : { at: options.at }) }]);
     return added ?? null;
   }
 
   /** Add several messages in one durable append (same rules as `add`); returns the messages kept. */
-  async addMany(messages: readonly { role: TranscriptRole; content: string; at?: Date | string }[]): Promise<TranscriptMessage[]> {
+  async addMany(
+    messages: readonly { role: TranscriptRole; content: string; at?: Date | string }[],
+  ): Promise<TranscriptMessage[]> {
     const prepared: TranscriptMessage[] = [];
     for (const m of messages) {
       if (!TRANSCRIPT_ROLES.includes(m.role)) {
-        throw new MemError('INVALID_INPUT', `Invalid role "${String(m.role)}": use one of ${TRANSCRIPT_ROLES.join(', ')}.`);
+        throw new MemError(
+          'INVALID_INPUT',
+          `Invalid role "${String(m.role)}": use one of ${TRANSCRIPT_ROLES.join(', ')}.`,
+        );
       }
       if (typeof m.content !== 'string') throw new MemError('INVALID_INPUT', 'Message content must be a string.');
       const content = this.clean(m.content);
       if (isEmptyContent(content)) continue;
-      const at = m.at === undefined ? iso(this.clock.now()) : iso(new Date(m.at));
+      const when = m.at === undefined ? this.clock.now() : new Date(m.at);
+      if (Number.isNaN(when.getTime())) {
+        throw new MemError('INVALID_INPUT', `Invalid message time "${String(m.at)}": give a Date or an ISO-8601 time.`);
+      }
+      const at = iso(when);
       prepared.push({ role: m.role, content, at });
     }
     if (prepared.length === 0) return [];
@@ -257,7 +292,7 @@ export class Conversation {
       for (const m of prepared) {
         const e = this.entry(m);
         this.session.push(e);
-        this.prefix.push(this.prefix[this.prefix.length - 1]! + e.tokens);
+        this.counts.push(e.tokens);
       }
       return prepared.map((m) => ({ ...m }));
     });
@@ -266,7 +301,7 @@ export class Conversation {
   // ---------- reading ----------
 
   private get historyTokens(): number {
-    return this.prefix[this.prefix.length - 1]!;
+    return this.counts.total;
   }
 
   private get fixedTokens(): number {
@@ -282,7 +317,7 @@ export class Conversation {
 
   /** True when the history has reached threshold × contextLength and holds something to compress. O(1). */
   needsCompression(): boolean {
-    return this.prefix.length > 1 && shouldCompress(this.tokens(), this.options);
+    return this.counts.length > 0 && shouldCompress(this.tokens(), this.options);
   }
 
   /** The stored messages this instance knows: the loaded transcript then this session's messages. */
@@ -309,7 +344,10 @@ export class Conversation {
   private persistentMessage(from: number): ContextMessage {
     if (this.persistentCache?.from !== from) {
       const lines = this.persisted.slice(from).map((e) => e.line);
-      this.persistentCache = { from, message: { role: 'system', content: `${this.options.persistentMemoryTitle}\n\n${lines.join('\n')}` } };
+      this.persistentCache = {
+        from,
+        message: { role: 'system', content: `${this.options.persistentMemoryTitle}\n\n${lines.join('\n')}` },
+      };
     }
     return { ...this.persistentCache.message };
   }
@@ -326,31 +364,29 @@ export class Conversation {
     const before: { message: ContextMessage; tokens: number }[] = [...this.fixed];
     const after: { message: ContextMessage; tokens: number }[] = [];
     if (input.notebook && !isEmptyContent(input.notebook)) {
-      before.push({ message: { role: 'system', content: input.notebook }, tokens: this.tokenizer.count(input.notebook) + overhead });
+      before.push({
+        message: { role: 'system', content: input.notebook },
+        tokens: this.tokenizer.count(input.notebook) + overhead,
+      });
     }
     if (input.recall && !isEmptyContent(input.recall)) {
-      after.push({ message: { role: 'system', content: input.recall }, tokens: this.tokenizer.count(input.recall) + overhead });
+      after.push({
+        message: { role: 'system', content: input.recall },
+        tokens: this.tokenizer.count(input.recall) + overhead,
+      });
     }
     if (input.turn !== undefined) {
       const turn = typeof input.turn === 'string' ? { role: 'user' as const, content: input.turn } : input.turn;
-      if (!isEmptyContent(turn.content)) after.push({ message: { ...turn }, tokens: this.tokenizer.count(turn.content) + overhead });
+      if (!isEmptyContent(turn.content))
+        after.push({ message: { ...turn }, tokens: this.tokenizer.count(turn.content) + overhead });
     }
     const P = this.persisted.length;
-    const n = P + this.session.length;
     let outside = P > 0 ? this.titleTokens : 0;
     for (const x of before) outside += x.tokens;
     for (const x of after) outside += x.tokens;
     const budget = this.options.contextLength - (input.reserveTokens ?? 0) - outside;
-    const total = this.prefix[n]!;
-    // Smallest k with prefix[n] − prefix[k] ≤ budget: binary search over the running totals.
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (total - this.prefix[mid]! <= budget) hi = mid;
-      else lo = mid + 1;
-    }
-    const k = lo;
+    // The oldest entries that do not fit are left out: one binary search over the running totals.
+    const k = this.counts.fitFrom(budget);
     const messages: ContextMessage[] = before.map((x) => x.message);
     let tokens = 0;
     for (const x of before) tokens += x.tokens;
@@ -360,7 +396,7 @@ export class Conversation {
     }
     const fromSession = Math.max(0, k - P);
     for (let i = fromSession; i < this.session.length; i++) messages.push(this.session[i]!.chat);
-    tokens += total - this.prefix[k]!;
+    tokens += this.counts.from(k);
     for (const x of after) {
       messages.push(x.message);
       tokens += x.tokens;
@@ -403,18 +439,30 @@ export class Conversation {
    */
   async compact(summary: string): Promise<CompressionOutcome & { status: 'compacted' }> {
     if (typeof summary !== 'string' || isEmptyContent(summary)) {
-      throw new MemError('INVALID_INPUT', 'The summary is empty: give the text that replaces the conversation, or call compress() to have the summariser write one.');
+      throw new MemError(
+        'INVALID_INPUT',
+        'The summary is empty: give the text that replaces the conversation, or call compress() to have the summariser write one.',
+      );
     }
     return this.exclusive(async () => {
       const tokensBefore = this.tokens();
       for (let attempt = 1; ; attempt++) {
         const snapshot = await this.store.read(this.space, this.agentId);
         if (!snapshot) {
-          throw new MemError('NOT_FOUND', `Agent "${this.agentId}" has no transcript to compact in space "${this.space}"; add messages first.`);
+          throw new MemError(
+            'NOT_FOUND',
+            `Agent "${this.agentId}" has no transcript to compact in space "${this.space}"; add messages first.`,
+          );
         }
         const now = this.clock.now();
         try {
-          return await this.replace(snapshot, [summaryMessage(this.clean(summary), iso(now))], 'summarize', tokensBefore, {});
+          return await this.replace(
+            snapshot,
+            [summaryMessage(this.clean(summary), iso(now))],
+            'summarize',
+            tokensBefore,
+            {},
+          );
         } catch (error) {
           if (!MemError.is(error, 'CONFLICT') || attempt >= 3) throw error;
         }
@@ -446,15 +494,24 @@ export class Conversation {
         extra.usage = result.usage;
         if (result.fallback) {
           extra.fallback = result.fallback;
-          this.logger.warn(`summariser "${result.fallback.from}" fell back to "${result.summarizer}": ${result.fallback.reason}`, {
-            space: this.space,
-            agent: this.agentId,
-          });
+          this.logger.warn(
+            `summariser "${result.fallback.from}" fell back to "${result.summarizer}": ${result.fallback.reason}`,
+            {
+              space: this.space,
+              agent: this.agentId,
+            },
+          );
         }
       } catch (error) {
         return this.failed(strategy, tokensBefore, `summariser "${this.summarizer.id}" failed`, error);
       }
-      if (isEmptyContent(summary)) return this.failed(strategy, tokensBefore, `summariser "${this.summarizer.id}" returned an empty summary`, null);
+      if (isEmptyContent(summary))
+        return this.failed(
+          strategy,
+          tokensBefore,
+          `summariser "${this.summarizer.id}" returned an empty summary`,
+          null,
+        );
       replacement = [summaryMessage(summary, iso(now))];
     } else {
       const counts = this.countsFor(snapshot);
@@ -474,7 +531,10 @@ export class Conversation {
       return await this.replace(snapshot, replacement, strategy, tokensBefore, extra);
     } catch (error) {
       if (MemError.is(error, 'CONFLICT')) {
-        this.logger.info('another writer compacted this transcript first; reloaded it', { space: this.space, agent: this.agentId });
+        this.logger.info('another writer compacted this transcript first; reloaded it', {
+          space: this.space,
+          agent: this.agentId,
+        });
         this.rebuild(await this.store.read(this.space, this.agentId));
         return { status: 'skipped', strategy, tokensBefore, reason: 'another writer compacted the transcript first' };
       }
@@ -494,13 +554,19 @@ export class Conversation {
     const same = this.header?.conversationId === snapshot.header.conversationId;
     return snapshot.messages.map((m, i) => {
       const e = same ? held[i] : undefined;
-      return e && e.message.at === m.at && e.message.role === m.role && e.message.content === m.content ? e.tokens : this.entry(m).tokens;
+      return e && e.message.at === m.at && e.message.role === m.role && e.message.content === m.content
+        ? e.tokens
+        : this.entry(m).tokens;
     });
   }
 
   private failed(strategy: CompactionStrategy, tokensBefore: number, what: string, error: unknown): CompressionOutcome {
     const detail = error === null ? '' : `: ${error instanceof Error ? error.message : String(error)}`;
-    this.logger.warn(`conversation compaction skipped, transcript kept: ${what}${detail}`, { space: this.space, agent: this.agentId, strategy });
+    this.logger.warn(`conversation compaction skipped, transcript kept: ${what}${detail}`, {
+      space: this.space,
+      agent: this.agentId,
+      strategy,
+    });
     return { status: 'failed', strategy, tokensBefore, error: `${what}${detail}` };
   }
 
@@ -520,7 +586,15 @@ export class Conversation {
     });
     this.rebuild(result.transcript);
     await this.applyRetention();
-    return { ...extra, status: 'compacted', strategy, archive: result.archive, tokensBefore, tokensAfter: this.tokens(), carried: result.carried };
+    return {
+      ...extra,
+      status: 'compacted',
+      strategy,
+      archive: result.archive,
+      tokensBefore,
+      tokensAfter: this.tokens(),
+      carried: result.carried,
+    };
   }
 
   private async applyRetention(): Promise<void> {
@@ -606,7 +680,11 @@ export class ConversationService {
   }
 
   /** Delete archives beyond a retention policy. */
-  prune(space: string, agentId: string, policy: { maxAgeDays?: number | null; maxCount?: number | null }): Promise<string[]> {
+  prune(
+    space: string,
+    agentId: string,
+    policy: { maxAgeDays?: number | null; maxCount?: number | null },
+  ): Promise<string[]> {
     return pruneArchives(this.store, space, agentId, policy, (this.deps.clock ?? systemClock).now());
   }
 

@@ -1,19 +1,25 @@
-import { MemError } from '../errors.js';
-import { buildNotebookInjection, DEFAULT_INJECTION_BUDGET, type InjectionBudget, type InjectionResult } from '../domain/injection.js';
+import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
+import {
+  buildNotebookInjection,
+  DEFAULT_INJECTION_BUDGET,
+  type InjectionBudget,
+  type InjectionResult,
+} from '../domain/injection.js';
 import {
   applyNotebookEdit,
   checkNotebookScope,
   MAIN_NOTEBOOK_FILE,
-  normalizeNotebookPath,
   type NotebookWriteStatus,
+  normalizeNotebookPath,
   utf8Bytes,
 } from '../domain/notebook.js';
 import { assertNoSecrets } from '../domain/secrets.js';
 import { bm25Rank, queryTerms, stem, tokenize } from '../domain/text.js';
-import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
+import { MemError } from '../errors.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { NotebookEntry, NotebookScope, NotebookStore } from '../ports/notebook-store.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { parseInput } from '../schemas.js';
 import {
   deleteMemoryInput,
   listMemoryInput,
@@ -22,7 +28,6 @@ import {
   type WriteMemoryInput,
   writeMemoryInput,
 } from '../schemas-notebook.js';
-import { parseInput } from '../schemas.js';
 
 /** Every number of the notebook (SPEC §4), with defaults. */
 export interface NotebookOptions {
@@ -122,7 +127,11 @@ export class Notebook {
     this.store = deps.store;
     this.clock = deps.clock ?? systemClock;
     this.tokenizer = deps.tokenizer;
-    this.options = { ...DEFAULT_NOTEBOOK_OPTIONS, ...deps.options, injection: { ...DEFAULT_INJECTION_BUDGET, ...deps.options?.injection } };
+    this.options = {
+      ...DEFAULT_NOTEBOOK_OPTIONS,
+      ...deps.options,
+      injection: { ...DEFAULT_INJECTION_BUDGET, ...deps.options?.injection },
+    };
   }
 
   /** write_memory {content, file = MEMORY.md, oldText?, expectedVersion?} */
@@ -154,7 +163,11 @@ export class Notebook {
           { retryable: true, details: { file, expected: input.expectedVersion, actual: current?.version ?? null } },
         );
       }
-      const edited = applyNotebookEdit(current?.content ?? null, { content: input.content, oldText: input.oldText }, file);
+      const edited = applyNotebookEdit(
+        current?.content ?? null,
+        { content: input.content, oldText: input.oldText },
+        file,
+      );
       await this.checkLimits(scope, file, edited.content, current === null);
       try {
         const written = await this.store.write(scope, file, edited.content, {
@@ -163,7 +176,8 @@ export class Notebook {
         });
         return { file, version: written.version, status: edited.status, size: written.size };
       } catch (error) {
-        if (!MemError.is(error, 'CONFLICT') || input.expectedVersion !== undefined || attempt > this.options.casRetries) throw error;
+        if (!MemError.is(error, 'CONFLICT') || input.expectedVersion !== undefined || attempt > this.options.casRetries)
+          throw error;
       }
     }
   }
@@ -204,9 +218,13 @@ export class Notebook {
     const file = normalizeNotebookPath(input.file ?? MAIN_NOTEBOOK_FILE);
     const found = await this.store.read(scope, file);
     if (!found && file !== MAIN_NOTEBOOK_FILE) {
-      throw new MemError('NOT_FOUND', `No notebook file ${file}. list_memory shows the files there are; write_memory creates a file.`, {
-        details: { file },
-      });
+      throw new MemError(
+        'NOT_FOUND',
+        `No notebook file ${file}. list_memory shows the files there are; write_memory creates a file.`,
+        {
+          details: { file },
+        },
+      );
     }
     const text = found?.content ?? '';
     const offset = input.offset ?? 0;
@@ -216,7 +234,15 @@ export class Notebook {
     const content = truncated
       ? `${slice}\n\n[… cut: showing characters ${offset}–${offset + max} of ${text.length}. Read on with read_memory {"file": "${file}", "offset": ${offset + max}}.]`
       : slice;
-    return { file, content, version: found?.version ?? null, size: found?.size ?? 0, totalChars: text.length, offset, truncated };
+    return {
+      file,
+      content,
+      version: found?.version ?? null,
+      size: found?.size ?? 0,
+      totalChars: text.length,
+      offset,
+      truncated,
+    };
   }
 
   /** delete_memory {file}: any file but MEMORY.md. */
@@ -231,7 +257,9 @@ export class Notebook {
       );
     }
     if (!(await this.store.delete(scope, file))) {
-      throw new MemError('NOT_FOUND', `No notebook file ${file} to delete. list_memory shows the files there are.`, { details: { file } });
+      throw new MemError('NOT_FOUND', `No notebook file ${file} to delete. list_memory shows the files there are.`, {
+        details: { file },
+      });
     }
     return { file, deleted: true };
   }
@@ -239,7 +267,10 @@ export class Notebook {
   /** list_memory {prefix?}: files with sizes, sorted by path. */
   async list(owner: NotebookOwner, raw: unknown = {}): Promise<NotebookListResult> {
     const input = parseInput(listMemoryInput, 'list_memory', raw);
-    const entries = await this.store.list(checkNotebookScope(scopeOf(owner)), input.prefix === undefined ? {} : { prefix: input.prefix });
+    const entries = await this.store.list(
+      checkNotebookScope(scopeOf(owner)),
+      input.prefix === undefined ? {} : { prefix: input.prefix },
+    );
     return {
       files: entries.map((e) => ({ file: e.path, size: e.size, updatedAt: e.updatedAt })),
       totalBytes: entries.reduce((s, e) => s + e.size, 0),
@@ -271,7 +302,11 @@ export class Notebook {
       const nameHits = stems.filter((s) => nameStems.has(s)).length;
       const score = (this.options.nameWeight * nameHits) / stems.length + (contentScore.get(f.path) ?? 0);
       if (score <= 0) continue;
-      hits.push({ file: f.path, snippet: snippet(f.content, stems, this.options.snippetChars), score: Math.round(score * 1000) / 1000 });
+      hits.push({
+        file: f.path,
+        snippet: snippet(f.content, stems, this.options.snippetChars),
+        score: Math.round(score * 1000) / 1000,
+      });
     }
     hits.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : 1));
     return hits.slice(0, Math.min(input.limit ?? this.options.searchLimit, this.options.searchLimit));

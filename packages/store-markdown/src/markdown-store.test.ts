@@ -1,0 +1,25 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describeNotebookStore, describeTranscriptStore } from '@mem/testkit';
+import { createMarkdownNotebookStore, createMarkdownTranscriptStore } from './index.js';
+
+const tempRoot = () => mkdtemp(path.join(os.tmpdir(), 'mem-md-'));
+
+describeTranscriptStore('markdown', async (options) => {
+  const root = await tempRoot();
+  return {
+    store: createMarkdownTranscriptStore({ root, ...options }),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+    openAnother: async (o = {}) => createMarkdownTranscriptStore({ root, ...o }),
+  };
+});
+
+describeNotebookStore('markdown', async () => {
+  const root = await tempRoot();
+  return {
+    store: createMarkdownNotebookStore({ root }),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+    openAnother: async () => createMarkdownNotebookStore({ root }),
+  };
+});
