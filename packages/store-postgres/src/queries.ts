@@ -1,0 +1,104 @@
+import type { SearchFilter } from '@mem/core';
+import { Params, type SqlParams } from './connection.js';
+
+/** Where the tables and the pgvector objects live (both already quoted). */
+export interface QueryContext {
+  schema: string;
+  vectorSchema: string;
+}
+
+export interface BuiltQuery {
+  text: string;
+  params: SqlParams;
+}
+
+/**
+ * The WHERE clause every search arm shares (alias `c`), parameters appended to `p`: space, visibility, expiry,
+ * then the optional scope, key prefix, tags and source. It sits inside each arm's query, before its LIMIT.
+ */
+export function filterClause(filter: SearchFilter, p: Params): string {
+  const parts = [
+    `c.space = ${p.add(filter.space)}`,
+    `(c.scope = 'swarm' OR c.agent_id = ${p.add(filter.viewerAgentId)})`,
+    `(c.expires_at IS NULL OR c.expires_at > ${p.add(filter.now)}::text::timestamptz)`,
+  ];
+  if (filter.scope !== undefined) parts.push(`c.scope = ${p.add(filter.scope)}`);
+  // Literal and case-sensitive: starts_with has no wildcards; key is COLLATE "C", so the (space, key) index serves it.
+  if (filter.keyPrefix !== undefined && filter.keyPrefix !== '') {
+    parts.push(`starts_with(c.key, ${p.add(filter.keyPrefix)})`);
+  }
+  if (filter.tags !== undefined && filter.tags.length > 0) {
+    parts.push(`c.tags @> ${p.add([...new Set(filter.tags)])}::text[]`);
+  }
+  if (filter.source !== undefined) parts.push(`c.source = ${p.add(filter.source)}`);
+  return parts.join(' AND ');
+}
+
+/**
+ * The tsquery of the keyword arm, built without ever parsing user text as query syntax: the terms go through
+ * `to_tsvector` (which only splits words and normalises them: english stemming and stop words, the same
+ * configuration as the indexed column), and each resulting lexeme is quoted as a tsquery literal (`'` and `\`
+ * doubled, via chr() so no string-literal escaping is involved) and OR-ed. NULL when nothing is left (stop words
+ * only): then no row matches, without the notice `to_tsquery` would raise.
+ */
+export function tsqueryFromTerms(param: string): string {
+  const quoted = 'chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)';
+  return `SELECT nullif(string_agg(DISTINCT ${quoted}, ' | '), '')::tsquery AS query
+    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, ${param}))) AS l`;
+}
+
+/** Keyword arm: ts_rank_cd over the generated tsvector (normalisation 1: divided by 1 + log(length)). */
+export function keywordQuery(ctx: QueryContext, filter: SearchFilter, text: string, limit: number): BuiltQuery {
+  const p = new Params();
+  const terms = p.add(text);
+  const where = filterClause(filter, p);
+  return {
+    text: `WITH q AS MATERIALIZED (${tsqueryFromTerms(terms)})
+      SELECT c.id AS id, ts_rank_cd(c.fts, (SELECT query FROM q), 1) AS score
+      FROM ${ctx.schema}.chunks c
+      WHERE c.fts @@ (SELECT query FROM q) AND ${where}
+      ORDER BY score DESC, c.created_at, c.id
+      LIMIT ${p.add(limit)}`,
+    params: p.values,
+  };
+}
+
+/**
+ * Vector arm. The approximate form repeats the HNSW index's expression and predicate exactly (the dimension
+ * inlined as a literal, so the partial index matches even in a generic plan); the exact form computes the distance
+ * on the raw column, which no index serves. The materialised CTE restores strict order after a relaxed iterative
+ * index scan; ties go to the older row.
+ */
+export function vectorQuery(
+  ctx: QueryContext,
+  filter: SearchFilter,
+  literal: string,
+  dims: number,
+  limit: number,
+  approximate: boolean,
+): BuiltQuery {
+  const v = ctx.vectorSchema;
+  const p = new Params();
+  const vec = p.add(literal);
+  const where = filterClause(filter, p);
+  const distance = approximate
+    ? `(c.embedding::${v}.vector(${dims})) OPERATOR(${v}.<=>) (${vec}::${v}.vector(${dims}))`
+    : `c.embedding OPERATOR(${v}.<=>) ${vec}::${v}.vector`;
+  return {
+    text: `WITH hits AS MATERIALIZED (
+        SELECT c.id AS id, c.created_at AS at, ${distance} AS distance
+        FROM ${ctx.schema}.chunks c
+        WHERE ${v}.vector_dims(c.embedding) = ${dims} AND ${where}
+        ORDER BY distance
+        LIMIT ${p.add(limit)}
+      )
+      SELECT id, distance FROM hits ORDER BY distance, at, id`,
+    params: p.values,
+  };
+}
+
+/** Per-transaction settings of the approximate vector arm. */
+export function hnswSettings(efSearch: number, iterativeScan: boolean): string {
+  const ef = `set_config('hnsw.ef_search', '${Math.max(1, Math.min(1000, Math.floor(efSearch)))}', true)`;
+  return iterativeScan ? `SELECT ${ef}, set_config('hnsw.iterative_scan', 'relaxed_order', true)` : `SELECT ${ef}`;
+}

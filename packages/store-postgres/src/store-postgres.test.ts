@@ -1,0 +1,452 @@
+import type { KnowledgeStore, SearchFilter } from '@mem/core';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  adminClient,
+  backend,
+  closedPort,
+  dropSchema,
+  expectCode,
+  freshSchema,
+  randomVector,
+  record,
+  url,
+} from '../test/helpers.js';
+import { startPgliteServer } from '../test/pglite-server.js';
+import {
+  createPostgresStore,
+  knowledgeMigrations,
+  type PortMigrations,
+  type PostgresKnowledgeStore,
+  runMigrations,
+} from './index.js';
+import { vectorQuery } from './queries.js';
+import { vectorLiteral } from './vectors.js';
+
+const admin = adminClient(4);
+const schemas: string[] = [];
+const stores: KnowledgeStore[] = [];
+const clients: postgres.Sql[] = [];
+
+afterAll(async () => {
+  for (const s of stores.splice(0)) await s.close().catch(() => undefined);
+  for (const c of clients.splice(0)) await c.end({ timeout: 5 }).catch(() => undefined);
+  for (const schema of schemas.splice(0)) await dropSchema(admin, schema);
+  await admin.end({ timeout: 5 });
+});
+
+function schemaFor(prefix: string): string {
+  const schema = freshSchema(prefix);
+  schemas.push(schema);
+  return schema;
+}
+
+async function open(schema: string, extra: Partial<Parameters<typeof createPostgresStore>[0]> = {}) {
+  const store = await createPostgresStore({ url, schema, max: 4, ...extra });
+  stores.push(store);
+  return store;
+}
+
+function client(max = 2, options: postgres.Options<Record<string, postgres.PostgresType>> = {}): postgres.Sql {
+  const c = postgres(url, { max, onnotice: () => {}, ...options });
+  clients.push(c);
+  return c;
+}
+
+const filter = (extra: Partial<SearchFilter> = {}): SearchFilter => ({
+  space: 'acme',
+  viewerAgentId: 'alice',
+  now: '2026-03-01T12:00:00.000Z',
+  ...extra,
+});
+
+describe('migrations', () => {
+  it('apply each step once, also when two pools migrate the same schema at the same moment', async () => {
+    const schema = schemaFor('mig');
+    const [a, b] = [client(), client()];
+    const results = await Promise.all([runMigrations(a, { schema }), runMigrations(b, { schema })]);
+    expect(results.flatMap((r) => r.applied)).toEqual([{ port: 'knowledge', version: 1, name: 'knowledge' }]);
+    for (const r of results) expect(r.current).toEqual({ knowledge: 1 });
+    const rows = await admin.unsafe(`SELECT port, version FROM "${schema}".schema_migrations`);
+    expect(rows).toHaveLength(1);
+    const again = await runMigrations(a, { schema });
+    expect(again).toEqual({ applied: [], current: { knowledge: 1 } });
+  });
+
+  it('two stores opened at once on a new schema both work', async () => {
+    const schema = schemaFor('open2');
+    const [s1, s2] = await Promise.all([open(schema), open(schema)]);
+    await s1.insertDocument([record({ content: 'written through the first pool' })]);
+    expect((await s2.stats('acme')).documents).toBe(1);
+  });
+
+  it('autoMigrate: false leaves the schema alone until migrate()', async () => {
+    const schema = schemaFor('manual');
+    const store = await open(schema, { autoMigrate: false });
+    const e = await expectCode(store.stats('acme'), 'STORE_UNAVAILABLE');
+    expect(e.message).toMatch(/migrate\(\)/);
+    const result = await store.migrate();
+    expect(result.applied.map((s) => s.version)).toEqual([1]);
+    expect((await store.migrate()).applied).toEqual([]);
+    expect(await store.stats('acme')).toEqual({ documents: 0, chunks: 0, bySource: {}, byScope: {} });
+  });
+
+  it('another port records its own steps in the same table', async () => {
+    const schema = schemaFor('ports');
+    const c = client();
+    const notes: PortMigrations = {
+      port: 'notes',
+      steps: [
+        {
+          version: 1,
+          name: 'notes',
+          async up(tx, ctx) {
+            await tx.unsafe(`CREATE TABLE ${ctx.schema}.notes (id text PRIMARY KEY)`);
+          },
+        },
+      ],
+    };
+    const first = await runMigrations(c, { schema, ports: [knowledgeMigrations, notes] });
+    expect(first.current).toEqual({ knowledge: 1, notes: 1 });
+    expect((await runMigrations(c, { schema, ports: [notes] })).applied).toEqual([]);
+    const store = await open(schema);
+    expect((await store.migrate()).applied).toEqual([]);
+  });
+});
+
+describe('keyword arm', () => {
+  it('never lets query syntax from the terms break the tsquery', async () => {
+    const store = await open(schemaFor('fts'));
+    const docs = {
+      reilly: record({ content: "O'Reilly published the book on C++ and C#." }),
+      colon: record({ content: 'The config line reads foo:bar & baz | qux.' }),
+      paren: record({ content: 'A (parenthesised) remark, and a bang!' }),
+      slash: record({ content: 'Windows paths use back\\slash separators.' }),
+      star: record({ content: 'The prefix* wildcard is not special here.' }),
+    };
+    for (const d of Object.values(docs)) await store.insertDocument([d]);
+    const hostile = [
+      "'",
+      "''",
+      '"',
+      '*',
+      ':*',
+      ':',
+      '&',
+      '|',
+      '!',
+      '(',
+      ')',
+      '-',
+      '<->',
+      '<2>',
+      '\\',
+      '\\\\',
+      "'; DROP TABLE chunks; --",
+      'a & b',
+      '(x | y)',
+      '!!!',
+      'foo:*',
+      'A:B',
+      '\u0000',
+    ];
+    for (const term of hostile) {
+      await expect(store.keywordSearch({ filter: filter(), terms: [term], limit: 10 })).resolves.toBeInstanceOf(Array);
+    }
+    await expect(store.keywordSearch({ filter: filter(), terms: hostile, limit: 10 })).resolves.toBeInstanceOf(Array);
+    const ids = async (terms: string[]) =>
+      (await store.keywordSearch({ filter: filter(), terms, limit: 10 })).map((h) => h.id);
+    expect(await ids(["o'reilly"])).toEqual([docs.reilly.id]);
+    expect(await ids(['foo:bar'])).toEqual([docs.colon.id]);
+    expect(await ids(['(parenthesised)'])).toEqual([docs.paren.id]);
+    expect(await ids(['back\\slash'])).toEqual([docs.slash.id]);
+    expect(await ids(['prefix*'])).toEqual([docs.star.id]);
+    expect(await ids(['-qux!'])).toEqual([docs.colon.id]);
+    // Stop words only: nothing to search for, no error.
+    expect(await ids(['the', 'and'])).toEqual([]);
+    // The table is still there.
+    expect((await store.stats('acme')).documents).toBe(5);
+  });
+
+  it('matches word forms (english stemming) and ranks the denser match first', async () => {
+    const store = await open(schemaFor('stem'));
+    const weak = record({ content: 'Notes from the meeting; someone mentioned deploy once.' });
+    const strong = record({ content: 'Deploying: the deploy script deploys every service. Deployment takes minutes.' });
+    await store.insertDocument([weak]);
+    await store.insertDocument([strong]);
+    const hits = await store.keywordSearch({ filter: filter(), terms: ['deploys'], limit: 10 });
+    expect(hits.map((h) => h.id)).toEqual([strong.id, weak.id]);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+  });
+});
+
+describe('vector arm', () => {
+  it('keeps one HNSW index, for the recorded dimension', async () => {
+    const schema = schemaFor('idx');
+    const store = await open(schema);
+    const indexes = async () =>
+      (
+        await admin.unsafe<{ name: string }[]>(
+          `SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'chunks_embedding%' ORDER BY 1`,
+          [schema],
+        )
+      ).map((r) => r.name);
+    expect(await indexes()).toEqual([]);
+    await store.setEmbeddingInfo({ model: 'm8', dimension: 8 });
+    expect(await indexes()).toEqual(['chunks_embedding_hnsw_8']);
+    expect(await store.getEmbeddingInfo()).toEqual({ model: 'm8', dimension: 8 });
+    await store.updateEmbeddings([], { model: 'm4', dimension: 4 });
+    expect(await indexes()).toEqual(['chunks_embedding_hnsw_4']);
+    // Above pgvector's 2,000-dimension index limit: no index, exact search still answers.
+    await store.setEmbeddingInfo({ model: 'big', dimension: 2500 });
+    expect(await indexes()).toEqual([]);
+    const v = randomVector(2500, 1);
+    const r = record({ embedding: v, embeddingModel: 'big' });
+    await store.insertDocument([r]);
+    const hits = await store.vectorSearch({ filter: filter(), vector: v, limit: 5 });
+    expect(hits.map((h) => h.id)).toEqual([r.id]);
+    expect(hits[0]!.similarity).toBeCloseTo(1, 5);
+  });
+
+  it('uses the HNSW index on a larger table and still applies filters before the cut', async () => {
+    const schema = schemaFor('hnsw');
+    const store = (await open(schema)) as PostgresKnowledgeStore;
+    const dims = 16;
+    await store.setEmbeddingInfo({ model: 'rand', dimension: dims });
+    const docs = Array.from({ length: 3000 }, (_, i) =>
+      record({ key: `/bulk/item-${i}`, embedding: randomVector(dims, i + 10), embeddingModel: 'rand' }),
+    );
+    for (let i = 0; i < docs.length; i += 500) {
+      await Promise.all(docs.slice(i, i + 500).map((d) => store.insertDocument([d])));
+    }
+    const inside = Array.from({ length: 5 }, (_, i) =>
+      record({ key: `/kb/facts/f-${i}`, embedding: randomVector(dims, 90_000 + i), embeddingModel: 'rand' }),
+    );
+    for (const d of inside) await store.insertDocument([d]);
+    await admin.unsafe(`ANALYZE "${schema}".chunks`);
+    const query = randomVector(dims, 4242);
+    // The approximate form of the query is planned as an index scan on the per-dimension HNSW index.
+    const built = vectorQuery(
+      { schema: `"${schema}"`, vectorSchema: `"${await vectorSchemaName()}"` },
+      filter(),
+      vectorLiteral(query),
+      dims,
+      10,
+      true,
+    );
+    const plan = (await admin.unsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${built.text}`, built.params))
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).toContain('chunks_embedding_hnsw_16');
+    // Recall against brute force: the top 10 of the index match the exact top 10 (at this size, ef_search covers it).
+    const approx = await store.vectorSearch({ filter: filter(), vector: query, limit: 10 });
+    const exact = await admin.unsafe<{ id: string }[]>(
+      `SELECT id FROM "${schema}".chunks ORDER BY embedding OPERATOR("${await vectorSchemaName()}".<=>) $1::"${await vectorSchemaName()}".vector LIMIT 10`,
+      [vectorLiteral(query)],
+    );
+    const overlap = approx.filter((h) => exact.some((e) => e.id === h.id)).length;
+    expect(overlap).toBeGreaterThanOrEqual(9);
+    for (let i = 1; i < approx.length; i++) {
+      expect(approx[i - 1]!.similarity).toBeGreaterThanOrEqual(approx[i]!.similarity);
+    }
+    // 5 rows under /kb/facts/ among 3,005: all of them come back, in exact order.
+    const filtered = await store.vectorSearch({
+      filter: filter({ keyPrefix: '/kb/facts/' }),
+      vector: query,
+      limit: 10,
+    });
+    expect(filtered.map((h) => h.id).sort()).toEqual(inside.map((d) => d.id).sort());
+    const top3 = await store.vectorSearch({ filter: filter({ keyPrefix: '/kb/facts/' }), vector: query, limit: 3 });
+    expect(top3.map((h) => h.id)).toEqual(filtered.slice(0, 3).map((h) => h.id));
+  });
+});
+
+async function vectorSchemaName(): Promise<string> {
+  const [row] = await admin.unsafe<{ schema: string }[]>(
+    `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
+  );
+  return row?.schema ?? 'public';
+}
+
+describe('writes', () => {
+  it('maps duplicate keys, stale versions, repeated ratings and NUL characters to their codes', async () => {
+    const store = await open(schemaFor('codes'));
+    const a = record({ key: '/notes/taken' });
+    await store.insertDocument([a]);
+    const taken = await expectCode(store.insertDocument([record({ key: '/notes/taken' })]), 'KEY_TAKEN');
+    expect(taken.message).toContain(a.id);
+    await expectCode(store.insertDocument([record({ id: a.id, key: '/notes/other' })]), 'CONFLICT');
+    const version = {
+      docId: a.id,
+      space: 'acme',
+      version: 1,
+      oldContent: a.content,
+      oldKey: a.key,
+      intent: 'edit',
+      agentId: 'alice',
+      at: '2026-03-01T12:00:01.000Z',
+    };
+    await expectCode(
+      store.moveDocument('acme', a.id, { newKey: '/notes/x', updatedAt: version.at }, version, 7),
+      'CONFLICT',
+    );
+    await expectCode(
+      store.moveDocument('acme', 'missing', { newKey: '/notes/x', updatedAt: version.at }, version, 1),
+      'NOT_FOUND',
+    );
+    const rating = {
+      docId: a.id,
+      space: 'acme',
+      taskId: 't1',
+      useful: false,
+      note: null,
+      agentId: 'alice',
+      at: version.at,
+    };
+    await store.addRating(rating);
+    await expectCode(store.addRating(rating), 'ALREADY_RATED');
+    await expectCode(store.addRating({ ...rating, docId: 'missing' }), 'NOT_FOUND');
+    expect((await store.getChunk('acme', a.id))?.beta).toBe(2);
+    await expectCode(store.insertDocument([record({ content: 'nul \u0000 inside' })]), 'INVALID_INPUT');
+    expect((await store.stats('acme')).documents).toBe(1);
+  });
+
+  it('two concurrent edits of one version: one wins, the other gets CONFLICT', async () => {
+    const schema = schemaFor('race');
+    const [s1, s2] = [await open(schema), await open(schema)];
+    const doc = record({ key: '/notes/raced' });
+    await s1.insertDocument([doc]);
+    const edit = (store: KnowledgeStore, content: string) =>
+      store.replaceDocument(
+        'acme',
+        doc.id,
+        [{ ...doc, content, updatedAt: '2026-03-01T12:00:01.000Z' }],
+        {
+          docId: doc.id,
+          space: 'acme',
+          version: 1,
+          oldContent: doc.content,
+          oldKey: doc.key,
+          intent: content,
+          agentId: 'alice',
+          at: '2026-03-01T12:00:01.000Z',
+        },
+        1,
+      );
+    const settled = await Promise.allSettled([edit(s1, 'first edit'), edit(s2, 'second edit')]);
+    expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const rejected = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toMatchObject({ code: 'CONFLICT' });
+    const [after] = await s2.getDocument('acme', doc.id);
+    expect(after?.version).toBe(2);
+    expect(await s1.listVersions('acme', doc.id)).toHaveLength(1);
+  });
+
+  it('shares a caller’s client (even with a column transform) and leaves it open on close', async () => {
+    const schema = schemaFor('shared');
+    const shared = client(2, { transform: postgres.camel });
+    const store = await createPostgresStore({ sql: shared, schema });
+    const r = record({ tags: ['a', 'b'], embedding: randomVector(8, 3), embeddingModel: 'm' });
+    await store.setEmbeddingInfo({ model: 'm', dimension: 8 });
+    await store.insertDocument([r]);
+    const got = await store.getChunk('acme', r.id);
+    expect(got).toMatchObject({ id: r.id, docId: r.id, agentId: 'alice', tags: ['a', 'b'], createdAt: r.createdAt });
+    expect(Array.from(got!.embedding!)).toEqual(Array.from(r.embedding!));
+    expect((await store.vectorSearch({ filter: filter(), vector: r.embedding!, limit: 3 }))[0]?.id).toBe(r.id);
+    await store.close();
+    expect(await shared`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('STORE_UNAVAILABLE', () => {
+  const noStack = (message: string) => expect(message).not.toMatch(/\n\s+at /);
+
+  it('for every method of a closed store', async () => {
+    const store = await open(schemaFor('closed'));
+    await store.close();
+    const calls: Promise<unknown>[] = [
+      store.insertDocument([record()]),
+      store.getChunk('acme', 'x'),
+      store.getDocument('acme', 'x'),
+      store.keywordSearch({ filter: filter(), terms: ['x'], limit: 3 }),
+      store.vectorSearch({ filter: filter(), vector: new Float32Array([1, 0]), limit: 3 }),
+      store.stats('acme'),
+      store.getEmbeddingInfo(),
+      store.deleteExpired('2026-03-01T12:00:00.000Z'),
+      (store as PostgresKnowledgeStore).migrate(),
+    ];
+    for (const call of calls) {
+      const e = await expectCode(call, 'STORE_UNAVAILABLE');
+      expect(e.message).toMatch(/closed/);
+    }
+  });
+
+  it('for a server that is down, without leaking the password', async () => {
+    const port = await closedPort();
+    const e = await expectCode(
+      createPostgresStore({ url: `postgres://mem:hunter2@127.0.0.1:${port}/mem`, connectTimeoutSeconds: 3 }),
+      'STORE_UNAVAILABLE',
+    );
+    expect(e.message).toContain(`127.0.0.1:${port}/mem`);
+    expect(e.message).toMatch(/cannot reach the PostgreSQL server .* Check that the server is running/);
+    expect(e.message).not.toContain('hunter2');
+    expect(e.retryable).toBe(true);
+    noStack(e.message);
+  });
+
+  it('for a URL that is not one', async () => {
+    const e = await expectCode(createPostgresStore({ url: 'not a url' }), 'STORE_UNAVAILABLE');
+    expect(e.message).toMatch(/not a usable connection URL .*postgres:\/\/user:password@host:5432\/database/);
+    noStack(e.message);
+  });
+
+  it('for a server without pgvector, saying how to install it', { timeout: 120_000 }, async () => {
+    const bare = await startPgliteServer({ withVector: false });
+    try {
+      const e = await expectCode(createPostgresStore({ url: bare.url, schema: 'mem' }), 'STORE_UNAVAILABLE');
+      expect(e.message).toMatch(/pgvector extension is not installed on the server/);
+      expect(e.message).toMatch(/CREATE EXTENSION vector/);
+      noStack(e.message);
+      // Nothing was created on the way.
+      const c = postgres(bare.url, { max: 1, onnotice: () => {} });
+      const [row] = await c.unsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'mem'`,
+      );
+      await c.end({ timeout: 5 });
+      expect(row?.n).toBe(0);
+    } finally {
+      await bare.stop();
+    }
+  });
+
+  it.skipIf(backend !== 'server')('for a role that may not enable pgvector in its database', async () => {
+    const suffix = freshSchema('nv').slice(4);
+    const db = `mem_db_${suffix}`;
+    const role = `mem_role_${suffix}`;
+    await admin.unsafe(`CREATE ROLE "${role}" LOGIN PASSWORD 'pw'`);
+    await admin.unsafe(`CREATE DATABASE "${db}"`);
+    try {
+      await admin.unsafe(`REVOKE CREATE ON DATABASE "${db}" FROM PUBLIC`);
+      const u = new URL(url);
+      u.username = role;
+      u.password = 'pw';
+      u.pathname = `/${db}`;
+      const e = await expectCode(createPostgresStore({ url: u.toString() }), 'STORE_UNAVAILABLE');
+      expect(e.message).toMatch(/pgvector is installed on the server .* cannot enable it/);
+      expect(e.message).toMatch(/CREATE EXTENSION vector/);
+      expect(e.message).not.toContain('pw@');
+      noStack(e.message);
+    } finally {
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+      await admin.unsafe(`DROP ROLE IF EXISTS "${role}"`);
+    }
+  });
+
+  it.skipIf(backend !== 'server')('for a database that does not exist', async () => {
+    const u = new URL(url);
+    u.pathname = '/mem_no_such_database';
+    const e = await expectCode(createPostgresStore({ url: u.toString() }), 'STORE_UNAVAILABLE');
+    expect(e.message).toMatch(/mem_no_such_database.*does not exist.*Create the database/);
+    noStack(e.message);
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { MemError, type MemErrorCode, type MemoryRecord } from '@mem/core';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+
+export const url = inject('postgresUrl');
+export const backend = inject('postgresBackend');
+
+/** A schema name no other test uses. */
+export function freshSchema(prefix = 't'): string {
+  return `mem_${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** A postgres.js client for test bookkeeping (dropping schemas, creating roles). */
+export function adminClient(max = 2): postgres.Sql {
+  return postgres(url, { max, onnotice: () => {} });
+}
+
+export async function dropSchema(sql: postgres.Sql, schema: string): Promise<void> {
+  await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+}
+
+let counter = 0;
+
+/** A chunk for port-level tests; every field can be overridden. */
+export function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
+  counter++;
+  const id = overrides.id ?? `c${process.pid}x${counter}x${randomBytes(3).toString('hex')}`;
+  return {
+    id,
+    docId: id,
+    space: 'acme',
+    scope: 'agent',
+    agentId: 'alice',
+    key: `/notes/n-${counter}`,
+    name: `note ${counter}`,
+    content: `note number ${counter}`,
+    bodyStart: 0,
+    chunkIndex: 0,
+    chunkCount: 1,
+    source: 'manual',
+    tags: [],
+    embedding: null,
+    embeddingModel: null,
+    contentHash: `hash-${id}`,
+    createdAt: '2026-03-01T12:00:00.000Z',
+    updatedAt: '2026-03-01T12:00:00.000Z',
+    expiresAt: null,
+    accessCount: 0,
+    lastAccessedAt: null,
+    alpha: 1,
+    beta: 1,
+    version: 1,
+    ...overrides,
+  };
+}
+
+/** A deterministic pseudo-random unit vector (mulberry32). */
+export function randomVector(dims: number, seed: number): Float32Array {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+  };
+  const v = new Float32Array(dims);
+  let norm = 0;
+  for (let i = 0; i < dims; i++) {
+    const x = next();
+    v[i] = x;
+    norm += x * x;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < dims; i++) v[i] = (v[i] ?? 0) / norm;
+  return v;
+}
+
+/** A loopback port where nothing listens (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address !== 'object') throw new Error('no port');
+  return address.port;
+}
+
+export async function expectCode(promise: Promise<unknown>, code: MemErrorCode): Promise<MemError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (!MemError.is(error)) throw error;
+    if (error.code !== code) throw new Error(`expected ${code}, got ${error.code}: ${error.message}`);
+    return error;
+  }
+  throw new Error(`expected MemError ${code}, but the call succeeded`);
+}
