@@ -1,7 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as lancedb from '@lancedb/lancedb';
+import type * as lancedb from '@lancedb/lancedb';
 import type {
   EmbeddingInfo,
   KeywordHit,
@@ -17,14 +14,14 @@ import type {
   VectorHit,
   VectorQuery,
 } from '@mem/core';
-import { MemError, wrapStoreError } from '@mem/core';
-import { FileLock, type FileLockOptions, withProcessMutex } from './lock.js';
+import { MemError } from '@mem/core';
+import { ADAPTER, LanceDatabase, PortRunner } from './database.js';
+import { indexSettings, type LanceIndexState, type LanceOptimizeReport, type LanceStoreOptions } from './options.js';
 import {
   accessSchema,
   baseOf,
   chunkSchema,
   type DocCounters,
-  FTS_COLUMN,
   metaSchema,
   REQUIRED_CHUNK_COLUMNS,
   type Row,
@@ -34,83 +31,11 @@ import {
   rowToRecord,
   rowToVersion,
   SCHEMA_VERSION,
-  vectorColumn,
-  vectorDimension,
-  vectorField,
   versionSchema,
   versionToRow,
 } from './schema.js';
-import { docPredicate, filterPredicate, matchText, sqlIn, sqlString } from './sql.js';
-
-export const ADAPTER = 'lancedb';
-
-export type VectorIndexType = 'IVF_PQ' | 'IVF_HNSW_SQ' | 'none';
-
-export interface LanceStoreOptions {
-  /** A local folder (created when missing) or an object-storage URI (`s3://…`, `gs://…`, `az://…`). */
-  uri: string;
-  /** Passed to LanceDB for object storage (region, endpoint, credentials…). */
-  storageOptions?: Record<string, string>;
-  /** Table names inside the database. */
-  tableNames?: { chunks?: string; versions?: string; ratings?: string; meta?: string; access?: string };
-  index?: {
-    vector?: {
-      /**
-       * ANN index built once the table holds `minRows` vectors of one dimension. Default `IVF_HNSW_SQ` (measured:
-       * recall@10 1.00 against flat search at 10k × 512-d, where IVF_PQ gave 0.90 at the same latency).
-       */
-      type?: VectorIndexType;
-      metric?: 'cosine';
-      /** Below this many vectors the vector arm is exact (flat). Default 5000. */
-      minRows?: number;
-      /** IVF partitions probed per query. Default 20. */
-      nprobes?: number;
-      /** Re-rank `refineFactor × limit` ANN candidates with exact distances. Default 10. */
-      refineFactor?: number;
-    };
-    /** Full-text index on name + content (the keyword arm). Default true; false turns the keyword arm off. */
-    fts?: boolean;
-  };
-  /**
-   * Index upkeep after writes that change chunks (see the README). Up to `ftsRebuildBelowRows` chunks the
-   * full-text index is rebuilt after each such write (it is then always exact); above, new rows are folded in by
-   * `optimize` once they reach `maxUnindexedFraction` of the indexed rows, or once the table has more than
-   * `maxFragments` fragments. `auto: false` leaves everything to `optimize()`.
-   */
-  maintenance?: {
-    auto?: boolean;
-    ftsRebuildBelowRows?: number;
-    maxUnindexedFraction?: number;
-    maxFragments?: number;
-  };
-  /**
-   * Write lock file in the folder (local folders only), shared by every process that opens it. `false` turns it
-   * off (a single process that owns the folder). Object storage has no lock file: see the README.
-   */
-  lock?: false | FileLockOptions;
-  /** Check other writers' commits on every read (0, the default: strong consistency) or every N seconds. */
-  readConsistencyIntervalSeconds?: number;
-  /** Where recovered problems are reported (a failed index refresh after a committed write). */
-  logger?: { warn(message: string, fields?: Record<string, unknown>): void };
-}
-
-export interface LanceOptimizeReport {
-  /** Fragments removed / added by compaction, per table. */
-  compaction: Record<string, { fragmentsRemoved: number; fragmentsAdded: number }>;
-  /** Old table versions removed by cleanup, per table. */
-  prunedVersions: Record<string, number>;
-  /** Indexes created by this call (e.g. `vec_512` once it reached `minRows`). */
-  indexesCreated: string[];
-  /** Vector columns dropped because no row uses them any more (after a re-embedding into another dimension). */
-  droppedVectorColumns: string[];
-}
-
-export interface LanceIndexState {
-  /** The full-text index: rows it covers and rows written since its last refresh. Null before the first row. */
-  fts: { indexedRows: number; unindexedRows: number } | null;
-  /** ANN indexes by vector column. */
-  vector: Record<string, { type: string; indexedRows: number; unindexedRows: number }>;
-}
+import { chunked, docPredicate, filterPredicate, rows, sqlIn, sqlString } from './sql.js';
+import { ManagedTable, optimizeTables } from './upkeep.js';
 
 export interface LanceKnowledgeStore extends KnowledgeStore {
   /** Open the database and create missing tables now (every method does it on first use). */
@@ -127,33 +52,6 @@ export interface LanceKnowledgeStore extends KnowledgeStore {
 const META_SCHEMA = 'schema.version';
 const META_MODEL = 'embedding.model';
 const META_DIMENSION = 'embedding.dimension';
-/** Longest IN (…) list per query. */
-const BATCH = 500;
-
-const isObjectStorage = (uri: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) && !uri.startsWith('file://');
-
-function localPath(uri: string): string {
-  return uri.startsWith('file://') ? fileURLToPath(uri) : resolve(uri);
-}
-
-function chunked<T>(items: readonly T[], size = BATCH): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function clampSimilarity(value: number): number {
-  if (!Number.isFinite(value)) return 0;
-  return Math.max(-1, Math.min(1, value));
-}
-
-/** IVF_PQ sub-vectors: 16 or 8 dimensions each (SIMD friendly), else the largest divisor ≤ dimension / 4. */
-function subVectors(dimension: number): number {
-  if (dimension % 16 === 0) return dimension / 16;
-  if (dimension % 8 === 0) return dimension / 8;
-  for (let d = Math.max(1, Math.floor(dimension / 4)); d > 1; d--) if (dimension % d === 0) return d;
-  return 1;
-}
 
 function notFound(space: string, docId: string, what = 'memory'): MemError {
   return new MemError('NOT_FOUND', `${ADAPTER}: no ${what} ${docId} in space ${space}.`, {
@@ -170,12 +68,19 @@ function keyTaken(key: string, scope: Scope, agentId: string, holder: string): M
 }
 
 interface Tables {
-  conn: lancedb.Connection;
   chunks: lancedb.Table;
   versions: lancedb.Table;
   ratings: lancedb.Table;
   meta: lancedb.Table;
   access: lancedb.Table;
+  /** The same tables with their index upkeep. */
+  upkeep: {
+    chunks: ManagedTable;
+    versions: ManagedTable;
+    ratings: ManagedTable;
+    meta: ManagedTable;
+    access: ManagedTable;
+  };
 }
 
 /**
@@ -185,8 +90,12 @@ interface Tables {
  * Writes run under a write lock (in-process queue + lock file in the folder); see the README for the model.
  */
 export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStore {
-  const uri = options.uri;
-  const remote = isObjectStorage(uri);
+  return createKnowledgeStore(new LanceDatabase(options), options);
+}
+
+/** The knowledge store on a database shared with other ports (see `createLanceStores`). */
+export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptions): LanceKnowledgeStore {
+  const uri = db.uri;
   const names = {
     chunks: options.tableNames?.chunks ?? 'knowledge_chunks',
     versions: options.tableNames?.versions ?? 'knowledge_versions',
@@ -194,174 +103,67 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
     meta: options.tableNames?.meta ?? 'knowledge_meta',
     access: options.tableNames?.access ?? 'knowledge_access',
   };
-  const ftsEnabled = options.index?.fts ?? true;
-  const vectorOptions = options.index?.vector ?? {};
-  const annType: VectorIndexType = vectorOptions.type ?? 'IVF_HNSW_SQ';
-  const minRows = Math.max(256, vectorOptions.minRows ?? 5_000);
-  const nprobes = vectorOptions.nprobes ?? 20;
-  const refineFactor = vectorOptions.refineFactor ?? 10;
-  const autoMaintain = options.maintenance?.auto ?? true;
-  const ftsRebuildBelowRows = options.maintenance?.ftsRebuildBelowRows ?? 1_000;
-  const maxUnindexedFraction = options.maintenance?.maxUnindexedFraction ?? 0.05;
-  const maxFragments = options.maintenance?.maxFragments ?? 32;
-  const logger = options.logger;
+  const settings = indexSettings(options);
 
-  const folder = remote ? null : localPath(uri);
-  const lock =
-    folder !== null && options.lock !== false
-      ? new FileLock(join(folder, '.mem-write.lock'), options.lock || {})
-      : null;
-  const mutexName = `lancedb:${folder ?? uri}`;
-
-  let opening: Promise<Tables> | null = null;
-  let tables: Tables | null = null;
-  let closed = false;
-  const pending = new Set<Promise<unknown>>();
-
-  /** Vector columns with an ANN index (refreshed after maintenance and, at most every 5 s, by searches). */
-  let annColumns = new Set<string>();
-  let annCheckedAt = 0;
-  let ftsIndexed = false;
+  const runner = new PortRunner<Tables>(db, open, { auto: settings.auto, logger: options.logger });
+  const read = runner.read.bind(runner);
+  const write = runner.write.bind(runner);
+  /** Writes that change chunk rows get the full index upkeep. */
+  const chunksChanged = (t: Tables) => [t.upkeep.chunks];
 
   const capabilities: KnowledgeStoreCapabilities = {
-    keyword: ftsEnabled,
+    keyword: settings.fts,
     vector: true,
     get exactVector() {
-      return annColumns.size === 0;
+      return runner.current?.upkeep.chunks.exactVector ?? true;
     },
   };
 
-  function closedError(): MemError {
-    return new MemError('STORE_UNAVAILABLE', `${ADAPTER}: the store for ${uri} is closed; create a new one.`);
-  }
-
   async function open(): Promise<Tables> {
-    if (folder !== null) mkdirSync(folder, { recursive: true });
-    const conn = await lancedb.connect(uri, {
-      readConsistencyInterval: options.readConsistencyIntervalSeconds ?? 0,
-      ...(options.storageOptions ? { storageOptions: options.storageOptions } : {}),
-    });
-    try {
-      const opened = await exclusive(async () => {
-        const existing = new Set(await conn.tableNames());
-        const openOrCreate = async (name: string, schema: ReturnType<typeof chunkSchema>) =>
-          existing.has(name)
-            ? conn.openTable(name)
-            : conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
-        const t: Tables = {
-          conn,
-          chunks: await openOrCreate(names.chunks, chunkSchema()),
-          versions: await openOrCreate(names.versions, versionSchema()),
-          ratings: await openOrCreate(names.ratings, ratingSchema()),
-          meta: await openOrCreate(names.meta, metaSchema()),
-          access: await openOrCreate(names.access, accessSchema()),
-        };
-        const columns = new Set((await t.chunks.schema()).fields.map((f) => f.name));
-        const missing = REQUIRED_CHUNK_COLUMNS.filter((c) => !columns.has(c));
-        if (missing.length > 0) {
-          throw new MemError(
-            'STORE_CORRUPT',
-            `${ADAPTER}: table ${names.chunks} in ${uri} is not a mem knowledge table (missing columns: ${missing.join(', ')}). Use another folder or another table name (tableNames.chunks).`,
-          );
-        }
-        const stored = await metaGet(t, META_SCHEMA);
-        if (stored === null) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
-        else if (Number(stored) > SCHEMA_VERSION) {
-          throw new MemError(
-            'STORE_UNAVAILABLE',
-            `${ADAPTER}: ${uri} has knowledge schema version ${stored}, newer than this @mem/store-lancedb understands (${SCHEMA_VERSION}). Upgrade the package.`,
-          );
-        }
-        return t;
-      });
-      await refreshIndexInfo(opened);
-      return opened;
-    } catch (error) {
-      conn.close();
-      throw error;
-    }
-  }
-
-  function ready(): Promise<Tables> {
-    if (closed) return Promise.reject(closedError());
-    if (tables) return Promise.resolve(tables);
-    opening ??= open().then(
-      (t) => {
-        tables = t;
-        return t;
+    const [chunks, versions, ratings, meta, access] = await db.openTables([
+      {
+        name: names.chunks,
+        schema: chunkSchema(),
+        kind: 'knowledge',
+        option: 'tableNames.chunks',
+        required: REQUIRED_CHUNK_COLUMNS,
       },
-      (error) => {
-        opening = null;
-        throw error;
+      { name: names.versions, schema: versionSchema(), kind: 'knowledge', option: 'tableNames.versions' },
+      { name: names.ratings, schema: ratingSchema(), kind: 'knowledge', option: 'tableNames.ratings' },
+      { name: names.meta, schema: metaSchema(), kind: 'knowledge', option: 'tableNames.meta' },
+      { name: names.access, schema: accessSchema(), kind: 'knowledge', option: 'tableNames.access' },
+    ]);
+    const plain = (name: string, table: lancedb.Table) => new ManagedTable(name, table, settings, false);
+    const t: Tables = {
+      chunks: chunks!,
+      versions: versions!,
+      ratings: ratings!,
+      meta: meta!,
+      access: access!,
+      upkeep: {
+        chunks: new ManagedTable(names.chunks, chunks!, settings, true),
+        versions: plain(names.versions, versions!),
+        ratings: plain(names.ratings, ratings!),
+        meta: plain(names.meta, meta!),
+        access: plain(names.access, access!),
       },
-    );
-    return opening;
-  }
-
-  /** The write lock: one writer at a time in this process, then across processes through the lock file. */
-  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return withProcessMutex(mutexName, async () => {
-      const release = lock ? await lock.acquire() : null;
-      try {
-        return await fn();
-      } finally {
-        await release?.();
+    };
+    await t.upkeep.chunks.refreshIndexInfo();
+    await db.exclusive(async () => {
+      await t.upkeep.chunks.ensureFtsIndex();
+      const stored = await metaGet(t, META_SCHEMA);
+      if (stored === null) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
+      else if (Number(stored) > SCHEMA_VERSION) {
+        throw new MemError(
+          'STORE_UNAVAILABLE',
+          `${ADAPTER}: ${uri} has knowledge schema version ${stored}, newer than this @mem/store-lancedb understands (${SCHEMA_VERSION}). Upgrade the package.`,
+        );
       }
     });
-  }
-
-  function track<T>(promise: Promise<T>): Promise<T> {
-    pending.add(promise);
-    const done = () => pending.delete(promise);
-    promise.then(done, done);
-    return promise;
-  }
-
-  function read<T>(what: string, fn: (t: Tables) => Promise<T>): Promise<T> {
-    return track(
-      (async () => {
-        try {
-          return await fn(await ready());
-        } catch (error) {
-          throw wrapStoreError(ADAPTER, error, what);
-        }
-      })(),
-    );
-  }
-
-  /** A write critical section (under the lock), then index maintenance when asked. */
-  function write<T>(what: string, fn: (t: Tables) => Promise<T>, maintain = false): Promise<T> {
-    return track(
-      (async () => {
-        try {
-          const t = await ready();
-          return await exclusive(async () => {
-            const result = await fn(t);
-            if (maintain && autoMaintain) {
-              try {
-                await maintainAfterWrite(t);
-              } catch (error) {
-                // The write is committed; a failed refresh is retried after the next write or by optimize().
-                logger?.warn(`${ADAPTER}: index refresh after ${what} failed`, { error });
-              }
-            }
-            return result;
-          });
-        } catch (error) {
-          throw wrapStoreError(ADAPTER, error, what);
-        }
-      })(),
-    );
+    return t;
   }
 
   // ---------- small helpers over the tables ----------
-
-  async function rows(table: lancedb.Table, where: string, limit?: number, columns?: string[]): Promise<Row[]> {
-    let q = table.query().where(where);
-    if (columns) q = q.select(columns);
-    if (limit !== undefined) q = q.limit(limit);
-    return (await q.toArray()) as Row[];
-  }
 
   async function metaGet(t: Tables, key: string): Promise<string | null> {
     const [row] = await rows(t.meta, `key = ${sqlString(key)}`, 1);
@@ -371,21 +173,6 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
   async function metaPut(t: Tables, entries: Record<string, string>): Promise<void> {
     const data = Object.entries(entries).map(([key, value]) => ({ key, value }));
     await t.meta.mergeInsert('key').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-  }
-
-  async function vectorColumns(t: Tables): Promise<string[]> {
-    return (await t.chunks.schema()).fields.map((f) => f.name).filter((n) => vectorDimension(n) !== null);
-  }
-
-  /** Under the lock: make sure the vector column of every dimension in `dimensions` exists. */
-  async function ensureVectorColumns(t: Tables, dimensions: Iterable<number>): Promise<string[]> {
-    const existing = await vectorColumns(t);
-    const missing = [...new Set(dimensions)].filter((d) => !existing.includes(vectorColumn(d)));
-    if (missing.length > 0) {
-      await t.chunks.addColumns(missing.map(vectorField));
-      return vectorColumns(t);
-    }
-    return existing;
   }
 
   /** Accesses and ratings of documents since they were written (added to the stored base counters on read). */
@@ -554,101 +341,6 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
     }
   }
 
-  // ---------- indexes ----------
-
-  async function refreshIndexInfo(t: Tables): Promise<void> {
-    const indices = await t.chunks.listIndices();
-    const ann = new Set<string>();
-    let fts = false;
-    for (const index of indices) {
-      const column = index.columns[0] ?? '';
-      if (column === FTS_COLUMN && index.indexType === 'FTS') fts = true;
-      else if (vectorDimension(column) !== null) ann.add(column);
-    }
-    annColumns = ann;
-    ftsIndexed = fts;
-    annCheckedAt = Date.now();
-  }
-
-  function vectorIndexConfig(dimension: number, rowsNow: number): lancedb.Index {
-    if (annType === 'IVF_HNSW_SQ') {
-      return lancedb.Index.hnswSq({
-        distanceType: 'cosine',
-        numPartitions: Math.max(1, Math.round(rowsNow / 100_000)),
-      });
-    }
-    return lancedb.Index.ivfPq({
-      distanceType: 'cosine',
-      numPartitions: Math.max(1, Math.min(Math.round(Math.sqrt(rowsNow)), Math.floor(rowsNow / 256))),
-      numSubVectors: subVectors(dimension),
-    });
-  }
-
-  /** Build the ANN index of every vector column that reached `minRows`; returns the columns indexed. */
-  async function buildVectorIndexes(t: Tables): Promise<string[]> {
-    if (annType === 'none') return [];
-    if ((await t.chunks.countRows()) < minRows) return [];
-    // Another process may have built it meanwhile: never rebuild an index that exists.
-    await refreshIndexInfo(t);
-    const created: string[] = [];
-    for (const column of await vectorColumns(t)) {
-      if (annColumns.has(column)) continue;
-      const n = await t.chunks.countRows(`${column} IS NOT NULL`);
-      if (n < minRows) continue;
-      await t.chunks.createIndex(column, { config: vectorIndexConfig(vectorDimension(column)!, n), replace: true });
-      created.push(column);
-    }
-    if (created.length > 0) await refreshIndexInfo(t);
-    return created;
-  }
-
-  async function rebuildFts(t: Tables): Promise<void> {
-    await t.chunks.createIndex(FTS_COLUMN, {
-      // Stop words stay searchable (the core already drops them from queries unless nothing else is left).
-      config: lancedb.Index.fts({
-        withPosition: false,
-        stem: true,
-        lowercase: true,
-        asciiFolding: true,
-        removeStopWords: false,
-      }),
-      replace: true,
-    });
-  }
-
-  async function ensureFtsIndex(t: Tables): Promise<boolean> {
-    if (!ftsEnabled || ftsIndexed) return false;
-    if ((await t.chunks.countRows()) === 0) return false;
-    await rebuildFts(t);
-    await refreshIndexInfo(t);
-    return true;
-  }
-
-  /**
-   * After a write that changed chunk rows. LanceDB searches rows its full-text index has not seen with a flat
-   * scan scored by the index's statistics: close to the real BM25 when those rows are a small share of a large
-   * index, poor (rows can even be missed) when they are not. So: a small table gets its full-text index rebuilt
-   * (cheap there, always exact); a larger one folds new rows in with `optimize` once they reach
-   * `maxUnindexedFraction`, or once appends left more than `maxFragments` fragments (every commit adds one, and
-   * reads slow down with their number). Finally the ANN index is built once a vector column reaches `minRows`.
-   */
-  async function maintainAfterWrite(t: Tables): Promise<void> {
-    if (!ftsIndexed) await refreshIndexInfo(t);
-    let optimized = false;
-    if (!(await ensureFtsIndex(t)) && ftsEnabled && ftsIndexed) {
-      const s = await t.chunks.indexStats(`${FTS_COLUMN}_idx`);
-      if (s && s.numUnindexedRows > 0) {
-        if (s.numIndexedRows + s.numUnindexedRows <= ftsRebuildBelowRows) await rebuildFts(t);
-        else if (s.numUnindexedRows >= maxUnindexedFraction * s.numIndexedRows) {
-          await t.chunks.optimize();
-          optimized = true;
-        }
-      }
-    }
-    if (!optimized && (await t.chunks.stats()).fragmentStats.numFragments > maxFragments) await t.chunks.optimize();
-    await buildVectorIndexes(t);
-  }
-
   // ---------- the port ----------
 
   const store: LanceKnowledgeStore = {
@@ -656,11 +348,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
     capabilities,
 
     async ready() {
-      try {
-        await ready();
-      } catch (error) {
-        throw wrapStoreError(ADAPTER, error, `opening ${uri}`);
-      }
+      await read(`opening ${uri}`, async () => undefined);
     },
 
     insertDocument(chunks) {
@@ -674,8 +362,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
             first,
             chunks.map((c) => c.id),
           );
-          const columns = await ensureVectorColumns(
-            t,
+          const columns = await t.upkeep.chunks.ensureVectorColumns(
             chunks.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
           );
           // One append = one LanceDB commit: readers see every chunk of the document or none.
@@ -691,7 +378,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
             ),
           );
         },
-        true,
+        chunksChanged,
       );
     },
 
@@ -711,8 +398,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
               chunks.map((c) => c.id),
             );
           }
-          const columns = await ensureVectorColumns(
-            t,
+          const columns = await t.upkeep.chunks.ensureVectorColumns(
             chunks.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
           );
           // Counters stay with the document: its stored base plus its access and ratings rows (untouched here).
@@ -731,7 +417,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
             throw error;
           }
         },
-        true,
+        (t) => [t.upkeep.chunks, t.upkeep.versions],
       );
     },
 
@@ -758,7 +444,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
             throw error;
           }
         },
-        true,
+        (t) => [t.upkeep.chunks, t.upkeep.versions],
       );
     },
 
@@ -770,7 +456,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
           await deleteHistory(t, space, [docId]);
           return numDeletedRows;
         },
-        true,
+        chunksChanged,
       );
     },
 
@@ -835,90 +521,55 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
     },
 
     keywordSearch(query: KeywordQuery): Promise<KeywordHit[]> {
-      return read('keywordSearch', async (t) => {
-        const text = matchText(query.terms);
-        const limit = Math.floor(query.limit);
-        if (!ftsEnabled || text === null || !(limit > 0)) return [];
-        const found = (await t.chunks
-          .query()
-          .fullTextSearch(new lancedb.MatchQuery(text, FTS_COLUMN, { operator: lancedb.Operator.Or, fuzziness: 0 }))
-          .where(filterPredicate(query.filter))
-          .select(['id', '_score'])
-          .limit(limit)
-          .toArray()) as Row[];
-        const hits = found.map((r) => ({ id: String(r.id), score: Number(r._score) }));
-        // Best first, ties by id (stable across engines and runs).
-        hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        return hits;
-      });
+      return read('keywordSearch', (t) =>
+        t.upkeep.chunks.keywordSearch(query.terms, filterPredicate(query.filter), query.limit),
+      );
     },
 
     vectorSearch(query: VectorQuery): Promise<VectorHit[]> {
-      return read('vectorSearch', async (t) => {
-        const limit = Math.floor(query.limit);
-        const dims = query.vector.length;
-        if (dims === 0 || !(limit > 0)) return [];
-        const column = vectorColumn(dims);
-        if (!(await vectorColumns(t)).includes(column)) return [];
-        if (Date.now() - annCheckedAt > 5_000) await refreshIndexInfo(t);
-        // Rows without a vector in this column are skipped by the search itself (their distance is null). Saying
-        // `IS NOT NULL` here would make LanceDB read the whole vector column to prefilter: ten times slower.
-        const where = filterPredicate(query.filter);
-        const search = async (exact: boolean) => {
-          let q = t.chunks
-            .vectorSearch(query.vector)
-            .column(column)
-            .distanceType('cosine')
-            .where(where)
-            .select(['id', '_distance'])
-            .limit(limit);
-          if (exact) q = q.bypassVectorIndex();
-          else q = q.nprobes(nprobes).refineFactor(refineFactor);
-          return ((await q.toArray()) as Row[]).map((r) => ({
-            id: String(r.id),
-            similarity: clampSimilarity(1 - Number(r._distance)),
-          }));
-        };
-        const indexed = annColumns.has(column);
-        let hits = await search(!indexed);
-        // A narrow filter can leave the probed partitions short of `limit` rows: then the filtered rows are few,
-        // and an exact scan over them is both cheap and complete.
-        if (indexed && hits.length < limit) hits = await search(true);
-        hits.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        return hits;
-      });
+      return read('vectorSearch', (t) =>
+        t.upkeep.chunks.vectorSearch(query.vector, filterPredicate(query.filter), query.limit),
+      );
     },
 
     recordAccess(space, docId, at) {
-      return write('recordAccess', async (t) => {
-        // Counted in the access table (one small row per document), so that reads never rewrite chunk rows.
-        const [current] = await rows(t.access, docPredicate(space, docId), 1, ['count', 'last_at']);
-        const last = current && String(current.last_at) > at ? String(current.last_at) : at;
-        await t.access
-          .mergeInsert(['space', 'doc_id'])
-          .whenMatchedUpdateAll()
-          .whenNotMatchedInsertAll()
-          .execute([{ space, doc_id: docId, count: (current ? Number(current.count) : 0) + 1, last_at: last }]);
-      });
+      return write(
+        'recordAccess',
+        async (t) => {
+          // Counted in the access table (one small row per document), so that reads never rewrite chunk rows.
+          const [current] = await rows(t.access, docPredicate(space, docId), 1, ['count', 'last_at']);
+          const last = current && String(current.last_at) > at ? String(current.last_at) : at;
+          await t.access
+            .mergeInsert(['space', 'doc_id'])
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .execute([{ space, doc_id: docId, count: (current ? Number(current.count) : 0) + 1, last_at: last }]);
+        },
+        (t) => [t.upkeep.access],
+      );
     },
 
     addRating(rating: Rating) {
-      return write('addRating', async (t) => {
-        const doc = await rows(t.chunks, docPredicate(rating.space, rating.docId), 1, ['id']);
-        if (doc.length === 0) throw notFound(rating.space, rating.docId, 'memory to rate:');
-        const taken = await t.ratings.countRows(
-          `${docPredicate(rating.space, rating.docId)} AND task_id = ${sqlString(rating.taskId)}`,
-        );
-        if (taken > 0) {
-          throw new MemError(
-            'ALREADY_RATED',
-            `Memory ${rating.docId} was already rated in task ${rating.taskId}; a memory counts once per task.`,
-            { details: { docId: rating.docId, taskId: rating.taskId } },
+      return write(
+        'addRating',
+        async (t) => {
+          const doc = await rows(t.chunks, docPredicate(rating.space, rating.docId), 1, ['id']);
+          if (doc.length === 0) throw notFound(rating.space, rating.docId, 'memory to rate:');
+          const taken = await t.ratings.countRows(
+            `${docPredicate(rating.space, rating.docId)} AND task_id = ${sqlString(rating.taskId)}`,
           );
-        }
-        // One append: the rating and its effect on alpha/beta (computed from the ratings on read) land together.
-        await t.ratings.add([ratingToRow(rating)]);
-      });
+          if (taken > 0) {
+            throw new MemError(
+              'ALREADY_RATED',
+              `Memory ${rating.docId} was already rated in task ${rating.taskId}; a memory counts once per task.`,
+              { details: { docId: rating.docId, taskId: rating.taskId } },
+            );
+          }
+          // One append: the rating and its effect on alpha/beta (computed from the ratings on read) land together.
+          await t.ratings.add([ratingToRow(rating)]);
+        },
+        (t) => [t.upkeep.ratings],
+      );
     },
 
     listVersions(space, docId) {
@@ -954,7 +605,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
           for (const [s, ids] of bySpace) await deleteHistory(t, s, [...ids]);
           return numDeletedRows;
         },
-        true,
+        chunksChanged,
       );
     },
 
@@ -986,10 +637,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
         'updateEmbeddings',
         async (t) => {
           if (updates.length > 0) {
-            const columns = await ensureVectorColumns(
-              t,
-              updates.map((u) => u.embedding.length),
-            );
+            const columns = await t.upkeep.chunks.ensureVectorColumns(updates.map((u) => u.embedding.length));
             const byId = new Map(updates.map((u) => [u.id, u.embedding]));
             const data: Row[] = [];
             for (const batch of chunked([...byId.keys()])) {
@@ -1005,7 +653,7 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
           }
           await metaPut(t, { [META_MODEL]: info.model, [META_DIMENSION]: String(info.dimension) });
         },
-        true,
+        (t) => [t.upkeep.chunks, t.upkeep.meta],
       );
     },
 
@@ -1039,83 +687,27 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
     },
 
     setEmbeddingInfo(info) {
-      return write('setEmbeddingInfo', async (t) => {
-        await metaPut(t, { [META_MODEL]: info.model, [META_DIMENSION]: String(info.dimension) });
-      });
+      return write(
+        'setEmbeddingInfo',
+        async (t) => {
+          await metaPut(t, { [META_MODEL]: info.model, [META_DIMENSION]: String(info.dimension) });
+        },
+        (t) => [t.upkeep.meta],
+      );
     },
 
     optimize(opts = {}) {
-      return write('optimize', async (t) => {
-        const report: LanceOptimizeReport = {
-          compaction: {},
-          prunedVersions: {},
-          indexesCreated: [],
-          droppedVectorColumns: [],
-        };
-        for (const column of await vectorColumns(t)) {
-          if ((await t.chunks.countRows(`${column} IS NOT NULL`)) > 0) continue;
-          if (annColumns.has(column)) await t.chunks.dropIndex(`${column}_idx`).catch(() => undefined);
-          await t.chunks.dropColumns([column]);
-          report.droppedVectorColumns.push(column);
-        }
-        if (report.droppedVectorColumns.length > 0) await refreshIndexInfo(t);
-        if (await ensureFtsIndex(t)) report.indexesCreated.push(`${FTS_COLUMN}_idx`);
-        const tablesToOptimize: [string, lancedb.Table][] = [
-          [names.chunks, t.chunks],
-          [names.versions, t.versions],
-          [names.ratings, t.ratings],
-          [names.meta, t.meta],
-          [names.access, t.access],
-        ];
-        for (const [name, table] of tablesToOptimize) {
-          const s = await table.optimize(opts.cleanupOlderThan ? { cleanupOlderThan: opts.cleanupOlderThan } : {});
-          report.compaction[name] = {
-            fragmentsRemoved: s.compaction.fragmentsRemoved,
-            fragmentsAdded: s.compaction.fragmentsAdded,
-          };
-          report.prunedVersions[name] = s.prune.oldVersionsRemoved;
-        }
-        report.indexesCreated.push(...(await buildVectorIndexes(t)).map((c) => `${c}_idx`));
-        await refreshIndexInfo(t);
-        return report;
-      });
+      return write('optimize', (t) =>
+        optimizeTables(t.upkeep.chunks, [t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access], opts),
+      );
     },
 
     indexState() {
-      return read('indexState', async (t) => {
-        await refreshIndexInfo(t);
-        let fts: LanceIndexState['fts'] = null;
-        const vector: LanceIndexState['vector'] = {};
-        for (const index of await t.chunks.listIndices()) {
-          const s = await t.chunks.indexStats(index.name);
-          if (!s) continue;
-          const column = index.columns[0] ?? '';
-          if (column === FTS_COLUMN) fts = { indexedRows: s.numIndexedRows, unindexedRows: s.numUnindexedRows };
-          else if (vectorDimension(column) !== null)
-            vector[column] = {
-              type: index.indexType,
-              indexedRows: s.numIndexedRows,
-              unindexedRows: s.numUnindexedRows,
-            };
-        }
-        return { fts, vector };
-      });
+      return read('indexState', (t) => t.upkeep.chunks.indexState());
     },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.allSettled([...pending]);
-      const t = tables ?? (opening ? await opening.catch(() => null) : null);
-      tables = null;
-      opening = null;
-      if (!t) return;
-      try {
-        for (const table of [t.chunks, t.versions, t.ratings, t.meta, t.access]) table.close();
-        t.conn.close();
-      } catch (error) {
-        throw wrapStoreError(ADAPTER, error, 'close');
-      }
+    close() {
+      return runner.close();
     },
   };
   return store;

@@ -23,8 +23,11 @@ export function vectorDimension(column: string): number | null {
 /** The full-text column: name and content of a chunk, indexed together (BM25 over name + content). */
 export const FTS_COLUMN = 'fts_text';
 
-const utf8 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Utf8(), nullable);
-const int32 = (name: string) => new arrow.Field(name, new arrow.Int32(), false);
+export const utf8 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Utf8(), nullable);
+export const int32 = (name: string) => new arrow.Field(name, new arrow.Int32(), false);
+/** A non-null list of strings (tags and the like). */
+export const utf8List = (name: string) =>
+  new arrow.Field(name, new arrow.List(new arrow.Field('item', new arrow.Utf8(), true)), false);
 const float64 = (name: string) => new arrow.Field(name, new arrow.Float64(), false);
 
 export function vectorField(dimension: number) {
@@ -49,7 +52,7 @@ export function chunkSchema() {
     int32('chunk_index'),
     int32('chunk_count'),
     utf8('source'),
-    new arrow.Field('tags', new arrow.List(new arrow.Field('item', new arrow.Utf8(), true)), false),
+    utf8List('tags'),
     utf8('embedding_model', true),
     utf8('content_hash'),
     utf8('created_at'),
@@ -107,7 +110,7 @@ export const REQUIRED_CHUNK_COLUMNS = chunkSchema().fields.map((f) => f.name);
 export type Row = Record<string, unknown>;
 
 /** Anything array-like from Arrow (a Vector) or JS → a plain array. */
-function listOf(value: unknown): unknown[] {
+export function listOf(value: unknown): unknown[] {
   if (value === null || value === undefined) return [];
   if (Array.isArray(value)) return value;
   const v = value as { toArray?: () => ArrayLike<unknown> };

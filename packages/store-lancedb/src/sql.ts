@@ -1,4 +1,24 @@
+import type { Table } from '@lancedb/lancedb';
 import type { SearchFilter } from '@mem/core';
+import type { Row } from './schema.js';
+
+/** Longest IN (…) list per query. */
+const BATCH = 500;
+
+/** `items` in slices of at most `size` (for IN lists). */
+export function chunked<T>(items: readonly T[], size = BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Rows of `table` matching `where` (optionally only `columns`, at most `limit`). */
+export async function rows(table: Table, where: string, limit?: number, columns?: string[]): Promise<Row[]> {
+  let q = table.query().where(where);
+  if (columns) q = q.select(columns);
+  if (limit !== undefined) q = q.limit(limit);
+  return (await q.toArray()) as Row[];
+}
 
 /**
  * SQL text for LanceDB predicates (DataFusion dialect). User text only ever reaches a predicate as a string

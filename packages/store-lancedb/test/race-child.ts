@@ -1,7 +1,8 @@
-// One of two processes racing on one LanceDB folder (see store-lancedb.test.ts): 20 keyed writes, one contested
-// key, 10 ratings of a shared document. Prints a JSON summary on stdout.
+// One of two processes racing on one LanceDB folder (see store-lancedb.test.ts), through the three stores of
+// `createLanceStores`: 20 keyed writes, one contested key, 10 ratings of a shared document, 5 episodes, and 10
+// outcome reports of a shared procedure. Prints a JSON summary on stdout.
 import { MemError, type MemoryRecord } from '@mem/core';
-import { createLanceStore } from '../src/index.js';
+import { createLanceStores } from '../src/index.js';
 
 const [uri, name, target] = process.argv.slice(2) as [string, string, string];
 const NOW = '2026-03-01T12:00:00.000Z';
@@ -35,7 +36,8 @@ function record(docId: string, key: string, content: string): MemoryRecord {
   };
 }
 
-const store = createLanceStore({ uri });
+const stores = createLanceStores({ uri });
+const store = stores.knowledge;
 const writes = Array.from({ length: 20 }, (_, i) =>
   store.insertDocument([record(`${name}-${i}`, `/race/${name}-${i}`, `${name} writes ${i}`)]),
 );
@@ -57,6 +59,26 @@ try {
   if (!MemError.is(error, 'KEY_TAKEN')) throw error;
   contested = 'KEY_TAKEN';
 }
-await Promise.all([...writes, ...ratings]);
-await store.close();
+const episodes = Array.from({ length: 5 }, (_, i) =>
+  stores.episodes.insert(
+    'acme',
+    {
+      id: `${name}-episode-${i}`,
+      summary: `${name} did task ${i}`,
+      keyDecisions: [],
+      toolsUsed: [],
+      outcome: 'success',
+      sessionId: null,
+      timestamp: NOW,
+      tags: ['race'],
+      metadata: {},
+    },
+    null,
+  ),
+);
+const outcomes = Array.from({ length: 10 }, (_, i) =>
+  stores.procedures.incrementOutcome('acme', 'shared-procedure', i % 2 === 0, NOW),
+);
+await Promise.all([...writes, ...ratings, ...episodes, ...outcomes]);
+await stores.close();
 process.stdout.write(JSON.stringify({ contested, writes: writes.length }));

@@ -1,0 +1,272 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as lancedb from '@lancedb/lancedb';
+import { MemError, wrapStoreError } from '@mem/core';
+import { FileLock, withProcessMutex } from './lock.js';
+import type { LanceStoreOptions } from './options.js';
+import type { arrow } from './schema.js';
+import type { ManagedTable } from './upkeep.js';
+
+export const ADAPTER = 'lancedb';
+
+export const isObjectStorage = (uri: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) && !uri.startsWith('file://');
+
+function localPath(uri: string): string {
+  return uri.startsWith('file://') ? fileURLToPath(uri) : resolve(uri);
+}
+
+/** A table a port needs: created when missing, refused when it is not one of ours. */
+export interface TableSpec {
+  name: string;
+  schema: InstanceType<typeof arrow.Schema>;
+  /** What the table holds, for messages: "knowledge", "episode", "procedure". */
+  kind: string;
+  /** The option naming it, for messages: "tableNames.chunks". */
+  option: string;
+  /** Columns an existing table must have (else STORE_CORRUPT). */
+  required?: readonly string[];
+  /**
+   * A schema version kept in the table's schema metadata under `key`: written on creation, and a table with a
+   * higher version (written by a newer package) is refused.
+   */
+  version?: { key: string; value: number };
+}
+
+/**
+ * One LanceDB connection to a folder or object-storage URI, shared by the ports built on it: tables opened (and
+ * created) on first use, the write lock (an in-process FIFO queue per folder, then a lock file in the folder), and
+ * leases — every port holds one, and the connection closes with the last.
+ */
+export class LanceDatabase {
+  readonly uri: string;
+  readonly folder: string | null;
+  private readonly lock: FileLock | null;
+  private readonly mutexName: string;
+  private connecting: Promise<lancedb.Connection> | null = null;
+  private readonly tables = new Map<string, Promise<lancedb.Table>>();
+  private leases = 0;
+  private closed = false;
+
+  constructor(private readonly options: LanceStoreOptions) {
+    this.uri = options.uri;
+    this.folder = isObjectStorage(options.uri) ? null : localPath(options.uri);
+    this.lock =
+      this.folder !== null && options.lock !== false
+        ? new FileLock(join(this.folder, '.mem-write.lock'), options.lock || {})
+        : null;
+    this.mutexName = `lancedb:${this.folder ?? this.uri}`;
+  }
+
+  /** The write lock: one writer at a time in this process, then across processes through the lock file. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return withProcessMutex(this.mutexName, async () => {
+      const release = this.lock ? await this.lock.acquire() : null;
+      try {
+        return await fn();
+      } finally {
+        await release?.();
+      }
+    });
+  }
+
+  private connection(): Promise<lancedb.Connection> {
+    if (this.closed) return Promise.reject(new MemError('STORE_UNAVAILABLE', `${ADAPTER}: ${this.uri} is closed.`));
+    this.connecting ??= (async () => {
+      if (this.folder !== null) mkdirSync(this.folder, { recursive: true });
+      return lancedb.connect(this.uri, {
+        readConsistencyInterval: this.options.readConsistencyIntervalSeconds ?? 0,
+        ...(this.options.storageOptions ? { storageOptions: this.options.storageOptions } : {}),
+      });
+    })().catch((error: unknown) => {
+      this.connecting = null;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  /** Open the tables (creating missing ones under the write lock), each once per connection; then check them. */
+  async openTables(specs: readonly TableSpec[]): Promise<lancedb.Table[]> {
+    const missing = specs.filter((s) => !this.tables.has(s.name));
+    if (missing.length > 0) {
+      const batch = this.connection().then((conn) =>
+        this.exclusive(async () => {
+          const existing = new Set(await conn.tableNames());
+          const opened = new Map<string, lancedb.Table>();
+          for (const spec of missing) {
+            opened.set(
+              spec.name,
+              existing.has(spec.name)
+                ? await conn.openTable(spec.name)
+                : await conn.createEmptyTable(spec.name, spec.schema, { mode: 'create', existOk: true }),
+            );
+          }
+          return opened;
+        }),
+      );
+      for (const spec of missing) {
+        const table = batch.then((opened) => opened.get(spec.name)!);
+        this.tables.set(spec.name, table);
+        table.catch(() => {
+          if (this.tables.get(spec.name) === table) this.tables.delete(spec.name);
+        });
+      }
+    }
+    const tables = await Promise.all(specs.map((s) => this.tables.get(s.name)!));
+    for (const [i, spec] of specs.entries()) await this.check(tables[i]!, spec);
+    return tables;
+  }
+
+  private async check(table: lancedb.Table, spec: TableSpec): Promise<void> {
+    const schema = await table.schema();
+    const columns = new Set(schema.fields.map((f) => f.name));
+    const missing = (spec.required ?? []).filter((c) => !columns.has(c));
+    if (missing.length > 0) {
+      throw new MemError(
+        'STORE_CORRUPT',
+        `${ADAPTER}: table ${spec.name} in ${this.uri} is not a mem ${spec.kind} table (missing columns: ${missing.join(', ')}). Use another folder or another table name (${spec.option}).`,
+      );
+    }
+    if (spec.version) {
+      const stored = Number(schema.metadata.get(spec.version.key) ?? 0);
+      if (stored > spec.version.value) {
+        throw new MemError(
+          'STORE_UNAVAILABLE',
+          `${ADAPTER}: table ${spec.name} in ${this.uri} has ${spec.kind} schema version ${stored}, newer than this @mem/store-lancedb understands (${spec.version.value}). Upgrade the package.`,
+        );
+      }
+    }
+  }
+
+  acquire(): void {
+    this.leases += 1;
+  }
+
+  /** Give a lease back; the last one closes every table and the connection. */
+  async release(): Promise<void> {
+    this.leases -= 1;
+    if (this.leases > 0 || this.closed) return;
+    this.closed = true;
+    const tables = await Promise.allSettled([...this.tables.values()]);
+    const conn = this.connecting ? await this.connecting.catch(() => null) : null;
+    this.tables.clear();
+    this.connecting = null;
+    try {
+      for (const t of tables) if (t.status === 'fulfilled') t.value.close();
+      conn?.close();
+    } catch (error) {
+      throw wrapStoreError(ADAPTER, error, 'close');
+    }
+  }
+}
+
+/**
+ * What every port of the package does around its calls: open its tables once (on first use), refuse calls after
+ * `close()`, wrap driver errors as `STORE_UNAVAILABLE` (prefix `lancedb:`), run writes under the database's write
+ * lock followed by index upkeep of the tables they changed, and let `close()` wait for calls in flight.
+ */
+export class PortRunner<T> {
+  private opening: Promise<T> | null = null;
+  private opened: T | null = null;
+  private closed = false;
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(
+    readonly db: LanceDatabase,
+    private readonly open: () => Promise<T>,
+    private readonly upkeep: {
+      auto: boolean;
+      logger?: LanceStoreOptions['logger'];
+    },
+  ) {
+    db.acquire();
+  }
+
+  /** The port's tables, opened on first use. */
+  ready(): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(
+        new MemError('STORE_UNAVAILABLE', `${ADAPTER}: the store for ${this.db.uri} is closed; create a new one.`),
+      );
+    }
+    if (this.opened) return Promise.resolve(this.opened);
+    this.opening ??= this.open().then(
+      (t) => {
+        this.opened = t;
+        return t;
+      },
+      (error: unknown) => {
+        this.opening = null;
+        throw error;
+      },
+    );
+    return this.opening;
+  }
+
+  /** The opened tables, or null before the first call opened them. */
+  get current(): T | null {
+    return this.opened;
+  }
+
+  private track<R>(promise: Promise<R>): Promise<R> {
+    this.pending.add(promise);
+    const done = () => this.pending.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+
+  read<R>(what: string, fn: (t: T) => Promise<R>): Promise<R> {
+    return this.track(
+      (async () => {
+        try {
+          return await fn(await this.ready());
+        } catch (error) {
+          throw wrapStoreError(ADAPTER, error, what);
+        }
+      })(),
+    );
+  }
+
+  /**
+   * A write critical section under the lock; then, still under the lock, index upkeep of the tables `maintain`
+   * names (unless `maintenance.auto` is off). The write is committed before upkeep runs: a failed refresh is
+   * reported to the logger and retried after the next write or by `optimize()`.
+   */
+  write<R>(what: string, fn: (t: T) => Promise<R>, maintain?: (t: T) => readonly ManagedTable[]): Promise<R> {
+    return this.track(
+      (async () => {
+        try {
+          const t = await this.ready();
+          return await this.db.exclusive(async () => {
+            const result = await fn(t);
+            if (maintain && this.upkeep.auto) {
+              for (const table of maintain(t)) {
+                try {
+                  await table.afterWrite();
+                } catch (error) {
+                  this.upkeep.logger?.warn(`${ADAPTER}: index refresh of ${table.name} after ${what} failed`, {
+                    error,
+                  });
+                }
+              }
+            }
+            return result;
+          });
+        } catch (error) {
+          throw wrapStoreError(ADAPTER, error, what);
+        }
+      })(),
+    );
+  }
+
+  /** Wait for calls in flight, then give the lease back (the last lease closes the connection). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.pending]);
+    if (this.opening) await this.opening.catch(() => null);
+    this.opened = null;
+    this.opening = null;
+    await this.db.release();
+  }
+}

@@ -1,0 +1,59 @@
+import {
+  createEpisodeStore,
+  createProcedureStore,
+  type LanceEpisodeStore,
+  type LanceProcedureStore,
+} from './candidate-stores.js';
+import { LanceDatabase } from './database.js';
+import { createKnowledgeStore, type LanceKnowledgeStore } from './knowledge-store.js';
+import type { LanceOptimizeReport, LanceStoreOptions } from './options.js';
+
+/** The three ports of the package on one connection (see `createLanceStores`). */
+export interface LanceStores {
+  knowledge: LanceKnowledgeStore;
+  episodes: LanceEpisodeStore;
+  procedures: LanceProcedureStore;
+  /** Open the database and create every missing table now. */
+  ready(): Promise<void>;
+  /** `optimize()` of each store, one after the other. */
+  optimize(options?: { cleanupOlderThan?: Date }): Promise<{
+    knowledge: LanceOptimizeReport;
+    episodes: LanceOptimizeReport;
+    procedures: LanceOptimizeReport;
+  }>;
+  /** Close the three stores (the connection closes with the last; closing one store alone keeps the others). */
+  close(): Promise<void>;
+}
+
+/**
+ * The knowledge, episode and procedure stores on one LanceDB connection, one write lock and one set of options.
+ * Each store opens (and creates) its tables on first use, so a store that is never called costs nothing.
+ */
+export function createLanceStores(options: LanceStoreOptions): LanceStores {
+  const db = new LanceDatabase(options);
+  const knowledge = createKnowledgeStore(db, options);
+  const episodes = createEpisodeStore(db, options);
+  const procedures = createProcedureStore(db, options);
+  return {
+    knowledge,
+    episodes,
+    procedures,
+    async ready() {
+      await knowledge.ready();
+      await episodes.ready();
+      await procedures.ready();
+    },
+    async optimize(opts = {}) {
+      return {
+        knowledge: await knowledge.optimize(opts),
+        episodes: await episodes.optimize(opts),
+        procedures: await procedures.optimize(opts),
+      };
+    },
+    async close() {
+      const results = await Promise.allSettled([knowledge.close(), episodes.close(), procedures.close()]);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  };
+}

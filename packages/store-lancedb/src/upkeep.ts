@@ -1,0 +1,307 @@
+import * as lancedb from '@lancedb/lancedb';
+import type { KeywordHit, VectorHit } from '@mem/core';
+import type { IndexSettings, LanceIndexState, LanceOptimizeReport } from './options.js';
+import { FTS_COLUMN, type Row, vectorColumn, vectorDimension, vectorField } from './schema.js';
+import { matchText } from './sql.js';
+
+/** IVF_PQ sub-vectors: 16 or 8 dimensions each (SIMD friendly), else the largest divisor ≤ dimension / 4. */
+function subVectors(dimension: number): number {
+  if (dimension % 16 === 0) return dimension / 16;
+  if (dimension % 8 === 0) return dimension / 8;
+  for (let d = Math.max(1, Math.floor(dimension / 4)); d > 1; d--) if (dimension % d === 0) return d;
+  return 1;
+}
+
+export function clampSimilarity(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  return Math.max(-1, Math.min(1, value));
+}
+
+const byIdAsc = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Plain tables are checked for fragments every this many writes of this connection (a stats call is not free). */
+const PLAIN_CHECK_EVERY = 8;
+
+/**
+ * A table and the upkeep of its indexes. A searchable table (`searchable: true`) has an `id` column, the full-text
+ * column `fts_text` and vector columns `vec_<dim>`; it carries the keyword and vector arms of its port. A plain
+ * table (history, counters) only gets compacted when writes left it in too many fragments.
+ *
+ * LanceDB indexes only the rows that existed when an index was built or last refreshed; rows written later are
+ * still searched, by a flat scan for vectors (exact) and, for full text, by a flat scan scored with the index's
+ * statistics — close to the real BM25 when the new rows are a small share of a large index, poor (with 0.31 a row
+ * can even be missed) when they are not. Hence `afterWrite`.
+ */
+export class ManagedTable {
+  /** Vector columns with an ANN index (refreshed after upkeep and, at most every 5 s, by searches). */
+  private annColumns = new Set<string>();
+  private annCheckedAt = 0;
+  private ftsIndexed = false;
+  private writes = 0;
+
+  constructor(
+    readonly name: string,
+    readonly table: lancedb.Table,
+    private readonly settings: IndexSettings,
+    readonly searchable: boolean,
+  ) {}
+
+  /** True while no vector column has an ANN index (the vector arm is exact). */
+  get exactVector(): boolean {
+    return this.annColumns.size === 0;
+  }
+
+  async refreshIndexInfo(): Promise<void> {
+    const ann = new Set<string>();
+    let fts = false;
+    for (const index of await this.table.listIndices()) {
+      const column = index.columns[0] ?? '';
+      if (column === FTS_COLUMN && index.indexType === 'FTS') fts = true;
+      else if (vectorDimension(column) !== null) ann.add(column);
+    }
+    this.annColumns = ann;
+    this.ftsIndexed = fts;
+    this.annCheckedAt = Date.now();
+  }
+
+  async vectorColumns(): Promise<string[]> {
+    return (await this.table.schema()).fields.map((f) => f.name).filter((n) => vectorDimension(n) !== null);
+  }
+
+  /** Under the lock: make sure the vector column of every dimension in `dimensions` exists; returns them all. */
+  async ensureVectorColumns(dimensions: Iterable<number>): Promise<string[]> {
+    const existing = await this.vectorColumns();
+    const missing = [...new Set(dimensions)].filter((d) => d > 0 && !existing.includes(vectorColumn(d)));
+    if (missing.length === 0) return existing;
+    await this.table.addColumns(missing.map(vectorField));
+    return this.vectorColumns();
+  }
+
+  // ---------- the two search arms ----------
+
+  /**
+   * The keyword arm: the terms joined into one LanceDB `MatchQuery` (operator OR, no fuzziness, no query syntax)
+   * on `fts_text`, filtered by `where` before the limit. Best first (`_score`, BM25), ties by id.
+   */
+  async keywordSearch(terms: readonly string[], where: string, limit: number): Promise<KeywordHit[]> {
+    const text = matchText(terms);
+    const n = Math.floor(limit);
+    if (!this.settings.fts || text === null || !(n > 0)) return [];
+    const found = (await this.table
+      .query()
+      .fullTextSearch(new lancedb.MatchQuery(text, FTS_COLUMN, { operator: lancedb.Operator.Or, fuzziness: 0 }))
+      .where(where)
+      .select(['id', '_score'])
+      .limit(n)
+      .toArray()) as Row[];
+    const hits = found.map((r) => ({ id: String(r.id), score: Number(r._score) }));
+    hits.sort((a, b) => b.score - a.score || byIdAsc(a, b));
+    return hits;
+  }
+
+  /**
+   * The vector arm: cosine distance on the column of the query's dimension, filtered by `where` before the limit;
+   * `similarity = 1 − distance`. Exact below the ANN threshold; with an ANN index, `nprobes` partitions and
+   * `refineFactor × limit` candidates re-ranked exactly, and an exact scan when a narrow filter left the probed
+   * partitions short of `limit` rows. Best first, ties by id.
+   */
+  async vectorSearch(vector: Float32Array, where: string, limit: number): Promise<VectorHit[]> {
+    const n = Math.floor(limit);
+    if (vector.length === 0 || !(n > 0)) return [];
+    const column = vectorColumn(vector.length);
+    if (!(await this.vectorColumns()).includes(column)) return [];
+    if (Date.now() - this.annCheckedAt > 5_000) await this.refreshIndexInfo();
+    // Rows without a vector in this column are skipped by the search itself (their distance is null). Saying
+    // `IS NOT NULL` here would make LanceDB read the whole vector column to prefilter: ten times slower.
+    const search = async (exact: boolean) => {
+      let q = this.table
+        .vectorSearch(vector)
+        .column(column)
+        .distanceType('cosine')
+        .where(where)
+        .select(['id', '_distance'])
+        .limit(n);
+      if (exact) q = q.bypassVectorIndex();
+      else q = q.nprobes(this.settings.nprobes).refineFactor(this.settings.refineFactor);
+      return ((await q.toArray()) as Row[]).map((r) => ({
+        id: String(r.id),
+        similarity: clampSimilarity(1 - Number(r._distance)),
+      }));
+    };
+    const indexed = this.annColumns.has(column);
+    let hits = await search(!indexed);
+    if (indexed && hits.length < n) hits = await search(true);
+    hits.sort((a, b) => b.similarity - a.similarity || byIdAsc(a, b));
+    return hits;
+  }
+
+  // ---------- indexes ----------
+
+  private vectorIndexConfig(dimension: number, rowsNow: number): lancedb.Index {
+    if (this.settings.annType === 'IVF_HNSW_SQ') {
+      return lancedb.Index.hnswSq({
+        distanceType: 'cosine',
+        numPartitions: Math.max(1, Math.round(rowsNow / 100_000)),
+      });
+    }
+    return lancedb.Index.ivfPq({
+      distanceType: 'cosine',
+      numPartitions: Math.max(1, Math.min(Math.round(Math.sqrt(rowsNow)), Math.floor(rowsNow / 256))),
+      numSubVectors: subVectors(dimension),
+    });
+  }
+
+  /** Build the ANN index of every vector column that reached `minRows`; returns the columns indexed. */
+  async buildVectorIndexes(): Promise<string[]> {
+    if (!this.searchable || this.settings.annType === 'none') return [];
+    if ((await this.table.countRows()) < this.settings.minRows) return [];
+    // Another process may have built it meanwhile: never rebuild an index that exists.
+    await this.refreshIndexInfo();
+    const created: string[] = [];
+    for (const column of await this.vectorColumns()) {
+      if (this.annColumns.has(column)) continue;
+      const n = await this.table.countRows(`${column} IS NOT NULL`);
+      if (n < this.settings.minRows) continue;
+      await this.table.createIndex(column, {
+        config: this.vectorIndexConfig(vectorDimension(column)!, n),
+        replace: true,
+      });
+      created.push(column);
+    }
+    if (created.length > 0) await this.refreshIndexInfo();
+    return created;
+  }
+
+  private async rebuildFts(): Promise<void> {
+    await this.table.createIndex(FTS_COLUMN, {
+      // Stop words stay searchable (the core already drops them from queries unless nothing else is left).
+      config: lancedb.Index.fts({
+        withPosition: false,
+        stem: true,
+        lowercase: true,
+        asciiFolding: true,
+        removeStopWords: false,
+      }),
+      replace: true,
+    });
+  }
+
+  /**
+   * Under the lock: create the full-text index if the table has none; true when this call created it. Done when
+   * the port opens the table, even an empty one: LanceDB 0.31 searches rows the index has not seen with the
+   * index's tokenizer (lower case, ASCII folding, stemming), but a table without an index with a plain one —
+   * case-sensitive and unstemmed, so `rollback` would miss `Rollback`.
+   */
+  async ensureFtsIndex(): Promise<boolean> {
+    if (!this.searchable || !this.settings.fts) return false;
+    // Another connection may have created it meanwhile.
+    if (!this.ftsIndexed) await this.refreshIndexInfo();
+    if (this.ftsIndexed) return false;
+    await this.rebuildFts();
+    await this.refreshIndexInfo();
+    return true;
+  }
+
+  /** False while the table should have a full-text index and has none (see `ensureFtsIndex`). */
+  get ftsReady(): boolean {
+    return !this.searchable || !this.settings.fts || this.ftsIndexed;
+  }
+
+  private async compactIfFragmented(): Promise<void> {
+    if ((await this.table.stats()).fragmentStats.numFragments > this.settings.maxFragments) await this.table.optimize();
+  }
+
+  /**
+   * Under the lock, after a write that changed rows. A plain table is compacted once it has more than
+   * `maxFragments` fragments (checked every few writes). A searchable table: the full-text index is created if it
+   * is missing; up to `ftsRebuildBelowRows` rows it is rebuilt after each write (cheap there, always exact); above,
+   * new rows are folded in with `optimize` once they reach `maxUnindexedFraction` of the indexed rows, or once
+   * appends left more than `maxFragments` fragments (every commit adds one, and reads slow down with their
+   * number). Finally the ANN index is built once a vector column reaches `minRows`.
+   */
+  async afterWrite(): Promise<void> {
+    if (!this.searchable) {
+      this.writes += 1;
+      if (this.writes % PLAIN_CHECK_EVERY === 0) await this.compactIfFragmented();
+      return;
+    }
+    let optimized = false;
+    if (!(await this.ensureFtsIndex()) && this.settings.fts && this.ftsIndexed) {
+      const s = await this.table.indexStats(`${FTS_COLUMN}_idx`);
+      if (s && s.numUnindexedRows > 0) {
+        if (s.numIndexedRows + s.numUnindexedRows <= this.settings.ftsRebuildBelowRows) await this.rebuildFts();
+        else if (s.numUnindexedRows >= this.settings.maxUnindexedFraction * s.numIndexedRows) {
+          await this.table.optimize();
+          optimized = true;
+        }
+      }
+    }
+    if (!optimized) await this.compactIfFragmented();
+    await this.buildVectorIndexes();
+  }
+
+  /** Drop vector columns no row uses any more (after a re-embedding into another dimension). */
+  async dropUnusedVectorColumns(): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const column of await this.vectorColumns()) {
+      if ((await this.table.countRows(`${column} IS NOT NULL`)) > 0) continue;
+      if (this.annColumns.has(column)) await this.table.dropIndex(`${column}_idx`).catch(() => undefined);
+      await this.table.dropColumns([column]);
+      dropped.push(column);
+    }
+    if (dropped.length > 0) await this.refreshIndexInfo();
+    return dropped;
+  }
+
+  async indexState(): Promise<LanceIndexState> {
+    await this.refreshIndexInfo();
+    let fts: LanceIndexState['fts'] = null;
+    const vector: LanceIndexState['vector'] = {};
+    for (const index of await this.table.listIndices()) {
+      const s = await this.table.indexStats(index.name);
+      if (!s) continue;
+      const column = index.columns[0] ?? '';
+      if (column === FTS_COLUMN) fts = { indexedRows: s.numIndexedRows, unindexedRows: s.numUnindexedRows };
+      else if (vectorDimension(column) !== null)
+        vector[column] = {
+          type: index.indexType,
+          indexedRows: s.numIndexedRows,
+          unindexedRows: s.numUnindexedRows,
+        };
+    }
+    return { fts, vector };
+  }
+}
+
+/**
+ * Maintenance of a port's tables, under the lock: unused vector columns of the searchable table dropped, its
+ * full-text index created if missing, every table compacted (indexes refreshed with the new rows, old versions
+ * removed), then ANN indexes built where a vector column reached `minRows`.
+ */
+export async function optimizeTables(
+  main: ManagedTable,
+  others: readonly ManagedTable[],
+  options: { cleanupOlderThan?: Date } = {},
+): Promise<LanceOptimizeReport> {
+  const report: LanceOptimizeReport = {
+    compaction: {},
+    prunedVersions: {},
+    indexesCreated: [],
+    droppedVectorColumns: [],
+  };
+  report.droppedVectorColumns.push(...(await main.dropUnusedVectorColumns()));
+  if (await main.ensureFtsIndex()) report.indexesCreated.push(`${FTS_COLUMN}_idx`);
+  for (const managed of [main, ...others]) {
+    const s = await managed.table.optimize(
+      options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
+    );
+    report.compaction[managed.name] = {
+      fragmentsRemoved: s.compaction.fragmentsRemoved,
+      fragmentsAdded: s.compaction.fragmentsAdded,
+    };
+    report.prunedVersions[managed.name] = s.prune.oldVersionsRemoved;
+  }
+  report.indexesCreated.push(...(await main.buildVectorIndexes()).map((c) => `${c}_idx`));
+  await main.refreshIndexInfo();
+  return report;
+}
