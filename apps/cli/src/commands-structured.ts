@@ -14,15 +14,15 @@ import { createProceduralMemory } from '@mem/procedural';
 import { bool, type Command, type Ctx, defined, int, need, str, tags } from './command.js';
 import { UsageError } from './context.js';
 
-async function structured(ctx: Ctx): Promise<StructuredStores> {
-  const stack = await ctx.stack();
-  if (!stack.structured) {
-    throw new MemError(
-      'CAPABILITY_MISSING',
-      `The ${ctx.g.store} store has no structured stores (facts, episodes, procedures). Use --store sqlite (the default) or --store memory.`,
-    );
+async function structured<K extends keyof StructuredStores>(ctx: Ctx, port: K): Promise<StructuredStores[K]> {
+  try {
+    return (await ctx.stack()).port(port);
+  } catch (e) {
+    if (MemError.is(e, 'CAPABILITY_MISSING')) {
+      throw new MemError('CAPABILITY_MISSING', `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or memory for it.`);
+    }
+    throw e;
   }
-  return stack.structured;
 }
 
 function user(ctx: Ctx): string {
@@ -66,8 +66,7 @@ export const structuredCommands: Record<string, Command> = {
         topic: topic(ctx),
         source: str(ctx.flags, 'source') ?? 'user',
       });
-      const stores = await structured(ctx);
-      const r = await stores.facts.upsert(ctx.p.space, {
+      const r = await (await structured(ctx, 'facts')).upsert(ctx.p.space, {
         user: input.user,
         key: input.key,
         value: input.value as JsonValue,
@@ -87,7 +86,7 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem facts get --user U [--topic T] [--key K]',
     flags: { ...factFlags, key: { type: 'string' } },
     async run(ctx) {
-      const facts = await (await structured(ctx)).facts.get(ctx.p.space, user(ctx), topic(ctx));
+      const facts = await (await structured(ctx, 'facts')).get(ctx.p.space, user(ctx), topic(ctx));
       const key = str(ctx.flags, 'key');
       if (key !== undefined) {
         const fact = facts.find((f) => f.key === key);
@@ -110,7 +109,7 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem facts list --user U [--topic T]',
     flags: factFlags,
     async run(ctx) {
-      const facts = await (await structured(ctx)).facts.get(ctx.p.space, user(ctx), topic(ctx));
+      const facts = await (await structured(ctx, 'facts')).get(ctx.p.space, user(ctx), topic(ctx));
       ctx.out({ facts }, () =>
         facts.length === 0
           ? 'No facts.'
@@ -129,7 +128,7 @@ export const structuredCommands: Record<string, Command> = {
     flags: factFlags,
     async run(ctx) {
       const key = need(ctx, 0, 'the fact key');
-      const deleted = await (await structured(ctx)).facts.delete(ctx.p.space, user(ctx), key, topic(ctx));
+      const deleted = await (await structured(ctx, 'facts')).delete(ctx.p.space, user(ctx), key, topic(ctx));
       if (!deleted)
         throw new MemError(
           'NOT_FOUND',
@@ -152,7 +151,7 @@ export const structuredCommands: Record<string, Command> = {
     async run(ctx) {
       const stack = await ctx.stack();
       const episodic = createEpisodicMemory({
-        store: (await structured(ctx)).episodes,
+        store: (await structured(ctx, 'episodes')),
         embedder: stack.embedder,
         clock: stack.clock,
       });
@@ -182,7 +181,7 @@ export const structuredCommands: Record<string, Command> = {
     async run(ctx) {
       const stack = await ctx.stack();
       const episodic = createEpisodicMemory({
-        store: (await structured(ctx)).episodes,
+        store: (await structured(ctx, 'episodes')),
         embedder: stack.embedder,
         clock: stack.clock,
       });
@@ -207,7 +206,7 @@ export const structuredCommands: Record<string, Command> = {
     flags: { n: { type: 'string' } },
     async run(ctx) {
       const stack = await ctx.stack();
-      const episodic = createEpisodicMemory({ store: (await structured(ctx)).episodes, clock: stack.clock });
+      const episodic = createEpisodicMemory({ store: (await structured(ctx, 'episodes')), clock: stack.clock });
       const list = await episodic.recallRecent(ctx.p.space, int(ctx.flags, 'n'));
       ctx.out({ episodes: list }, () =>
         list.length === 0 ? 'No episodes.' : list.map((e) => `${e.timestamp} ${e.outcome}: ${e.summary}`).join('\n'),
@@ -220,7 +219,7 @@ export const structuredCommands: Record<string, Command> = {
     flags: { limit: { type: 'string' } },
     async run(ctx) {
       const stack = await ctx.stack();
-      const episodic = createEpisodicMemory({ store: (await structured(ctx)).episodes, clock: stack.clock });
+      const episodic = createEpisodicMemory({ store: (await structured(ctx, 'episodes')), clock: stack.clock });
       const list = await episodic.recallByTag(ctx.p.space, need(ctx, 0, 'the tag'), int(ctx.flags, 'limit'));
       ctx.out({ episodes: list }, () =>
         list.length === 0 ? 'No episodes.' : list.map((e) => `${e.timestamp} ${e.outcome}: ${e.summary}`).join('\n'),
@@ -243,7 +242,7 @@ export const structuredCommands: Record<string, Command> = {
       }
       const stack = await ctx.stack();
       const procedural = createProceduralMemory({
-        store: (await structured(ctx)).procedures,
+        store: (await structured(ctx, 'procedures')),
         embedder: stack.embedder,
         clock: stack.clock,
       });
@@ -258,7 +257,7 @@ export const structuredCommands: Record<string, Command> = {
     async run(ctx) {
       const stack = await ctx.stack();
       const procedural = createProceduralMemory({
-        store: (await structured(ctx)).procedures,
+        store: (await structured(ctx, 'procedures')),
         embedder: stack.embedder,
         clock: stack.clock,
       });
@@ -283,7 +282,7 @@ export const structuredCommands: Record<string, Command> = {
     flags: { success: { type: 'string' } },
     async run(ctx) {
       const stack = await ctx.stack();
-      const procedural = createProceduralMemory({ store: (await structured(ctx)).procedures, clock: stack.clock });
+      const procedural = createProceduralMemory({ store: (await structured(ctx, 'procedures')), clock: stack.clock });
       const p = await procedural.recordOutcome(
         ctx.p.space,
         need(ctx, 0, 'the procedure id'),
@@ -298,7 +297,7 @@ export const structuredCommands: Record<string, Command> = {
     flags: {},
     async run(ctx) {
       const stack = await ctx.stack();
-      const procedural = createProceduralMemory({ store: (await structured(ctx)).procedures, clock: stack.clock });
+      const procedural = createProceduralMemory({ store: (await structured(ctx, 'procedures')), clock: stack.clock });
       const p = await procedural.get(ctx.p.space, need(ctx, 0, 'the procedure id'));
       ctx.out(p, () =>
         [
@@ -321,10 +320,9 @@ export const structuredCommands: Record<string, Command> = {
     flags: { min: { type: 'string' }, max: { type: 'string' } },
     async run(ctx) {
       const stack = await ctx.stack();
-      const stores = await structured(ctx);
       const pipeline = createConsolidationPipeline({
-        episodes: stores.episodes,
-        facts: stores.facts,
+        episodes: await structured(ctx, 'episodes'),
+        facts: await structured(ctx, 'facts'),
         clock: stack.clock,
       });
       const r = await pipeline.run(

@@ -3,10 +3,11 @@ import { dirname, resolve } from 'node:path';
 import {
   createHashingEmbedder,
   createMemoryKnowledgeStore,
+  createMemoryNotebookStore,
   createMemoryStructuredStores,
+  createMemoryTranscriptStore,
   createStack,
   type Embedder,
-  type KnowledgeStore,
   MemError,
   type Principal,
   type Role,
@@ -31,6 +32,7 @@ export interface GlobalOptions {
   json: boolean;
   embedder: string;
   workspace: string;
+  transcripts: 'markdown' | 'store';
 }
 
 export type Env = Record<string, string | undefined>;
@@ -44,6 +46,7 @@ export const GLOBAL_FLAGS = {
   json: { type: 'boolean' },
   embedder: { type: 'string' },
   workspace: { type: 'string' },
+  transcripts: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -64,7 +67,12 @@ export function globalOptions(values: Record<string, unknown>, env: Env, cwd: st
   if (!['local', 'hashing', 'openai', 'none'].includes(embedder)) {
     throw new UsageError(`--embedder must be one of local, hashing, openai, none (got "${embedder}").`);
   }
+  const transcripts = pick('transcripts', 'MEM_TRANSCRIPTS', 'markdown');
+  if (transcripts !== 'markdown' && transcripts !== 'store') {
+    throw new UsageError(`--transcripts must be "markdown" or "store" (got "${transcripts}").`);
+  }
   return {
+    transcripts,
     store,
     db: pick('db', 'MEM_DB', resolve(cwd, '.mem', 'mem.db')),
     space: pick('space', 'MEM_SPACE', 'default'),
@@ -113,28 +121,82 @@ async function openEmbedder(g: GlobalOptions, env: Env): Promise<Embedder | unde
 }
 
 /** Build the stack the global flags ask for. */
+async function openSummarizer(env: Env): Promise<StackOptions['summarizer']> {
+  const kind = env.MEM_SUMMARIZER ?? 'template';
+  if (kind === 'template') return undefined;
+  if (kind !== 'llm') throw new UsageError(`MEM_SUMMARIZER must be "template" or "llm" (got "${kind}").`);
+  const model = env.MEM_LLM_MODEL;
+  if (!model) throw new UsageError('MEM_SUMMARIZER=llm needs MEM_LLM_MODEL (and MEM_LLM_BASE_URL / MEM_LLM_API_KEY for your endpoint).');
+  const { createLlmSummarizer } = await import('@mem/summarizer-llm');
+  return createLlmSummarizer({
+    model,
+    ...(env.MEM_LLM_BASE_URL ? { baseURL: env.MEM_LLM_BASE_URL } : {}),
+    ...((env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY) ? { apiKey: env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY } : {}),
+  });
+}
+
+/** Build the stack the global flags ask for. */
 export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
-  let knowledge: KnowledgeStore;
-  let structured: StackOptions['structured'];
+  const options: Partial<StackOptions> = {};
   switch (g.store) {
-    case 'memory':
-      knowledge = createMemoryKnowledgeStore();
-      structured = createMemoryStructuredStores();
+    case 'memory': {
+      options.knowledge = createMemoryKnowledgeStore();
+      options.structured = createMemoryStructuredStores();
+      if (g.transcripts === 'store') {
+        options.transcripts = createMemoryTranscriptStore();
+        options.notebooks = createMemoryNotebookStore();
+      }
       break;
+    }
     case 'sqlite': {
-      const { createSqliteStore, createSqliteStructuredStores } = await import('@mem/store-sqlite');
+      const sqlite = await import('@mem/store-sqlite');
       if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true });
-      const sqlite = createSqliteStore({ path: g.db });
-      knowledge = sqlite;
-      structured = createSqliteStructuredStores({ db: sqlite.db });
+      const knowledge = sqlite.createSqliteStore({ path: g.db });
+      options.knowledge = knowledge;
+      options.structured = sqlite.createSqliteStructuredStores({ db: knowledge.db });
+      if (g.transcripts === 'store') {
+        options.transcripts = sqlite.createSqliteTranscriptStore({ db: knowledge.db });
+        options.notebooks = sqlite.createSqliteNotebookStore({ db: knowledge.db });
+      }
+      break;
+    }
+    case 'postgres': {
+      const pg = await import('@mem/store-postgres');
+      const url = g.db.startsWith('postgres://') || g.db.startsWith('postgresql://') ? g.db : env.MEM_DB;
+      if (!url || !/^postgres(ql)?:\/\//.test(url)) {
+        throw new UsageError('--store postgres needs --db postgres://user:pass@host:5432/db (or MEM_DB).');
+      }
+      const stores = await pg.createPostgresStores({ url });
+      options.knowledge = stores.knowledge;
+      options.structured = { ...stores.structured, close: () => stores.close() };
+      if (g.transcripts === 'store') {
+        options.transcripts = stores.transcripts;
+        options.notebooks = stores.notebooks;
+      }
+      break;
+    }
+    case 'lancedb': {
+      const { createLanceStores } = await import('@mem/store-lancedb');
+      const stores = createLanceStores({ uri: resolve(g.db) });
+      options.knowledge = stores.knowledge;
+      options.structured = { episodes: stores.episodes, procedures: stores.procedures, close: () => stores.close() };
+      if (g.transcripts === 'store') {
+        throw new MemError('CAPABILITY_MISSING', 'The lancedb store keeps no transcripts or notebooks. Use --transcripts markdown (the default).');
+      }
       break;
     }
     default:
-      throw new MemError(
-        'CAPABILITY_MISSING',
-        `The ${g.store} store is not available in this build yet. Use --store sqlite (the default, one file) or --store memory.`,
-      );
+      throw new UsageError(`unknown store "${g.store}".`);
+  }
+  if (g.transcripts === 'markdown') {
+    const { createMarkdownStores } = await import('@mem/store-markdown');
+    const md = createMarkdownStores({ root: g.workspace });
+    options.transcripts = md.transcripts;
+    options.notebooks = md.notebooks;
   }
   const embedder = await openEmbedder(g, env);
-  return createStack({ knowledge, ...(structured ? { structured } : {}), ...(embedder ? { embedder } : {}) });
+  if (embedder) options.embedder = embedder;
+  const summarizer = await openSummarizer(env);
+  if (summarizer) options.summarizer = summarizer;
+  return createStack(options as StackOptions);
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type ImportRecord, MemError, type Principal, type SearchResult, type Stack } from '@mem/core';
+import { type ImportRecord, MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
 import { bool, type Command, type Ctx, defined, int, need, num, refFrom, str, tags } from './command.js';
+import { conversationCommands } from './commands-conversation.js';
+import { serverCommands } from './commands-server.js';
 import { structuredCommands } from './commands-structured.js';
 import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
 import { type Io, Progress } from './io.js';
@@ -17,6 +19,8 @@ Global flags:
   --agent <name>                           acting agent (default "main", env MEM_AGENT)
   --role lead|worker                       (default worker, env MEM_ROLE)
   --embedder local|hashing|openai|none     (default local, env MEM_EMBEDDER)
+  --workspace <dir>                        transcripts and notebooks (default ./.mem, env MEM_WORKSPACE_DIR)
+  --transcripts markdown|store             keep them as Markdown files (default) or in the main store
   --json                                   one JSON document on stdout
 
 Commands:`;
@@ -40,27 +44,6 @@ function renderResults(results: SearchResult[]): string {
         `   ${oneLine(r.content)}`,
     )
     .join('\n');
-}
-
-function resultJson(r: SearchResult) {
-  return {
-    id: r.docId,
-    chunkId: r.id,
-    chunkIndex: r.chunkIndex,
-    chunkCount: r.chunkCount,
-    key: r.key,
-    name: r.name,
-    content: r.content,
-    scope: r.scope,
-    source: r.source,
-    tags: r.tags,
-    agentId: r.agentId,
-    similarity: r.similarity,
-    keywordRank: r.keywordRank,
-    relevance: r.relevance,
-    score: r.score,
-    createdAt: r.createdAt,
-  };
 }
 
 // ---------- commands ----------
@@ -121,7 +104,7 @@ const knowledgeCommands: Record<string, Command> = {
           source: str(ctx.flags, 'source'),
         }),
       );
-      ctx.out({ results: results.map(resultJson) }, () => renderResults(results));
+      ctx.out({ results: results.map(toSearchJson) }, () => renderResults(results));
     },
   },
   get: {
@@ -236,7 +219,7 @@ const knowledgeCommands: Record<string, Command> = {
         task,
         defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
       );
-      ctx.out({ block: r.block, memories: r.memories.map(resultJson) }, () => r.block ?? 'No relevant past knowledge.');
+      ctx.out({ block: r.block, memories: r.memories.map(toSearchJson) }, () => r.block ?? 'No relevant past knowledge.');
     },
   },
   'smart-recall': {
@@ -249,7 +232,7 @@ const knowledgeCommands: Record<string, Command> = {
         ctx.p,
         defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }),
       );
-      ctx.out({ results: r.map((x) => ({ ...resultJson(x), hits: x.hits, recallScore: x.recallScore })) }, () =>
+      ctx.out({ results: r.map((x) => toSmartRecallJson(x)) }, () =>
         renderResults(r),
       );
     },
@@ -266,7 +249,7 @@ const knowledgeCommands: Record<string, Command> = {
         defined({ task, queries, limit: int(ctx.flags, 'limit') }),
       );
       ctx.out(
-        { task: r.task, memories: r.memories.map(resultJson) },
+        { task: r.task, memories: r.memories.map(toSearchJson) },
         () => `Task: ${r.task}\n\n${renderResults(r.memories)}`,
       );
     },
@@ -435,7 +418,12 @@ const knowledgeCommands: Record<string, Command> = {
   },
 };
 
-const commands: Record<string, Command> = { ...knowledgeCommands, ...structuredCommands };
+const commands: Record<string, Command> = {
+  ...knowledgeCommands,
+  ...structuredCommands,
+  ...conversationCommands,
+  ...serverCommands,
+};
 
 /** Words that take a sub-command (`mem facts set …`). */
 const GROUPS = new Set(
@@ -493,7 +481,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       io.stdout.write(`${command.usage}\n`);
       return 0;
     }
-    const g = globalOptions(parsed.values, io.env, io.cwd);
+    const globalValues = Object.fromEntries(Object.entries(parsed.values).filter(([k]) => !command.ownsFlags?.includes(k)));
+    const g = globalOptions(globalValues, io.env, io.cwd);
     json = g.json;
     const ctx: Ctx = {
       args: parsed.positionals,

@@ -40,3 +40,4 @@ export * from './adapters/memory-notebook.js';
 export * from './services/conversation.js';
 export * from './services/notebook.js';
 export * from './domain/token-budget.js';
+export * from './results.js';

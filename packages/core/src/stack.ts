@@ -1,6 +1,14 @@
+import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
+import type { Logger } from './ports/logger.js';
+import type { NotebookStore } from './ports/notebook-store.js';
+import type { Summarizer } from './ports/summarizer.js';
+import type { Tokenizer } from './ports/tokenizer.js';
+import type { TranscriptStore } from './ports/transcript-store.js';
+import { type ConversationOptions, ConversationService } from './services/conversation.js';
+import { Notebook, type NotebookOptions } from './services/notebook.js';
 import type { StructuredStores } from './ports/structured-stores.js';
 import { type MemoryOptions, MemoryService } from './services/memory.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
@@ -19,9 +27,25 @@ export interface StackOptions {
   /** Any number of SPEC §2 (weights, limits, tiers, thresholds…). */
   memory?: Partial<MemoryOptions>;
   /** The structured stores of SPEC §5–6 (messages, facts, goals, …, episodes, procedures), e.g. createSqliteStructuredStores. */
-  structured?: StructuredStores & Closable;
+  structured?: Partial<StructuredStores> & Closable;
+  /**
+   * Ports the application needs. Assembly fails with CAPABILITY_MISSING, naming adapters that provide them, when a
+   * listed port is missing (e.g. asking a LanceDB-only stack for `facts`).
+   */
+  requires?: StackPort[];
   /** Size limits checked on structured writes. */
   structuredLimits?: Partial<StructuredLimits>;
+  /** Per-agent transcripts (SPEC §3), e.g. createMarkdownStores(...).transcripts or createSqliteTranscriptStore. */
+  transcripts?: TranscriptStore;
+  /** Agent-written notebooks (SPEC §4). */
+  notebooks?: NotebookStore;
+  /** Writes compaction summaries; the template summarizer when absent. */
+  summarizer?: Summarizer;
+  /** Counts tokens for budgets; a GPT tokenizer when absent. */
+  tokenizer?: Tokenizer;
+  logger?: Logger;
+  conversation?: Partial<ConversationOptions>;
+  notebook?: Partial<NotebookOptions>;
 }
 
 export interface Stack {
@@ -30,13 +54,51 @@ export interface Stack {
   embedder: Embedder | undefined;
   clock: Clock;
   /** The structured stores, validated (secrets refused in facts, sizes capped), or undefined when not configured. */
-  structured: StructuredStores | undefined;
+  structured: Partial<StructuredStores>;
+  /** A structured port, or CAPABILITY_MISSING naming adapters that provide it. */
+  port<K extends keyof StructuredStores>(name: K): StructuredStores[K];
+  /** Conversation memory, or undefined without a transcript store. */
+  conversations: ConversationService | undefined;
+  /** The agent notebook, or undefined without a notebook store. */
+  notebook: Notebook | undefined;
   close(): Promise<void>;
+}
+
+/** A port a stack may be asked for. */
+export type StackPort = keyof StructuredStores | 'transcripts' | 'notebooks' | 'embedder';
+
+const PROVIDERS: Record<StackPort, string> = {
+  messages: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  facts: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  goals: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  summaries: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  users: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  sessionState: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  phases: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  toolEvents: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
+  episodes: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createMemoryStructuredStores()',
+  procedures: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createMemoryStructuredStores()',
+  transcripts: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createMemoryTranscriptStore()',
+  notebooks: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createMemoryNotebookStore()',
+  embedder: '@mem/embed-local, @mem/embed-openai or createHashingEmbedder()',
+};
+
+/** The error for a port a stack does not have. */
+export function missingPort(port: StackPort, what = 'This stack'): MemError {
+  return new MemError(
+    'CAPABILITY_MISSING',
+    `${what} has no ${port} store: the configured adapters do not provide it. Add one from ${PROVIDERS[port]}.`,
+    { details: { port } },
+  );
 }
 
 /** Wire ports into services. Apps and users call this with the adapters they chose. */
 export function createStack(options: StackOptions): Stack {
   const clock = options.clock ?? systemClock;
+  const present = (p: StackPort): boolean =>
+    p === 'transcripts' ? !!options.transcripts : p === 'notebooks' ? !!options.notebooks : p === 'embedder' ? !!options.embedder : !!options.structured?.[p];
+  for (const p of options.requires ?? []) if (!present(p)) throw missingPort(p, 'The stack being assembled');
+  const structured = options.structured ? guardStructuredStores(options.structured, options.structuredLimits) : {};
   const memory = new MemoryService({
     store: options.knowledge,
     embedder: options.embedder,
@@ -48,8 +110,28 @@ export function createStack(options: StackOptions): Stack {
     knowledge: options.knowledge,
     embedder: options.embedder,
     clock,
-    structured: options.structured ? guardStructuredStores(options.structured, options.structuredLimits) : undefined,
+    structured,
+    port: (name) => {
+      const store = structured[name];
+      if (!store) throw missingPort(name);
+      return store;
+    },
+    conversations: options.transcripts
+      ? new ConversationService({
+          store: options.transcripts,
+          clock,
+          tokenizer: options.tokenizer,
+          summarizer: options.summarizer,
+          logger: options.logger,
+          options: options.conversation,
+        })
+      : undefined,
+    notebook: options.notebooks
+      ? new Notebook({ store: options.notebooks, clock, tokenizer: options.tokenizer, options: options.notebook })
+      : undefined,
     close: async () => {
+      await options.transcripts?.close();
+      await options.notebooks?.close();
       await options.structured?.close?.();
       await options.knowledge.close();
     },

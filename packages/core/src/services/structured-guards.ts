@@ -346,21 +346,18 @@ export function guardToolEventStore(store: ToolEventStore, limits: Partial<Struc
   });
 }
 
-/** Guard every structured port of a bundle (episodes and procedures pass through: their services validate). */
-export function guardStructuredStores(
-  stores: StructuredStores,
-  limits: Partial<StructuredLimits> = {},
-): StructuredStores {
-  return {
-    messages: guardMessageStore(stores.messages, limits),
-    facts: guardFactStore(stores.facts, limits),
-    goals: guardGoalStore(stores.goals, limits),
-    summaries: guardSummaryStore(stores.summaries),
-    users: guardUserStore(stores.users),
-    sessionState: guardSessionStateStore(stores.sessionState, limits),
-    phases: guardPhaseStore(stores.phases, limits),
-    toolEvents: guardToolEventStore(stores.toolEvents, limits),
-    episodes: stores.episodes,
-    procedures: stores.procedures,
-  };
+/** Guard every structured port of a bundle that is present (episodes and procedures pass through: their services validate). */
+export function guardStructuredStores(stores: Partial<StructuredStores>, limits: Partial<StructuredLimits> = {}): Partial<StructuredStores> {
+  const out: Partial<StructuredStores> = {};
+  if (stores.messages) out.messages = guardMessageStore(stores.messages, limits);
+  if (stores.facts) out.facts = guardFactStore(stores.facts, limits);
+  if (stores.goals) out.goals = guardGoalStore(stores.goals, limits);
+  if (stores.summaries) out.summaries = guardSummaryStore(stores.summaries);
+  if (stores.users) out.users = guardUserStore(stores.users);
+  if (stores.sessionState) out.sessionState = guardSessionStateStore(stores.sessionState, limits);
+  if (stores.phases) out.phases = guardPhaseStore(stores.phases, limits);
+  if (stores.toolEvents) out.toolEvents = guardToolEventStore(stores.toolEvents, limits);
+  if (stores.episodes) out.episodes = stores.episodes;
+  if (stores.procedures) out.procedures = stores.procedures;
+  return out;
 }

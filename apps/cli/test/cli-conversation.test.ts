@@ -1,0 +1,84 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Io } from '../src/io.js';
+import { run } from '../src/main.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mem-cli-convo-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function mem(args: string[], env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    readStdin: async () => '',
+    env: { MEM_DB: join(dir, 'mem.db'), MEM_EMBEDDER: 'hashing', MEM_WORKSPACE_DIR: join(dir, 'ws'), ...env },
+    cwd: dir,
+  };
+  const code = await run(args, io);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+for (const transcripts of ['markdown', 'store'] as const) {
+  describe(`mem convo / notes (--transcripts ${transcripts})`, () => {
+    const env = { MEM_TRANSCRIPTS: transcripts, MEM_AGENT: `agent-${transcripts}` };
+
+    it('appends, shows, assembles context, compacts and lists archives', async () => {
+      expect((await mem(['convo', 'add', 'Please deploy the billing service.', '--role', 'user'], env)).code).toBe(0);
+      await mem(['convo', 'add', 'Deployed billing v2 to staging; token ghp_abcdefghijklmnopqrstuvwxyz0123456789 used.', '--role', 'assistant'], env);
+      const shown = await mem(['convo', 'show'], env);
+      expect(shown.stdout).toMatch(/user: Please deploy the billing service\./);
+      expect(shown.stdout).toContain('[REDACTED:github-token]');
+      expect(shown.stdout).not.toContain('ghp_abc');
+      const ctx = (await mem(['convo', 'context', '--system', 'You are the release bot.', '--turn', 'What is deployed?', '--json'], env)).json();
+      expect(ctx.messages[0]).toEqual({ role: 'system', content: 'You are the release bot.' });
+      expect(ctx.messages.at(-1).content).toContain('What is deployed?');
+      const compacted = (await mem(['convo', 'compact', '--summary', 'Billing v2 is on staging.', '--json'], env)).json();
+      expect(compacted.status).toBe('compacted');
+      const archives = (await mem(['convo', 'archives', '--json'], env)).json().archives;
+      expect(archives).toHaveLength(1);
+      const archived = (await mem(['convo', 'archives', '--read', archives[0].id, '--json'], env)).json();
+      expect(archived.messages.map((m: { content: string }) => m.content).join('\n')).toContain('Please deploy the billing service.');
+      const after = await mem(['convo', 'show'], env);
+      expect(after.stdout).toContain('Billing v2 is on staging.');
+      expect(after.stdout).not.toContain('Please deploy');
+      expect((await mem(['convo', 'add', 'x', '--role', 'boss'], env)).code).toBe(2);
+      if (transcripts === 'markdown') {
+        const file = join(dir, 'ws', 'agents', 'agent-markdown', 'MEMORY.md');
+        expect(readFileSync(file, 'utf8')).toContain('[Compressed Memory Summary]');
+        expect(readdirSync(join(dir, 'ws', 'agents', 'agent-markdown', 'archive'))).toHaveLength(1);
+      }
+    });
+
+    it('writes, replaces, searches, injects and refuses to delete MEMORY.md', async () => {
+      expect((await mem(['notes', 'write', 'Staging resets on Sundays.', '--json'], env)).json().status).toBe('created');
+      await mem(['notes', 'write', 'Billing owner: Ada.'], env);
+      await mem(['notes', 'write', 'Q3: ship invoices v2.', '--file', 'plans/q3'], env);
+      expect((await mem(['notes', 'write', 'Saturdays', '--old-text', 'Sundays', '--json'], env)).json().status).toBe('updated');
+      const zero = await mem(['notes', 'write', 'x', '--old-text', 'Mondays'], env);
+      expect(zero.code).toBe(1);
+      expect(zero.stderr).toContain('INVALID_INPUT');
+      expect((await mem(['notes', 'read'], env)).stdout).toContain('Staging resets on Saturdays.');
+      expect((await mem(['notes', 'read', 'plans/q3.md'], env)).stdout).toContain('invoices v2');
+      const hits = (await mem(['notes', 'search', 'invoices', '--json'], env)).json().results;
+      expect(hits[0].file).toBe('plans/q3.md');
+      const block = (await mem(['notes', 'inject'], env)).stdout;
+      expect(block).toContain('<memory>');
+      expect(block).toContain('### MEMORY.md');
+      expect(block).toContain('Billing owner: Ada.');
+      expect(block).toContain('plans/q3.md');
+      const del = await mem(['notes', 'delete', 'MEMORY.md'], env);
+      expect(del.code).toBe(1);
+      expect((await mem(['notes', 'delete', 'plans/q3.md', '--json'], env)).json().deleted).toBe(true);
+      expect((await mem(['notes', 'write', 'x', '--file', '../escape'], env)).code).toBe(1);
+      expect((await mem(['notes', 'write', 'aws AKIAIOSFODNN7EXAMPLE'], env)).stderr).toContain('SECRET_DETECTED');
+      if (transcripts === 'markdown') expect(existsSync(join(dir, 'ws', 'notebooks', 'default', 'agent-markdown', 'MEMORY.md'))).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,44 @@
+// The inspector's only door to mem: the same HTTP API as every client, with the key from this tab's sessionStorage.
+const KEY = 'mem.apiKey';
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function getKey() {
+  return sessionStorage.getItem(KEY) ?? '';
+}
+
+export function setKey(key) {
+  if (key) sessionStorage.setItem(KEY, key);
+  else sessionStorage.removeItem(KEY);
+}
+
+export async function api(method, path, body) {
+  const headers = {};
+  const key = getKey();
+  if (key) headers.authorization = `Bearer ${key}`;
+  let payload;
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(path, { method, headers, body: payload });
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    const code = data && typeof data === 'object' ? data.code : `HTTP_${res.status}`;
+    const message = data && typeof data === 'object' ? data.message : text;
+    throw new ApiError(res.status, code, message);
+  }
+  return data;
+}

@@ -1,0 +1,202 @@
+/**
+ * `mem serve`, `mem mcp` and `mem keys create|list|revoke`, in the shape of the CLI's command table
+ * (apps/cli/src/main.ts). The CLI builds the stack and the principal from its global flags, exactly as for
+ * every other command; these commands add only their own flags. Heavy modules load inside `run`.
+ */
+import type { Principal, Role, Stack } from '@mem/core';
+
+type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
+/** The part of the CLI's command context these commands use. */
+export interface ServerCommandContext {
+  args: string[];
+  flags: Record<string, unknown>;
+  g: { db: string; workspace: string; space: string; agent: string; role: Role; json: boolean };
+  p: Principal;
+  io: {
+    stdout: { write(s: string): unknown };
+    stderr: { write(s: string): unknown };
+    env: Record<string, string | undefined>;
+  };
+  stack: () => Promise<Stack>;
+  out(json: unknown, human: () => string): void;
+}
+
+export interface ServerCommand {
+  summary: string;
+  usage: string;
+  flags: FlagSpec;
+  run(ctx: ServerCommandContext): Promise<unknown>;
+}
+
+export interface ServerCommandOptions {
+  /** The CLI's usage error (exit code 2). */
+  usageError: (message: string) => Error;
+  /** Resolves when the command should stop (default: SIGTERM or SIGINT). Tests pass their own. */
+  stopSignal?: () => Promise<unknown>;
+}
+
+const str = (flags: Record<string, unknown>, name: string): string | undefined =>
+  typeof flags[name] === 'string' ? (flags[name] as string) : undefined;
+
+export function createServerCommands(options: ServerCommandOptions): Record<string, ServerCommand> {
+  const usage = options.usageError;
+
+  const count = (value: string | undefined, name: string, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value)) throw usage(`--${name} must be a whole number (got "${value}").`);
+    return Number(value);
+  };
+
+  const keysPath = async (ctx: ServerCommandContext) => {
+    const { keysPathFor } = await import('./keys.js');
+    return keysPathFor({
+      db: ctx.g.db,
+      workspace: ctx.g.workspace,
+      keysDb: str(ctx.flags, 'keys-db') ?? ctx.io.env.MEM_KEYS_DB,
+    });
+  };
+
+  const stop = async () => {
+    if (options.stopSignal) return options.stopSignal();
+    const { shutdownSignal } = await import('./server.js');
+    return shutdownSignal();
+  };
+
+  return {
+    serve: {
+      summary: 'run the HTTP API, MCP over HTTP and the web inspector',
+      usage:
+        'mem serve [--host 127.0.0.1] [--port 7420] [--body-limit BYTES] [--rate-limit N/s] [--rate-burst N] [--keys-db PATH] [--require-auth]',
+      flags: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'body-limit': { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'rate-burst': { type: 'string' },
+        'keys-db': { type: 'string' },
+        'require-auth': { type: 'boolean' },
+      },
+      async run(ctx) {
+        const env = ctx.io.env;
+        const host = str(ctx.flags, 'host') ?? env.MEM_HOST ?? '127.0.0.1';
+        const port = count(str(ctx.flags, 'port') ?? env.MEM_PORT, 'port', 7420);
+        if (port > 65_535) throw usage(`--port must be at most 65535 (got ${port}).`);
+        const bodyLimitBytes = count(str(ctx.flags, 'body-limit') ?? env.MEM_BODY_LIMIT, 'body-limit', 4 * 1024 * 1024);
+        const ratePerSecond = count(str(ctx.flags, 'rate-limit') ?? env.MEM_RATE_LIMIT, 'rate-limit', 50);
+        const burst = count(
+          str(ctx.flags, 'rate-burst') ?? env.MEM_RATE_BURST,
+          'rate-burst',
+          Math.max(ratePerSecond * 4, 1),
+        );
+        const [{ startServer }, { KeyStore }, { jsonLogger }] = await Promise.all([
+          import('./server.js'),
+          import('./keys.js'),
+          import('./log.js'),
+        ]);
+        const stack = await ctx.stack();
+        const keys = KeyStore.open(await keysPath(ctx));
+        try {
+          const server = await startServer({
+            stack,
+            keys,
+            host,
+            port,
+            defaultPrincipal: ctx.p,
+            requireAuth: ctx.flags['require-auth'] === true,
+            bodyLimitBytes,
+            rateLimit: ratePerSecond === 0 ? false : { ratePerSecond, burst },
+            logger: jsonLogger(),
+          });
+          ctx.out({ url: server.url, mcp: server.mcpUrl, inspector: server.inspectorUrl, auth: server.auth }, () =>
+            server.describe(),
+          );
+          const signal = await stop();
+          ctx.io.stderr.write(`mem serve: ${String(signal ?? 'stop')}: finishing in-flight requests…\n`);
+          await server.close();
+        } finally {
+          keys.close();
+        }
+      },
+    },
+
+    mcp: {
+      summary: 'serve MCP over stdin/stdout (for Claude Desktop-style clients)',
+      usage: 'mem mcp   (the global --store/--db/--space/--agent/--role flags choose the store and who acts)',
+      flags: {},
+      async run(ctx) {
+        const [{ serveMcpStdio }, { defaultOperations }, { jsonLogger }, { SERVER_VERSION }] = await Promise.all([
+          import('./mcp.js'),
+          import('./operations.js'),
+          import('./log.js'),
+          import('./server.js'),
+        ]);
+        const stack = await ctx.stack();
+        const { servicesOf } = await import('./operations.js');
+        const services = servicesOf(stack);
+        const session = await serveMcpStdio({
+          operations: defaultOperations(stack, services),
+          stack,
+          services,
+          principal: ctx.p,
+          logger: jsonLogger({ level: 'warn' }),
+          version: SERVER_VERSION,
+        });
+        await Promise.race([session.done, stop()]);
+        await session.stop();
+      },
+    },
+
+    keys: {
+      summary: 'API keys of the server: create, list, revoke',
+      usage:
+        'mem keys create --space S --agent A --role lead|worker [--label L] | mem keys list | mem keys revoke <id>   [--keys-db PATH]',
+      flags: { label: { type: 'string' }, 'keys-db': { type: 'string' } },
+      async run(ctx) {
+        const [action, ...rest] = ctx.args;
+        if (action !== 'create' && action !== 'list' && action !== 'revoke')
+          throw usage('give an action: create, list or revoke.');
+        const { KeyStore } = await import('./keys.js');
+        const path = await keysPath(ctx);
+        const keys = KeyStore.open(path);
+        try {
+          if (action === 'create') {
+            if (rest.length > 0) throw usage(`unexpected argument "${rest[0]}".`);
+            const { key, info } = await keys.create({
+              space: ctx.p.space,
+              agentId: ctx.p.agentId,
+              role: ctx.p.role,
+              label: str(ctx.flags, 'label'),
+            });
+            ctx.out(
+              { key, ...info },
+              () =>
+                `${key}\n\nKey ${info.id} acts as agent "${info.agentId}" (${info.role}) in space "${info.space}". It is shown only this once: keep it in a secret store. Send it as "Authorization: Bearer <key>".`,
+            );
+          } else if (action === 'list') {
+            const list = keys.list();
+            ctx.out({ keys: list }, () =>
+              list.length === 0
+                ? `No API keys in ${path}.`
+                : list
+                    .map(
+                      (k) =>
+                        `${k.id}  ${k.space}/${k.agentId} (${k.role})  created ${k.createdAt}${k.label ? `  "${k.label}"` : ''}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : k.lastUsedAt ? `  last used ${k.lastUsedAt}` : ''}`,
+                    )
+                    .join('\n'),
+            );
+          } else {
+            const id = rest[0];
+            if (!id) throw usage('give the id of the key to revoke (mem keys list shows it).');
+            const { MemError } = await import('@mem/core');
+            if (!keys.revoke(id))
+              throw new MemError('NOT_FOUND', `No active API key with id "${id}" (mem keys list shows them).`);
+            ctx.out({ id, revoked: true }, () => `Revoked key ${id}.`);
+          }
+        } finally {
+          keys.close();
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,23 @@
+export { classify, type ErrorBody, HttpError, statusOf } from './errors.js';
+export { type ApiKeyInfo, KeyStore, keysPathFor, type VerifiedKey } from './keys.js';
+export { jsonLogger, memoryLogger, type ServerLogger, silentLogger } from './log.js';
+export { createMcpServer, MCP_INSTRUCTIONS, serveMcpStdio, toolDefinitions } from './mcp.js';
+export { buildOpenApi } from './openapi.js';
+export type { Services } from './operation.js';
+export { defineOperation, type OpContext, type Operation } from './operation.js';
+export { defaultOperations, servicesOf } from './operations.js';
+export { conversationOperations, notebookOperations } from './operations-agent.js';
+export { knowledgeOperations } from './operations-knowledge.js';
+export { RateLimiter } from './rate-limit.js';
+export { type SearchResultJson, searchResultJson, toSearchJson, toSmartRecallJson } from '@mem/core';
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_PORT,
+  DEFAULT_RATE,
+  isLoopback,
+  type RunningServer,
+  SERVER_VERSION,
+  type ServerOptions,
+  shutdownSignal,
+  startServer,
+} from './server.js';

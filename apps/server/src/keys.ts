@@ -1,0 +1,240 @@
+/**
+ * API keys bound to `{space, agentId, role}`. A key reads `mem_<id>_<secret>`: the id finds the row, scrypt
+ * (node:crypto, a random salt per key) verifies the secret. Only the salt and the hash are stored, never the key.
+ *
+ * The keys live in their own SQLite file (by default `<db>.keys.db` beside the store): credentials stay out of
+ * the memory database (its copies, backups and exports), the file works the same whatever the store is
+ * (sqlite, memory, a postgres URL), and its schema steps never mix with the store's migration sequence.
+ */
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { checkName, MemError, type Principal, type Role } from '@mem/core';
+import { type Migration, openDatabase, runMigrations, withBusyRetry } from '@mem/store-sqlite';
+import type { Database } from 'better-sqlite3';
+
+const SCRYPT = { N: 16_384, r: 8, p: 1, keylen: 32 } as const;
+const KEY_RE = /^mem_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export interface ApiKeyInfo {
+  id: string;
+  space: string;
+  agentId: string;
+  role: Role;
+  label: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface VerifiedKey {
+  keyId: string;
+  principal: Principal;
+}
+
+export interface KeyStoreOptions {
+  /** How long a verified key skips scrypt (ms). Revocation is still seen at once (the row is read every time). */
+  cacheTtlMs?: number;
+  /** At most this many verified keys cached. */
+  cacheSize?: number;
+  now?: () => Date;
+}
+
+const keyMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'api-keys',
+    up(db) {
+      db.exec(`
+        CREATE TABLE api_keys (
+          id           TEXT PRIMARY KEY,
+          space        TEXT NOT NULL,
+          agent_id     TEXT NOT NULL,
+          role         TEXT NOT NULL CHECK (role IN ('lead', 'worker')),
+          label        TEXT,
+          salt         BLOB NOT NULL,
+          hash         BLOB NOT NULL,
+          created_at   TEXT NOT NULL,
+          last_used_at TEXT,
+          revoked_at   TEXT
+        );
+      `);
+    },
+  },
+];
+
+interface KeyRow {
+  id: string;
+  space: string;
+  agent_id: string;
+  role: Role;
+  label: string | null;
+  salt: Buffer;
+  hash: Buffer;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+function scrypt(secret: string, salt: Buffer): Promise<Buffer> {
+  return new Promise((ok, fail) =>
+    scryptCb(secret, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (error, key) =>
+      error ? fail(error) : ok(key),
+    ),
+  );
+}
+
+const infoOf = (row: KeyRow): ApiKeyInfo => ({
+  id: row.id,
+  space: row.space,
+  agentId: row.agent_id,
+  role: row.role,
+  label: row.label,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+/** Where the keys of a store live: `MEM_KEYS_DB`/`--keys-db`, else beside the database file. */
+export function keysPathFor(options: { db: string; workspace: string; keysDb?: string | undefined }): string {
+  if (options.keysDb) return options.keysDb;
+  if (options.db === ':memory:') return ':memory:';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(options.db)) return join(resolve(options.workspace), 'keys.db');
+  return `${resolve(options.db)}.keys.db`;
+}
+
+export class KeyStore {
+  private readonly db: Database;
+  private readonly cache = new Map<string, { keyId: string; until: number }>();
+  private readonly lastTouched = new Map<string, number>();
+  private readonly ttl: number;
+  private readonly cacheSize: number;
+  private readonly now: () => Date;
+  private closed = false;
+
+  private constructor(db: Database, options: KeyStoreOptions) {
+    this.db = db;
+    this.ttl = options.cacheTtlMs ?? 5 * 60_000;
+    this.cacheSize = options.cacheSize ?? 10_000;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Open (creating when needed) the keys database at `path` (`:memory:` for a throw-away one). */
+  static open(path: string, options: KeyStoreOptions = {}): KeyStore {
+    const db = openDatabase(path);
+    try {
+      runMigrations(db, keyMigrations);
+    } catch (error) {
+      db.close();
+      throw new MemError('STORE_UNAVAILABLE', `keys: cannot prepare ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    return new KeyStore(db, options);
+  }
+
+  /** Create a key. The returned `key` is the only time the secret exists outside the caller. */
+  async create(input: { space: string; agentId: string; role: Role; label?: string | undefined }): Promise<{
+    key: string;
+    info: ApiKeyInfo;
+  }> {
+    checkName(input.space, 'space');
+    checkName(input.agentId, 'agent');
+    if (input.role !== 'lead' && input.role !== 'worker')
+      throw new MemError('INVALID_INPUT', `Invalid role "${String(input.role)}": use "lead" or "worker".`);
+    if (input.label !== undefined && input.label.length > 200)
+      throw new MemError('INVALID_INPUT', 'A key label has at most 200 characters.');
+    const id = randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('base64url');
+    const salt = randomBytes(16);
+    const hash = await scrypt(secret, salt);
+    const createdAt = this.now().toISOString();
+    withBusyRetry(() =>
+      this.db
+        .prepare(
+          'INSERT INTO api_keys (id, space, agent_id, role, label, salt, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(id, input.space, input.agentId, input.role, input.label ?? null, salt, hash, createdAt),
+    );
+    return {
+      key: `mem_${id}_${secret}`,
+      info: {
+        id,
+        space: input.space,
+        agentId: input.agentId,
+        role: input.role,
+        label: input.label ?? null,
+        createdAt,
+        lastUsedAt: null,
+        revokedAt: null,
+      },
+    };
+  }
+
+  /** Every key, newest first, without secrets. */
+  list(): ApiKeyInfo[] {
+    return (this.db.prepare('SELECT * FROM api_keys ORDER BY created_at DESC, id').all() as KeyRow[]).map(infoOf);
+  }
+
+  /** Revoke a key: every later request with it is refused. False when no such active key exists. */
+  revoke(id: string): boolean {
+    const changed = withBusyRetry(
+      () =>
+        this.db
+          .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+          .run(this.now().toISOString(), id).changes,
+    );
+    for (const [k, v] of this.cache) if (v.keyId === id) this.cache.delete(k);
+    return changed > 0;
+  }
+
+  /** How many keys are not revoked. */
+  activeCount(): number {
+    const row = this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number };
+    return row.n;
+  }
+
+  /**
+   * The principal of a bearer token, or null for an unknown, malformed, wrong or revoked key. scrypt runs once
+   * per key per cache period; the row is read on every call, so a revocation (from any process) counts at once.
+   */
+  async verify(token: string): Promise<VerifiedKey | null> {
+    if (this.closed) throw new MemError('STORE_UNAVAILABLE', 'keys: the key store is closed.');
+    const m = KEY_RE.exec(token);
+    if (!m) return null;
+    const id = m[1]!;
+    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+    if (!row || row.revoked_at !== null) return null;
+    const fingerprint = createHash('sha256').update(token).digest('base64url');
+    const now = Date.now();
+    const cached = this.cache.get(fingerprint);
+    if (!cached || cached.until <= now || cached.keyId !== id) {
+      const hash = await scrypt(m[2]!, row.salt);
+      if (hash.length !== row.hash.length || !timingSafeEqual(hash, row.hash)) return null;
+      if (this.cache.size >= this.cacheSize) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+      this.cache.set(fingerprint, { keyId: id, until: now + this.ttl });
+    }
+    this.touch(id, now);
+    return { keyId: id, principal: { space: row.space, agentId: row.agent_id, role: row.role } };
+  }
+
+  /** Record last use at most once a minute per key (a write per request would serialise every reader). */
+  private touch(id: string, now: number): void {
+    const last = this.lastTouched.get(id) ?? 0;
+    if (now - last < 60_000) return;
+    this.lastTouched.set(id, now);
+    try {
+      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.now().toISOString(), id);
+    } catch {
+      // Best effort: a busy database must not fail the request.
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

@@ -1,0 +1,221 @@
+/** The OpenAPI 3.1 document, derived from the operation table (JSON Schema from zod 4's `z.toJSONSchema`). */
+import { z } from 'zod';
+import { type JsonSchema, toJsonSchema } from './json-schema.js';
+import type { Operation } from './operation.js';
+import { importLine } from './schemas.js';
+
+const errorSchema = z
+  .object({
+    code: z
+      .string()
+      .describe('Stable error code, e.g. INVALID_KEY, FORBIDDEN_KEY, NOT_FOUND, KEY_TAKEN, UNAUTHORIZED.'),
+    message: z.string().describe('What was wrong and how to fix it. Never a stack trace.'),
+  })
+  .describe('Every error of the API.');
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'Invalid input, invalid key, a secret in the content, or an embedding mismatch.',
+  '401': 'No API key, or an unknown or revoked one.',
+  '403': 'The key may not do this (e.g. a worker writing a lead-only /longterm root).',
+  '404': 'Not found, or not visible to this key (another agent’s memory, another space).',
+  '409': 'Conflict: key taken, already rated in this task, or a concurrent change.',
+  '413': 'The request body or the content is too large.',
+  '429': 'Too many requests for this key; retry after the Retry-After header.',
+  '500': 'Internal error; the message names the request id to look up in the log.',
+  '503': 'The store is unavailable or the server is shutting down.',
+};
+
+const componentName = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, '_');
+
+function queryParameters(schema: z.ZodObject | undefined): JsonSchema[] {
+  if (!schema) return [];
+  const json = toJsonSchema(schema);
+  const props = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = (json.required ?? []) as string[];
+  return Object.entries(props).map(([name, s]) => {
+    const { description, ...rest } = s;
+    return {
+      name,
+      in: 'query',
+      required: required.includes(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function pathParameters(path: string): JsonSchema[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({
+    name: m[1]!,
+    in: 'path',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 200 },
+  }));
+}
+
+export interface OpenApiOptions {
+  version: string;
+  title?: string;
+}
+
+/** Build the document. Every operation with an HTTP binding appears once, under its operationId. */
+export function buildOpenApi(operations: readonly Operation[], options: OpenApiOptions): JsonSchema {
+  const schemas: Record<string, JsonSchema> = {
+    Error: toJsonSchema(errorSchema, 'output'),
+    ImportLine: toJsonSchema(importLine),
+  };
+  const errorResponses = Object.fromEntries(
+    Object.keys(ERROR_STATUSES).map((status) => [status, { $ref: `#/components/responses/Error${status}` }]),
+  );
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const http = op.http;
+    if (!http) continue;
+    const method = http.method.toLowerCase();
+    const parameters = [...pathParameters(http.path), ...queryParameters(http.query)];
+    let requestBody: JsonSchema | undefined;
+    if (http.method === 'POST' || http.method === 'PATCH') {
+      if (http.bodyType === 'ndjson') {
+        requestBody = {
+          required: true,
+          description: 'JSON Lines: one `ImportLine` object per line.',
+          content: {
+            'application/x-ndjson': { schema: { type: 'string' } },
+            'text/plain': { schema: { type: 'string' } },
+          },
+        };
+      } else {
+        const name = `${componentName(op.name)}.body`;
+        schemas[name] = toJsonSchema(http.body ?? op.input);
+        const empty = Object.keys((schemas[name].properties ?? {}) as object).length === 0;
+        requestBody = {
+          required: !empty,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+        };
+      }
+    }
+    let success: JsonSchema;
+    if (http.responseType === 'ndjson') {
+      success = {
+        description: 'JSON Lines, streamed: one `ImportLine`-compatible object per line.',
+        content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+      };
+    } else {
+      let schema: JsonSchema = { type: 'object' };
+      if (op.output) {
+        const name = `${componentName(op.name)}.result`;
+        schemas[name] = toJsonSchema(op.output, 'output');
+        schema = { $ref: `#/components/schemas/${name}` };
+      }
+      success = { description: 'Success.', content: { 'application/json': { schema } } };
+    }
+    const responses: Record<string, unknown> = {};
+    const statuses = http.successStatus ?? [];
+    if (statuses.length === 0 || http.status) responses['200'] = success;
+    for (const s of statuses) responses[String(s)] = success;
+    Object.assign(responses, errorResponses);
+    paths[http.path] ??= {};
+    paths[http.path]![method] = {
+      operationId: op.name,
+      summary: op.summary,
+      description: op.description,
+      tags: [op.group],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+      ...(op.tool ? { 'x-mcp-tool': op.tool.name } : {}),
+    };
+  }
+
+  const publicGet = (summary: string, description: string, content: JsonSchema) => ({
+    get: {
+      operationId: summary,
+      summary: description,
+      tags: ['service'],
+      security: [],
+      responses: { '200': { description: 'OK', content } },
+    },
+  });
+  paths['/healthz'] = publicGet('healthz', 'Liveness: the process answers.', {
+    'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } },
+  });
+  paths['/readyz'] = {
+    get: {
+      ...publicGet('readyz', 'Readiness: the store answers and the server is not shutting down.', {
+        'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } },
+      }).get,
+      responses: {
+        '200': { description: 'Ready.' },
+        '503': { $ref: '#/components/responses/Error503' },
+      },
+    },
+  };
+  paths['/openapi.json'] = publicGet('openapi', 'This document.', {
+    'application/json': { schema: { type: 'object' } },
+  });
+  paths['/'] = publicGet('inspector', 'The web inspector (a static page that uses this API).', {
+    'text/html': { schema: { type: 'string' } },
+  });
+  paths['/mcp'] = {
+    post: {
+      operationId: 'mcp',
+      summary: 'MCP over streamable HTTP (stateless): JSON-RPC requests of the Model Context Protocol.',
+      description:
+        'The tools are the operations marked with x-mcp-tool. Authenticate with the same bearer key; the key decides space, agent and role.',
+      tags: ['mcp'],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      responses: {
+        '200': {
+          description: 'A JSON-RPC response (JSON or an event stream).',
+          content: {
+            'application/json': { schema: { type: 'object' } },
+            'text/event-stream': { schema: { type: 'string' } },
+          },
+        },
+        '401': { $ref: '#/components/responses/Error401' },
+        '429': { $ref: '#/components/responses/Error429' },
+      },
+    },
+  };
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: options.title ?? 'mem — long-term memory for LLM agents',
+      version: options.version,
+      description:
+        'HTTP API of mem. Every request (except the service routes) carries `Authorization: Bearer <key>`; the key is bound to a space, an agent and a role, which decide what the request may see and change. Errors are `{code, message}`.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'knowledge', description: 'Knowledge memory (SPEC §2).' },
+      { name: 'conversation', description: 'Conversation memory (SPEC §3).' },
+      { name: 'notebook', description: 'Agent notebooks (SPEC §4).' },
+      { name: 'admin', description: 'Stats, gc, export and import.' },
+      { name: 'service', description: 'Health, readiness, this document, the inspector.' },
+      { name: 'mcp', description: 'Model Context Protocol.' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key `mem_<id>_<secret>` from `mem keys create --space S --agent A --role R`.',
+        },
+      },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_STATUSES).map(([status, description]) => [
+          `Error${status}`,
+          {
+            description,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ]),
+      ),
+      schemas,
+    },
+  };
+}

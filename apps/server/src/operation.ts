@@ -1,0 +1,86 @@
+/**
+ * An operation is described once: its input schema (from core), its HTTP binding, its MCP tool and its handler.
+ * The HTTP router, the OpenAPI document and the MCP tool list are all derived from a list of these.
+ */
+import type { ConversationService, Notebook, Principal, Stack } from '@mem/core';
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The services beyond knowledge memory that a server may offer (present when the stack has them). */
+export interface Services {
+  notebook?: Notebook | undefined;
+  conversations?: ConversationService | undefined;
+}
+
+/** What the handler of an operation works with: who asks, and the services. */
+export interface OpContext {
+  principal: Principal;
+  stack: Stack;
+  services: Services;
+  /** Path parameters of the HTTP route (e.g. `agent`); empty over MCP. */
+  params: Record<string, string>;
+  /** Which door the request came through. */
+  transport: 'http' | 'mcp';
+  /** Aborted when the client goes away (long streams stop early). */
+  signal?: AbortSignal | undefined;
+}
+
+export interface HttpParts {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The parsed JSON body (already validated against `body` when given), the raw text for `bodyType: 'ndjson'`, or undefined. */
+  body: unknown;
+}
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** OpenAPI-style template, e.g. `/v1/memories/{id}`. */
+  path: string;
+  /** Request body schema when it differs from the operation input (e.g. PATCH: memory-edit minus the id). */
+  body?: z.ZodType;
+  /** Query parameters (all strings). */
+  query?: z.ZodObject;
+  /** `ndjson`: the body is JSON Lines text, handed over as a string. Default `json` (for POST/PATCH). */
+  bodyType?: 'json' | 'ndjson';
+  /** `ndjson`: the handler returns an async iterable, streamed one JSON document per line. */
+  responseType?: 'json' | 'ndjson';
+  /** Build the operation input. Default: the body merged with the path parameters (path wins). */
+  input?: (parts: HttpParts) => unknown;
+  /** Status code of a success (default 200). */
+  status?: (result: unknown) => number;
+  /** Status codes documented in OpenAPI besides 200 (e.g. 201). */
+  successStatus?: number[];
+}
+
+export interface ToolBinding {
+  /** The MCP tool name agents see (SPEC §2.6). */
+  name: string;
+  /** JSON Schema shown to agents, when the operation input is not an object (e.g. a union) — derived, not written. */
+  inputSchema?: Record<string, unknown>;
+}
+
+export interface Operation {
+  /** operationId; also the name in errors ("Invalid input for memory-store: …"). */
+  name: string;
+  /** One line, for OpenAPI's summary and the inspector. */
+  summary: string;
+  /** What it does and how to use it well: the MCP tool description and OpenAPI's description. */
+  description: string;
+  /** OpenAPI tag. */
+  group: 'knowledge' | 'conversation' | 'notebook' | 'admin';
+  /** The input schema: one per operation, shared by HTTP validation, OpenAPI and MCP. */
+  input: z.ZodType;
+  /** Response schema for OpenAPI, when one exists as a zod schema. */
+  output?: z.ZodType;
+  /** True for operations that change data (finished before shutdown; documented). */
+  write: boolean;
+  http?: HttpBinding;
+  tool?: ToolBinding;
+  run(ctx: OpContext, input: unknown): Promise<unknown>;
+}
+
+/** Define an operation (identity: gives type checking and a place to hang defaults later). */
+export function defineOperation(op: Operation): Operation {
+  return op;
+}

@@ -1,0 +1,105 @@
+import {
+  ConversationService,
+  createMemoryNotebookStore,
+  createMemoryTranscriptStore,
+  memoryEditInput,
+  memoryStoreInput,
+  Notebook,
+} from '@mem/core';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJsonSchema } from '../src/json-schema.js';
+import { toolDefinitions } from '../src/mcp.js';
+import { defaultOperations } from '../src/operations.js';
+import { call, memoryStack, testServer } from './helpers.js';
+
+const services = {
+  notebook: new Notebook({ store: createMemoryNotebookStore() }),
+  conversations: new ConversationService({ store: createMemoryTranscriptStore() }),
+};
+let server: Awaited<ReturnType<typeof testServer>>;
+let doc: any;
+beforeAll(async () => {
+  server = await testServer({ services });
+  const r = await call(server.url, 'GET', '/openapi.json');
+  expect(r.status).toBe(200);
+  doc = r.body;
+});
+afterAll(() => server.close());
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('has valid JSON Schema 2020-12 components', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      expect(() => ajv.compile(schema as object), name).not.toThrow();
+    }
+  });
+
+  it('lists every operation of the table once, with its MCP tool', () => {
+    const ops = defaultOperations(memoryStack(), services);
+    expect(ops.map((o) => o.group)).toEqual(expect.arrayContaining(['knowledge', 'notebook', 'conversation']));
+    const listed = new Map<string, { path: string; method: string; op: any }>();
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect(listed.has(op.operationId), op.operationId).toBe(false);
+        listed.set(op.operationId, { path, method, op });
+      }
+    }
+    for (const op of ops) {
+      const found = listed.get(op.name);
+      expect(found, op.name).toBeDefined();
+      expect([found!.method.toUpperCase(), found!.path]).toEqual([op.http!.method, op.http!.path]);
+      expect(found!.op['x-mcp-tool']).toBe(op.tool?.name);
+    }
+    expect(doc.paths['/v1/agents/{agent}/notebook'].post['x-mcp-tool']).toBe('write_memory');
+    expect(doc.paths['/v1/agents/{agent}/conversation/messages'].post).toBeDefined();
+    for (const fixed of ['/healthz', '/readyz', '/openapi.json', '/', '/mcp']) expect(doc.paths[fixed]).toBeDefined();
+    for (const route of [
+      ['post', '/v1/memories'],
+      ['post', '/v1/memories/search'],
+      ['get', '/v1/memories/{id}'],
+      ['patch', '/v1/memories/{id}'],
+      ['delete', '/v1/memories/{id}'],
+      ['post', '/v1/memories/{id}/ratings'],
+      ['post', '/v1/memories/dedup-check'],
+      ['post', '/v1/recall'],
+      ['post', '/v1/smart-recall'],
+      ['post', '/v1/task-context'],
+      ['post', '/v1/learnings'],
+      ['post', '/v1/index'],
+      ['get', '/v1/memories/{id}/versions'],
+      ['get', '/v1/stats'],
+      ['post', '/v1/gc'],
+      ['get', '/v1/export'],
+      ['post', '/v1/import'],
+    ] as const) {
+      expect(doc.paths[route[1]]?.[route[0]], route.join(' ')).toBeDefined();
+    }
+  });
+
+  it('describes each input from the one zod schema that HTTP and MCP also use', () => {
+    const body = (name: string) => doc.components.schemas[`${name}.body`];
+    expect(body('memory-store')).toEqual(toJsonSchema(memoryStoreInput));
+    // PATCH: memory-edit minus the reference fields (the id is in the path).
+    expect(body('memory-edit')).toEqual(toJsonSchema(memoryEditInput.omit({ id: true, key: true, scope: true })));
+    const tools = toolDefinitions(defaultOperations(memoryStack()));
+    expect(tools.find((t) => t.name === 'memory-store')!.inputSchema).toEqual(body('memory-store'));
+    expect(tools.find((t) => t.name === 'memory-edit')!.inputSchema).toEqual(toJsonSchema(memoryEditInput));
+    // Errors are {code, message}; protected routes need the bearer key.
+    expect(doc.components.schemas.Error.required).toEqual(['code', 'message']);
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
+    expect(doc.paths['/v1/memories'].post.responses['201']).toBeDefined();
+    expect(doc.paths['/v1/memories/search'].post.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/memory-search.result',
+    );
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The JSON shape of a search result, shared by `mem search --json`, `POST /v1/memories/search`, recall and the
+ * MCP tools: one mapping, one schema (the OpenAPI document derives the response schema from it).
+ * Pure: importing this module loads nothing but zod.
+ */
+import type { SearchResult, SmartRecallResult } from './services/memory.js';
+import { z } from 'zod';
+
+const scope = z.enum(['agent', 'swarm']);
+const source = z.enum(['manual', 'file_index', 'task_completion', 'session_summary']);
+
+export const searchResultJson = z.object({
+  id: z.string().describe('The memory (document) id: use it with memory-get, memory-edit, memory-delete, memory_rate.'),
+  chunkId: z.string().describe('The chunk that matched (equals id for a one-chunk memory).'),
+  chunkIndex: z.number().int(),
+  chunkCount: z.number().int(),
+  key: z.string(),
+  name: z.string(),
+  content: z.string().describe('The text of the matching chunk.'),
+  scope,
+  source,
+  tags: z.array(z.string()),
+  agentId: z.string().describe('The owning agent.'),
+  similarity: z.number().nullable().describe('Raw cosine similarity of the vector arm, or null without vectors.'),
+  keywordRank: z.number().int().nullable().describe('1-based rank in the keyword arm, or null.'),
+  relevance: z.number().describe('Fused relevance normalised to [0, 1].'),
+  score: z.number().describe('relevance × recency × access × quality × path weight × usefulness.'),
+  createdAt: z.string(),
+});
+
+export const smartRecallResultJson = searchResultJson.extend({
+  hits: z.number().int().describe('How many of the queries found this memory.'),
+  recallScore: z.number().describe('Best similarity (or relevance) + bonus × hits.'),
+});
+
+export type SearchResultJson = z.infer<typeof searchResultJson>;
+export type SmartRecallResultJson = z.infer<typeof smartRecallResultJson>;
+
+/** One search result as machine output (`mem search --json`, the HTTP API, MCP). */
+export function toSearchJson(r: SearchResult): SearchResultJson {
+  return {
+    id: r.docId,
+    chunkId: r.id,
+    chunkIndex: r.chunkIndex,
+    chunkCount: r.chunkCount,
+    key: r.key,
+    name: r.name,
+    content: r.content,
+    scope: r.scope,
+    source: r.source,
+    tags: r.tags,
+    agentId: r.agentId,
+    similarity: r.similarity,
+    keywordRank: r.keywordRank,
+    relevance: r.relevance,
+    score: r.score,
+    createdAt: r.createdAt,
+  };
+}
+
+/** A smart-recall / task-context result: the search shape plus hits and recallScore. */
+export function toSmartRecallJson(r: SmartRecallResult): SmartRecallResultJson {
+  return { ...toSearchJson(r), hits: r.hits, recallScore: r.recallScore };
+}
