@@ -1,3 +1,24 @@
+export type { ChatEndpointOptions } from './chat-client.js';
+export {
+  DEFAULT_FACT_KINDS,
+  FACT_KEY_PATTERN,
+  type FactKeyCheck,
+  MAX_FACT_SEGMENT,
+  normaliseFactKey,
+} from './fact-keys.js';
+export { type LenientParse, parseLenientJson } from './lenient-json.js';
+export {
+  buildFactPrompt,
+  createLlmFactExtractor,
+  DEFAULT_FACT_PROMPT,
+  type LlmFactExtraction,
+  type LlmFactExtractor,
+  type LlmFactExtractorOptions,
+  MAX_EXTRACTION_EPISODES,
+  type RenamedFactKey,
+  renderExtractionInput,
+  type SkippedFact,
+} from './llm-fact-extractor.js';
 export {
   createLlmSummarizer,
   DEFAULT_SUMMARY_PROMPT,

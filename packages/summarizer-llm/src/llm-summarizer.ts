@@ -6,9 +6,14 @@ import {
   type SummaryResult,
   type TokenUsage,
 } from '@mem/core';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-
-const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+import {
+  addUsage,
+  type ChatAnswer,
+  type ChatEndpointOptions,
+  checkChatOptions,
+  createChatClient,
+  ZERO_USAGE,
+} from './chat-client.js';
 
 /**
  * What the model is told. It keeps everything a continuing agent needs and drops what it does not; the conversation
@@ -33,23 +38,11 @@ export const DEFAULT_SUMMARY_PROMPT = [
   'Errors, Open questions — leaving out empty sections. Answer with the summary only.',
 ].join('\n');
 
-export interface LlmSummarizerOptions {
-  /** Any OpenAI-compatible API root, e.g. `http://localhost:11434/v1`. Default `https://api.openai.com/v1`. */
-  baseURL?: string;
-  /** Sent as `Authorization: Bearer …`. Omit for servers without auth (then no Authorization header is sent). */
-  apiKey?: string;
-  /** Chat model name, e.g. `gpt-4o-mini`. */
-  model: string;
+export interface LlmSummarizerOptions extends ChatEndpointOptions {
   /** Sampling temperature (default 0.2: summaries should be faithful, not creative). */
   temperature?: number;
   /** Most tokens the summary may take (default 1,024). */
   maxTokens?: number;
-  /** How the limit is sent: `max_tokens` (default; most compatible servers) or `max_completion_tokens` (newer OpenAI models). */
-  maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
-  /** Per-request timeout in milliseconds (default 60,000). */
-  timeoutMs?: number;
-  /** Retries the SDK makes on connection errors, 408, 409, 429 and 5xx (default 2). */
-  maxRetries?: number;
   /** A summary shorter than this many characters is not trusted: the fallback writes one instead (default 50). */
   minSummaryChars?: number;
   /** The newest messages up to this many characters go into the prompt (default 400,000; older ones are noted as left out). */
@@ -60,39 +53,6 @@ export interface LlmSummarizerOptions {
   prompt?: string;
   /** Id reported by the summariser (default `llm:<model>`). */
   id?: string;
-}
-
-const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-
-function redact(text: string, apiKey: string | undefined): string {
-  return apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[REDACTED]') : text;
-}
-
-function check(options: LlmSummarizerOptions): void {
-  const bad = (what: string) => new TypeError(`summarizer-llm: ${what}`);
-  if (!options || typeof options.model !== 'string' || options.model.trim() === '')
-    throw bad('give the chat model name as `model`, e.g. { model: "gpt-4o-mini" }.');
-  if (options.temperature !== undefined && !(options.temperature >= 0 && options.temperature <= 2))
-    throw bad('`temperature` must be between 0 and 2.');
-  if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0))
-    throw bad('`maxTokens` must be a positive whole number.');
-  if (options.baseURL !== undefined) {
-    try {
-      new URL(options.baseURL);
-    } catch {
-      throw bad(`\`baseURL\` "${options.baseURL}" is not a URL; give the API root, e.g. "http://localhost:11434/v1".`);
-    }
-  }
-}
-
-/** Why a request failed, in words (never the key). */
-function describe(error: unknown, timeoutMs: number): string {
-  if (error instanceof APIConnectionTimeoutError) return `the request timed out after ${timeoutMs} ms`;
-  if (error instanceof APIConnectionError)
-    return `the server could not be reached (${(error.cause as Error | undefined)?.message ?? error.message})`;
-  if (error instanceof APIError)
-    return `the server answered ${error.status ?? 'an error'}${error.message ? `: ${error.message}` : ''}`;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The transcript as the model reads it: the newest messages that fit in `maxChars`, oldest first. */
@@ -118,80 +78,49 @@ export function renderForSummary(input: SummarizeInput, maxChars: number): strin
  * Reports the tokens the model used. Reads no environment variable.
  */
 export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
-  check(options);
+  checkChatOptions(options, 'summarizer-llm');
+  const client = createChatClient(options, { temperature: 0.2, maxTokens: 1_024 });
   const model = options.model;
   const id = options.id ?? `llm:${model}`;
-  const temperature = options.temperature ?? 0.2;
-  const maxTokens = options.maxTokens ?? 1_024;
-  const maxTokensParam = options.maxTokensParam ?? 'max_tokens';
-  const timeoutMs = options.timeoutMs ?? 60_000;
   const minChars = options.minSummaryChars ?? 50;
   const maxInputChars = options.maxInputChars ?? 400_000;
   const fallback = options.fallback ?? createTemplateSummarizer();
   const prompt = options.prompt ?? DEFAULT_SUMMARY_PROMPT;
-  const apiKey = options.apiKey;
-  const client = new OpenAI({
-    baseURL: options.baseURL ?? DEFAULT_BASE_URL,
-    apiKey: apiKey ?? 'unused',
-    organization: null,
-    project: null,
-    timeout: timeoutMs,
-    maxRetries: options.maxRetries ?? 2,
-    ...(apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
-  });
 
   async function fallBack(input: SummarizeInput, reason: string, usage: TokenUsage): Promise<SummaryResult> {
     const r = await fallback.summarize(input);
     return {
       summary: r.summary,
-      usage: {
-        inputTokens: usage.inputTokens + r.usage.inputTokens,
-        outputTokens: usage.outputTokens + r.usage.outputTokens,
-        totalTokens: usage.totalTokens + r.usage.totalTokens,
-      },
+      usage: addUsage(usage, r.usage),
       summarizer: r.summarizer,
-      fallback: { from: id, reason: redact(reason, apiKey) },
+      fallback: { from: id, reason: client.redactKey(reason) },
     };
   }
 
   return {
     id,
     async summarize(input: SummarizeInput): Promise<SummaryResult> {
-      if (input.messages.length === 0) return fallBack(input, 'there were no messages to summarise', ZERO);
+      if (input.messages.length === 0) return fallBack(input, 'there were no messages to summarise', ZERO_USAGE);
       const transcript = renderForSummary(input, maxInputChars);
       const intro = input.agent
         ? `Conversation of agent "${input.agent}", oldest message first:`
         : 'Conversation, oldest message first:';
-      let response: OpenAI.Chat.Completions.ChatCompletion;
+      let answer: ChatAnswer;
       try {
-        response = await client.chat.completions.create({
-          model,
-          temperature,
-          [maxTokensParam]: maxTokens,
-          messages: [
-            { role: 'system', content: prompt },
-            { role: 'user', content: `${intro}\n\n${transcript}` },
-          ],
-        } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
+        answer = await client.complete([
+          { role: 'system', content: prompt },
+          { role: 'user', content: `${intro}\n\n${transcript}` },
+        ]);
       } catch (error) {
-        return fallBack(input, `model "${model}" failed: ${describe(error, timeoutMs)}`, ZERO);
+        return fallBack(input, `model "${model}" failed: ${client.describeFailure(error).reason}`, ZERO_USAGE);
       }
-      const u = response?.usage;
-      const usage: TokenUsage = u
-        ? {
-            inputTokens: u.prompt_tokens ?? 0,
-            outputTokens: u.completion_tokens ?? 0,
-            totalTokens: u.total_tokens ?? (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0),
-          }
-        : { ...ZERO };
-      const choice = response?.choices?.[0];
-      const summary = typeof choice?.message?.content === 'string' ? choice.message.content.trim() : '';
+      const summary = answer.content;
       if (summary.length < minChars) {
         const why = summary.length === 0 ? 'an empty answer' : `a summary of only ${summary.length} characters`;
-        const cut = choice?.finish_reason === 'length' ? ' (cut by maxTokens)' : '';
-        return fallBack(input, `model "${model}" gave ${why}${cut}, under the minimum of ${minChars}`, usage);
+        const cut = answer.finishReason === 'length' ? ' (cut by maxTokens)' : '';
+        return fallBack(input, `model "${model}" gave ${why}${cut}, under the minimum of ${minChars}`, answer.usage);
       }
-      return { summary, usage, summarizer: id };
+      return { summary, usage: answer.usage, summarizer: id };
     },
   };
 }
