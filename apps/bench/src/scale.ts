@@ -1,97 +1,161 @@
 /**
- * Ingest rate and search latency at N memories on SQLite (issue 2's measurement; `mem bench scale` grows from it).
- * Engine-only: vectors from the hashing embedder (512-d), the query vector precomputed, so only the store and the
- * core's ranking are timed. End-to-end: the same search with the query embedded by the local model each time.
- * Usage: node --conditions=dev-source --import tsx apps/bench/src/scale-sqlite.ts [--n 10000] [--queries 200]
+ * Search latency and scale (BENCH.md §2): a seeded synthetic corpus, vectors from the hashing embedder (512-d) so
+ * that embedding time does not hide engine time, 200 queries per size. Per store and size: ingest memories/s,
+ * search p50/p95/p99 engine-only (query vector precomputed), search p50 end-to-end with the local embedder, on-disk
+ * size, peak RSS, and recall@10 of the store's vector arm against exact brute force.
+ * Usage: node --conditions=dev-source --import tsx apps/bench/src/scale.ts [--n 10000] [--store sqlite,memory,lancedb,postgres]
+ *        [--queries 200] [--json]   (postgres needs MEM_BENCH_POSTGRES_URL)
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createHashingEmbedder, createStack, type Embedder, type Principal } from '@mem/core';
+import {
+  cosine,
+  createHashingEmbedder,
+  createMemoryKnowledgeStore,
+  createStack,
+  type Embedder,
+  type KnowledgeStore,
+  type Principal,
+  type SearchFilter,
+} from '@mem/core';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { corpus, queries } from './corpus.js';
 import { percentile, round } from './stats.js';
 
 const { values } = parseArgs({
-  options: { n: { type: 'string', default: '10000' }, queries: { type: 'string', default: '200' } },
-});
-const n = Number(values.n);
-const qn = Number(values.queries);
-const dir = mkdtempSync(join(tmpdir(), 'mem-bench-'));
-const path = join(dir, 'bench.db');
-const hashing = createHashingEmbedder({ dimension: 512 });
-
-// Precompute every vector so that ingest and engine-only search time no embedding.
-const items = corpus(n);
-const qs = queries(qn);
-const itemVectors = await hashing.embed(items.map((i) => i.content));
-const queryVectors = await hashing.embed(qs);
-const cache = new Map<string, Float32Array>();
-for (const [i, it] of items.entries()) cache.set(it.content, itemVectors[i]!);
-for (const [i, q] of qs.entries()) cache.set(q, queryVectors[i]!);
-const precomputed: Embedder = {
-  id: hashing.id,
-  dimension: 512,
-  embed: async (texts) => texts.map((t) => cache.get(t) ?? (hashing.embed([t]) as unknown as Float32Array)),
-};
-
-const store = createSqliteStore({ path });
-const stack = createStack({ knowledge: store, embedder: precomputed });
-const now = Date.now();
-let t0 = performance.now();
-for (const it of items) {
-  const p: Principal = { space: 'bench', agentId: it.agentId, role: 'worker' };
-  await stack.memory.store(
-    p,
-    { content: it.content, tags: it.tags, scope: it.scope, source: it.source },
-    { createdAt: new Date(now - it.ageDays * 86_400_000).toISOString() },
-  );
-}
-const ingestS = (performance.now() - t0) / 1000;
-
-const viewer: Principal = { space: 'bench', agentId: 'agent-1', role: 'worker' };
-const engine: number[] = [];
-for (const q of qs) {
-  t0 = performance.now();
-  await stack.memory.search(viewer, { query: q, limit: 10 });
-  engine.push(performance.now() - t0);
-}
-
-const local = createLocalEmbedder();
-await local.embed(['warm up']);
-const e2eStack = createStack({
-  knowledge: store,
-  embedder: { id: hashing.id, dimension: 512, embed: (t) => local.embed(t) },
-});
-const e2e: number[] = [];
-for (const q of qs.slice(0, Math.min(qn, 100))) {
-  t0 = performance.now();
-  await e2eStack.memory.search(viewer, { query: q, limit: 10 });
-  e2e.push(performance.now() - t0);
-}
-await store.close();
-const disk = ['', '-wal'].reduce((s, suf) => {
-  try {
-    return s + statSync(path + suf).size;
-  } catch {
-    return s;
-  }
-}, 0);
-rmSync(dir, { recursive: true, force: true });
-
-const result = {
-  store: 'sqlite',
-  n,
-  ingest_per_s: round(n / ingestS, 0),
-  search_ms: {
-    p50: round(percentile(engine, 50)),
-    p95: round(percentile(engine, 95)),
-    p99: round(percentile(engine, 99)),
+  options: {
+    n: { type: 'string', default: '10000' },
+    store: { type: 'string', default: 'sqlite' },
+    queries: { type: 'string', default: '200' },
+    json: { type: 'boolean', default: false },
   },
-  e2e_ms: { p50: round(percentile(e2e, 50)), p95: round(percentile(e2e, 95)) },
-  disk_bytes: disk,
-  peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
-};
-console.log(JSON.stringify(result));
+});
+const sizes = values.n!.split(',').map(Number);
+const stores = values.store!.split(',');
+const qn = Number(values.queries);
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+function dirSize(path: string): number {
+  let total = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const p = join(path, entry.name);
+    total += entry.isDirectory() ? dirSize(p) : statSync(p).size;
+  }
+  return total;
+}
+
+async function open(kind: string, dir: string): Promise<{ store: KnowledgeStore; disk: () => number }> {
+  switch (kind) {
+    case 'memory':
+      return { store: createMemoryKnowledgeStore(), disk: () => 0 };
+    case 'sqlite':
+      return { store: createSqliteStore({ path: join(dir, 'bench.db') }), disk: () => dirSize(dir) };
+    case 'lancedb': {
+      const { createLanceStore } = await import('@mem/store-lancedb');
+      return { store: createLanceStore({ uri: join(dir, 'lance') }), disk: () => dirSize(dir) };
+    }
+    case 'postgres': {
+      const url = process.env.MEM_BENCH_POSTGRES_URL;
+      if (!url) throw new Error('set MEM_BENCH_POSTGRES_URL to a PostgreSQL database with pgvector');
+      const { createPostgresStore } = await import('@mem/store-postgres');
+      const schema = `bench_${Date.now().toString(36)}`;
+      const store = await createPostgresStore({ url, schema });
+      return { store, disk: () => 0 };
+    }
+    default:
+      throw new Error(`unknown store ${kind}`);
+  }
+}
+
+const hashing = createHashingEmbedder({ dimension: 512 });
+const local = createLocalEmbedder();
+const runs: Record<string, unknown>[] = [];
+
+for (const n of sizes) {
+  const items = corpus(n);
+  const qs = queries(qn);
+  const itemVectors = await hashing.embed(items.map((i) => i.content));
+  const queryVectors = await hashing.embed(qs);
+  const cache = new Map<string, Float32Array>();
+  for (const [i, it] of items.entries()) cache.set(it.content, itemVectors[i]!);
+  for (const [i, q] of qs.entries()) cache.set(q, queryVectors[i]!);
+  const precomputed: Embedder = {
+    id: hashing.id,
+    dimension: 512,
+    embed: async (texts) => Promise.all(texts.map(async (t) => cache.get(t) ?? (await hashing.embed([t]))[0]!)),
+  };
+  const viewer: Principal = { space: 'bench', agentId: 'agent-1', role: 'worker' };
+  // Exact top-10 under the viewer's visibility, for the recall of each store's vector arm.
+  const visible = items.map((it, i) => ({ it, i })).filter(({ it }) => it.scope === 'swarm' || it.agentId === 'agent-1');
+  for (const kind of stores) {
+    const dir = mkdtempSync(join(tmpdir(), `mem-scale-${kind}-`));
+    try {
+      const { store, disk } = await open(kind, dir);
+      const stack = createStack({ knowledge: store, embedder: precomputed });
+      const now = Date.now();
+      log(`${kind} n=${n}: ingesting…`);
+      let t0 = performance.now();
+      const docIds: string[] = [];
+      for (const it of items) {
+        const p: Principal = { space: 'bench', agentId: it.agentId, role: 'worker' };
+        const r = await stack.memory.import(p, { content: it.content, tags: it.tags, scope: it.scope, source: 'manual', createdAt: new Date(now - it.ageDays * 86_400_000).toISOString() });
+        docIds.push(r.id);
+      }
+      const ingestS = (performance.now() - t0) / 1000;
+      const engine: number[] = [];
+      let recallSum = 0;
+      for (const [qi, q] of qs.entries()) {
+        t0 = performance.now();
+        await stack.memory.search(viewer, { query: q, limit: 10 });
+        engine.push(performance.now() - t0);
+        const filter: SearchFilter = { space: 'bench', viewerAgentId: 'agent-1', now: new Date().toISOString() };
+        const got = new Set((await store.vectorSearch({ filter, vector: queryVectors[qi]!, limit: 10 })).map((h) => h.id));
+        const exact = visible
+          .map(({ i }) => ({ id: docIds[i]!, s: cosine(queryVectors[qi]!, itemVectors[i]!) }))
+          .sort((a, b) => b.s - a.s)
+          .slice(0, 10);
+        recallSum += exact.filter((e) => got.has(e.id)).length / exact.length;
+      }
+      await local.embed(['warm up']);
+      const e2eStack = createStack({ knowledge: store, embedder: { id: hashing.id, dimension: 512, embed: (t) => local.embed(t) } });
+      const e2e: number[] = [];
+      for (const q of qs.slice(0, Math.min(qn, 100))) {
+        t0 = performance.now();
+        await e2eStack.memory.search(viewer, { query: q, limit: 10 });
+        e2e.push(performance.now() - t0);
+      }
+      await store.close();
+      runs.push({
+        store: kind,
+        n,
+        ingest_per_s: round(n / ingestS, 0),
+        search_ms: { p50: round(percentile(engine, 50)), p95: round(percentile(engine, 95)), p99: round(percentile(engine, 99)) },
+        e2e_ms: { p50: round(percentile(e2e, 50)), p95: round(percentile(e2e, 95)) },
+        recall10_vs_exact: round(recallSum / qs.length, 3),
+        disk_bytes: disk(),
+        peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+      });
+    } catch (error) {
+      runs.push({ store: kind, n, error: (error as Error).message });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+if (values.json) console.log(JSON.stringify({ runs }));
+else {
+  console.log('store     n        ingest/s  p50ms   p95ms   p99ms   e2e p50  recall@10  disk MB  rss MB');
+  for (const r of runs as any[]) {
+    if (r.error) {
+      console.log(`${r.store.padEnd(9)} ${String(r.n).padEnd(8)} error: ${r.error}`);
+      continue;
+    }
+    console.log(
+      `${r.store.padEnd(9)} ${String(r.n).padEnd(8)} ${String(r.ingest_per_s).padEnd(9)} ${String(r.search_ms.p50).padEnd(7)} ${String(r.search_ms.p95).padEnd(7)} ${String(r.search_ms.p99).padEnd(7)} ${String(r.e2e_ms.p50).padEnd(8)} ${String(r.recall10_vs_exact).padEnd(10)} ${(r.disk_bytes / 1e6).toFixed(1).padEnd(8)} ${(r.peak_rss_bytes / 1e6).toFixed(0)}`,
+    );
+  }
+}

@@ -8,6 +8,8 @@ export interface Command {
   summary: string;
   usage: string;
   flags: FlagSpec;
+  /** Hand every argument to the command untouched (no flag parsing). */
+  passthrough?: boolean;
   /** Global flag names this command gives its own meaning (`mem convo add --role user`). */
   ownsFlags?: string[];
   /** Resolves to an exit code other than 0 when the command partly failed. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type ImportRecord, MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
 import { bool, type Command, type Ctx, defined, int, need, num, refFrom, str, tags } from './command.js';
+import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
 import { serverCommands } from './commands-server.js';
 import { structuredCommands } from './commands-structured.js';
@@ -219,7 +220,10 @@ const knowledgeCommands: Record<string, Command> = {
         task,
         defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
       );
-      ctx.out({ block: r.block, memories: r.memories.map(toSearchJson) }, () => r.block ?? 'No relevant past knowledge.');
+      ctx.out(
+        { block: r.block, memories: r.memories.map(toSearchJson) },
+        () => r.block ?? 'No relevant past knowledge.',
+      );
     },
   },
   'smart-recall': {
@@ -232,9 +236,7 @@ const knowledgeCommands: Record<string, Command> = {
         ctx.p,
         defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }),
       );
-      ctx.out({ results: r.map((x) => toSmartRecallJson(x)) }, () =>
-        renderResults(r),
-      );
+      ctx.out({ results: r.map((x) => toSmartRecallJson(x)) }, () => renderResults(r));
     },
   },
   'task-context': {
@@ -423,6 +425,7 @@ const commands: Record<string, Command> = {
   ...structuredCommands,
   ...conversationCommands,
   ...serverCommands,
+  ...benchCommands,
 };
 
 /** Words that take a sub-command (`mem facts set …`). */
@@ -468,12 +471,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     let parsed: ReturnType<typeof parseArgs>;
     try {
-      parsed = parseArgs({
-        args: rest,
-        options: { ...GLOBAL_FLAGS, ...command.flags },
-        allowPositionals: true,
-        strict: true,
-      });
+      parsed = command.passthrough
+        ? { values: rest.includes('--help') ? { help: true } : {}, positionals: rest, tokens: undefined }
+        : parseArgs({
+            args: rest,
+            options: { ...GLOBAL_FLAGS, ...command.flags },
+            allowPositionals: true,
+            strict: true,
+          });
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -481,7 +486,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
       io.stdout.write(`${command.usage}\n`);
       return 0;
     }
-    const globalValues = Object.fromEntries(Object.entries(parsed.values).filter(([k]) => !command.ownsFlags?.includes(k)));
+    const globalValues = Object.fromEntries(
+      Object.entries(parsed.values).filter(([k]) => !command.ownsFlags?.includes(k)),
+    );
     const g = globalOptions(globalValues, io.env, io.cwd);
     json = g.json;
     const ctx: Ctx = {

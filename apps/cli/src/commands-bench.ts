@@ -1,0 +1,37 @@
+/** `mem bench <retrieval|scale|convo|server> [flags]`: runs a benchmark of apps/bench (BENCH.md) in a child process. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Command } from './command.js';
+import { UsageError } from './context.js';
+
+const SCRIPTS: Record<string, string> = {
+  retrieval: '../../bench/src/retrieval.ts',
+  scale: '../../bench/src/scale.ts',
+  convo: '../../bench/src/convo.ts',
+  server: '../../server/src/bench.ts',
+};
+
+export const benchCommands: Record<string, Command> = {
+  bench: {
+    summary: 'run a benchmark: retrieval, scale, convo or server (see BENCH.md)',
+    usage:
+      'mem bench retrieval --dataset <locomo.json> [--weights 1:0.1,…] [--json]\n' +
+      '       mem bench scale [--n 10000,100000] [--store sqlite,memory,lancedb,postgres] [--json]\n' +
+      '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
+      '       mem bench server [--seconds 20] [--connections 16] [--json]',
+    flags: {},
+    passthrough: true,
+    async run(ctx) {
+      const [name, ...args] = ctx.args;
+      const rel = name ? SCRIPTS[name] : undefined;
+      if (!rel) throw new UsageError(`give a benchmark: ${Object.keys(SCRIPTS).join(', ')}.`);
+      const script = fileURLToPath(new URL(rel, import.meta.url));
+      if (!existsSync(script)) throw new UsageError(`the ${name} benchmark is not part of this installation (${script}).`);
+      const tsx = createRequire(import.meta.url).resolve('tsx');
+      const child = spawn(process.execPath, ['--conditions=dev-source', '--import', tsx, script, ...args], { stdio: 'inherit', env: ctx.io.env as NodeJS.ProcessEnv });
+      return new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+    },
+  },
+};
