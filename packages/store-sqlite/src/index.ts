@@ -13,6 +13,7 @@ export type {
 export { isBusyError, loadVectorExtension, type OpenDatabaseOptions, openDatabase, withBusyRetry } from './database.js';
 export { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './knowledge-store.js';
 export {
+  CONVERSATION_SCHEMA_VERSION,
   type Migration,
   type MigrationResult,
   migrations,
@@ -20,4 +21,12 @@ export {
   STRUCTURED_SCHEMA_VERSION,
   schemaVersion,
 } from './migrations.js';
+export { createSqliteNotebookStore, type SqliteNotebookStore } from './notebook-store.js';
 export { createSqliteStructuredStores, type SqliteStructuredStores } from './structured-stores.js';
+export {
+  createSqliteTranscriptStore,
+  SQLITE_COMPACTION_STEPS,
+  type SqliteCompactionStep,
+  type SqliteTranscriptStore,
+  type SqliteTranscriptStoreOptions,
+} from './transcript-store.js';
