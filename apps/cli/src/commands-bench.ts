@@ -28,9 +28,13 @@ export const benchCommands: Record<string, Command> = {
       const rel = name ? SCRIPTS[name] : undefined;
       if (!rel) throw new UsageError(`give a benchmark: ${Object.keys(SCRIPTS).join(', ')}.`);
       const script = fileURLToPath(new URL(rel, import.meta.url));
-      if (!existsSync(script)) throw new UsageError(`the ${name} benchmark is not part of this installation (${script}).`);
+      if (!existsSync(script))
+        throw new UsageError(`the ${name} benchmark is not part of this installation (${script}).`);
       const tsx = createRequire(import.meta.url).resolve('tsx');
-      const child = spawn(process.execPath, ['--conditions=dev-source', '--import', tsx, script, ...args], { stdio: 'inherit', env: ctx.io.env as NodeJS.ProcessEnv });
+      const child = spawn(process.execPath, ['--conditions=dev-source', '--import', tsx, script, ...args], {
+        stdio: 'inherit',
+        env: ctx.io.env as NodeJS.ProcessEnv,
+      });
       return new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
     },
   },

@@ -8,7 +8,10 @@ const ROLES: TranscriptRole[] = ['user', 'assistant', 'system', 'tool'];
 async function conversations(ctx: Ctx): Promise<ConversationService> {
   const stack = await ctx.stack();
   if (!stack.conversations) {
-    throw new MemError('CAPABILITY_MISSING', 'No transcript store is configured. Use --transcripts markdown (the default) or --transcripts store.');
+    throw new MemError(
+      'CAPABILITY_MISSING',
+      'No transcript store is configured. Use --transcripts markdown (the default) or --transcripts store.',
+    );
   }
   return stack.conversations;
 }
@@ -16,7 +19,10 @@ async function conversations(ctx: Ctx): Promise<ConversationService> {
 async function notebook(ctx: Ctx): Promise<Notebook> {
   const stack = await ctx.stack();
   if (!stack.notebook) {
-    throw new MemError('CAPABILITY_MISSING', 'No notebook store is configured. Use --transcripts markdown (the default) or --transcripts store.');
+    throw new MemError(
+      'CAPABILITY_MISSING',
+      'No notebook store is configured. Use --transcripts markdown (the default) or --transcripts store.',
+    );
   }
   return stack.notebook;
 }
@@ -30,7 +36,11 @@ const owner = (ctx: Ctx) => ({
 
 async function open(ctx: Ctx) {
   const system = str(ctx.flags, 'system');
-  return (await conversations(ctx)).open({ space: ctx.p.space, agentId: ctx.p.agentId, ...(system ? { systemPrompt: system } : {}) });
+  return (await conversations(ctx)).open({
+    space: ctx.p.space,
+    agentId: ctx.p.agentId,
+    ...(system ? { systemPrompt: system } : {}),
+  });
 }
 
 async function content(ctx: Ctx): Promise<string> {
@@ -49,13 +59,16 @@ export const conversationCommands: Record<string, Command> = {
     ownsFlags: ['role'],
     async run(ctx) {
       const role = str(ctx.flags, 'role') as TranscriptRole | undefined;
-      if (!role || !ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (the message role).`);
+      if (!role || !ROLES.includes(role))
+        throw new UsageError(`--role must be one of ${ROLES.join(', ')} (the message role).`);
       const text = await content(ctx);
       if (!text.trim()) throw new UsageError('missing the message content.');
       const convo = await open(ctx);
       const added = await convo.add(role, text);
       ctx.out({ message: added, tokens: convo.tokens(), needsCompression: convo.needsCompression() }, () =>
-        added ? `Added ${role} message at ${added.at} (${convo.tokens()} tokens in history).` : 'Skipped an empty message.',
+        added
+          ? `Added ${role} message at ${added.at} (${convo.tokens()} tokens in history).`
+          : 'Skipped an empty message.',
       );
     },
   },
@@ -73,14 +86,32 @@ export const conversationCommands: Record<string, Command> = {
   'convo context': {
     summary: 'the messages a model would get next: system prompt, rules, persistent memory, notebook, recall, turn',
     usage: 'mem convo context [--agent A] [--system S] [--turn T] [--with-notes] [--recall]',
-    flags: { system: { type: 'string' }, turn: { type: 'string' }, 'with-notes': { type: 'boolean' }, recall: { type: 'boolean' } },
+    flags: {
+      system: { type: 'string' },
+      turn: { type: 'string' },
+      'with-notes': { type: 'boolean' },
+      recall: { type: 'boolean' },
+    },
     async run(ctx) {
       const convo = await open(ctx);
       const turn = str(ctx.flags, 'turn');
-      const notes = ctx.flags['with-notes'] === true ? (await (await notebook(ctx)).inject(owner(ctx))).text : undefined;
-      const recall = ctx.flags.recall === true && turn ? ((await (await ctx.stack()).memory.recall(ctx.p, turn)).block ?? undefined) : undefined;
-      const assembled = await convo.context({ ...(turn ? { turn } : {}), ...(notes ? { notebook: notes } : {}), ...(recall ? { recall } : {}) });
-      ctx.out(assembled, () => assembled.messages.map((m) => `--- ${m.role}\n${m.content}`).join('\n') + `\n--- (${assembled.tokens} tokens)`);
+      const notes =
+        ctx.flags['with-notes'] === true ? (await (await notebook(ctx)).inject(owner(ctx))).text : undefined;
+      const recall =
+        ctx.flags.recall === true && turn
+          ? ((await (await ctx.stack()).memory.recall(ctx.p, turn)).block ?? undefined)
+          : undefined;
+      const assembled = await convo.context({
+        ...(turn ? { turn } : {}),
+        ...(notes ? { notebook: notes } : {}),
+        ...(recall ? { recall } : {}),
+      });
+      ctx.out(
+        assembled,
+        () =>
+          assembled.messages.map((m) => `--- ${m.role}\n${m.content}`).join('\n') +
+          `\n--- (${assembled.tokens} tokens)`,
+      );
     },
   },
   'convo compact': {
@@ -93,7 +124,9 @@ export const conversationCommands: Record<string, Command> = {
       if (summary !== undefined && !summary.trim()) throw new UsageError('--summary must not be empty.');
       const r = summary !== undefined ? await convo.compact(summary) : await convo.compress();
       ctx.out(r, () =>
-        r.status === 'compacted' ? `Compacted: archived as ${r.archive.id}; ${r.tokensBefore} → ${r.tokensAfter} tokens.` : `Not compacted (${r.status}).`,
+        r.status === 'compacted'
+          ? `Compacted: archived as ${r.archive.id}; ${r.tokensBefore} → ${r.tokensAfter} tokens.`
+          : `Not compacted (${r.status}).`,
       );
     },
   },
@@ -110,7 +143,9 @@ export const conversationCommands: Record<string, Command> = {
         return;
       }
       const list = await service.archives(ctx.p.space, ctx.p.agentId);
-      ctx.out({ archives: list }, () => (list.length === 0 ? 'No archives.' : list.map((a) => `${a.id}  ${a.archivedAt}  ${a.size} bytes`).join('\n')));
+      ctx.out({ archives: list }, () =>
+        list.length === 0 ? 'No archives.' : list.map((a) => `${a.id}  ${a.archivedAt}  ${a.size} bytes`).join('\n'),
+      );
     },
   },
   'notes write': {
@@ -121,8 +156,15 @@ export const conversationCommands: Record<string, Command> = {
       const text = await content(ctx);
       const oldText = str(ctx.flags, 'old-text');
       const file = str(ctx.flags, 'file');
-      const r = await (await notebook(ctx)).write(owner(ctx), { content: text, ...(file ? { file } : {}), ...(oldText !== undefined ? { oldText } : {}) });
-      ctx.out(r, () => `${r.status[0]!.toUpperCase()}${r.status.slice(1)} ${r.file} (version ${r.version.slice(0, 12)}).`);
+      const r = await (await notebook(ctx)).write(owner(ctx), {
+        content: text,
+        ...(file ? { file } : {}),
+        ...(oldText !== undefined ? { oldText } : {}),
+      });
+      ctx.out(
+        r,
+        () => `${r.status[0]!.toUpperCase()}${r.status.slice(1)} ${r.file} (version ${r.version.slice(0, 12)}).`,
+      );
     },
   },
   'notes read': {
@@ -132,7 +174,10 @@ export const conversationCommands: Record<string, Command> = {
     async run(ctx) {
       const file = ctx.args[0];
       const offset = int(ctx.flags, 'offset');
-      const r = await (await notebook(ctx)).read(owner(ctx), { ...(file ? { file } : {}), ...(offset !== undefined ? { offset } : {}) });
+      const r = await (await notebook(ctx)).read(owner(ctx), {
+        ...(file ? { file } : {}),
+        ...(offset !== undefined ? { offset } : {}),
+      });
       ctx.out(r, () => r.content);
     },
   },
@@ -152,7 +197,11 @@ export const conversationCommands: Record<string, Command> = {
     async run(ctx) {
       const prefix = str(ctx.flags, 'prefix');
       const r = await (await notebook(ctx)).list(owner(ctx), prefix ? { prefix } : {});
-      ctx.out(r, () => (r.files.length === 0 ? 'No notebook files.' : r.files.map((f) => `${f.file}  ${f.size} bytes  ${f.updatedAt}`).join('\n')));
+      ctx.out(r, () =>
+        r.files.length === 0
+          ? 'No notebook files.'
+          : r.files.map((f) => `${f.file}  ${f.size} bytes  ${f.updatedAt}`).join('\n'),
+      );
     },
   },
   'notes search': {
@@ -163,7 +212,11 @@ export const conversationCommands: Record<string, Command> = {
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the query.');
       const hits = await (await notebook(ctx)).search(owner(ctx), { query });
-      ctx.out({ results: hits }, () => (hits.length === 0 ? 'No matches.' : hits.map((h) => `${h.file} (${h.score.toFixed(3)}): ${h.snippet}`).join('\n')));
+      ctx.out({ results: hits }, () =>
+        hits.length === 0
+          ? 'No matches.'
+          : hits.map((h) => `${h.file} (${h.score.toFixed(3)}): ${h.snippet}`).join('\n'),
+      );
     },
   },
   'notes inject': {

@@ -19,10 +19,31 @@ async function structured<K extends keyof StructuredStores>(ctx: Ctx, port: K): 
     return (await ctx.stack()).port(port);
   } catch (e) {
     if (MemError.is(e, 'CAPABILITY_MISSING')) {
-      throw new MemError('CAPABILITY_MISSING', `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or memory for it.`);
+      throw new MemError(
+        'CAPABILITY_MISSING',
+        `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or memory for it.`,
+      );
     }
     throw e;
   }
+}
+
+async function episodic(ctx: Ctx, withEmbedder = true) {
+  const stack = await ctx.stack();
+  return createEpisodicMemory({
+    store: await structured(ctx, 'episodes'),
+    embedder: withEmbedder ? stack.embedder : undefined,
+    clock: stack.clock,
+  });
+}
+
+async function procedural(ctx: Ctx, withEmbedder = true) {
+  const stack = await ctx.stack();
+  return createProceduralMemory({
+    store: await structured(ctx, 'procedures'),
+    embedder: withEmbedder ? stack.embedder : undefined,
+    clock: stack.clock,
+  });
 }
 
 function user(ctx: Ctx): string {
@@ -149,18 +170,13 @@ export const structuredCommands: Record<string, Command> = {
       tags: { type: 'string' },
     },
     async run(ctx) {
-      const stack = await ctx.stack();
-      const episodic = createEpisodicMemory({
-        store: (await structured(ctx, 'episodes')),
-        embedder: stack.embedder,
-        clock: stack.clock,
-      });
+      const episodicMemory = await episodic(ctx);
       const list = (name: string, sep: string) =>
         str(ctx.flags, name)
           ?.split(sep)
           .map((x) => x.trim())
           .filter(Boolean);
-      const e = await episodic.store(
+      const e = await episodicMemory.store(
         ctx.p.space,
         defined({
           summary: ctx.args.join(' '),
@@ -179,15 +195,10 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem episodes recall <query> [--limit N]',
     flags: { limit: { type: 'string' } },
     async run(ctx) {
-      const stack = await ctx.stack();
-      const episodic = createEpisodicMemory({
-        store: (await structured(ctx, 'episodes')),
-        embedder: stack.embedder,
-        clock: stack.clock,
-      });
+      const episodicMemory = await episodic(ctx);
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the query.');
-      const hits = await episodic.recall(ctx.p.space, query, int(ctx.flags, 'limit'));
+      const hits = await episodicMemory.recall(ctx.p.space, query, int(ctx.flags, 'limit'));
       ctx.out({ results: hits }, () =>
         hits.length === 0
           ? 'No episodes found.'
@@ -205,9 +216,8 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem episodes recent [--n N]',
     flags: { n: { type: 'string' } },
     async run(ctx) {
-      const stack = await ctx.stack();
-      const episodic = createEpisodicMemory({ store: (await structured(ctx, 'episodes')), clock: stack.clock });
-      const list = await episodic.recallRecent(ctx.p.space, int(ctx.flags, 'n'));
+      const episodicMemory = await episodic(ctx, false);
+      const list = await episodicMemory.recallRecent(ctx.p.space, int(ctx.flags, 'n'));
       ctx.out({ episodes: list }, () =>
         list.length === 0 ? 'No episodes.' : list.map((e) => `${e.timestamp} ${e.outcome}: ${e.summary}`).join('\n'),
       );
@@ -218,9 +228,8 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem episodes by-tag <tag> [--limit N]',
     flags: { limit: { type: 'string' } },
     async run(ctx) {
-      const stack = await ctx.stack();
-      const episodic = createEpisodicMemory({ store: (await structured(ctx, 'episodes')), clock: stack.clock });
-      const list = await episodic.recallByTag(ctx.p.space, need(ctx, 0, 'the tag'), int(ctx.flags, 'limit'));
+      const episodicMemory = await episodic(ctx, false);
+      const list = await episodicMemory.recallByTag(ctx.p.space, need(ctx, 0, 'the tag'), int(ctx.flags, 'limit'));
       ctx.out({ episodes: list }, () =>
         list.length === 0 ? 'No episodes.' : list.map((e) => `${e.timestamp} ${e.outcome}: ${e.summary}`).join('\n'),
       );
@@ -240,13 +249,8 @@ export const structuredCommands: Record<string, Command> = {
       } catch (e) {
         throw new MemError('INVALID_INPUT', `The procedure is not valid JSON (${(e as Error).message}).`);
       }
-      const stack = await ctx.stack();
-      const procedural = createProceduralMemory({
-        store: (await structured(ctx, 'procedures')),
-        embedder: stack.embedder,
-        clock: stack.clock,
-      });
-      const p = await procedural.store(ctx.p.space, input as never);
+      const proceduralMemory = await procedural(ctx);
+      const p = await proceduralMemory.store(ctx.p.space, input as never);
       ctx.out(p, () => `Stored procedure ${p.id} (${p.name}, ${p.steps.length} steps).`);
     },
   },
@@ -255,15 +259,10 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem procedures suggest <query> [--limit N]',
     flags: { limit: { type: 'string' } },
     async run(ctx) {
-      const stack = await ctx.stack();
-      const procedural = createProceduralMemory({
-        store: (await structured(ctx, 'procedures')),
-        embedder: stack.embedder,
-        clock: stack.clock,
-      });
+      const proceduralMemory = await procedural(ctx);
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the query.');
-      const list = await procedural.suggest(ctx.p.space, query, int(ctx.flags, 'limit'));
+      const list = await proceduralMemory.suggest(ctx.p.space, query, int(ctx.flags, 'limit'));
       ctx.out({ results: list }, () =>
         list.length === 0
           ? 'No procedures found.'
@@ -281,9 +280,8 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem procedures outcome <id> --success true|false',
     flags: { success: { type: 'string' } },
     async run(ctx) {
-      const stack = await ctx.stack();
-      const procedural = createProceduralMemory({ store: (await structured(ctx, 'procedures')), clock: stack.clock });
-      const p = await procedural.recordOutcome(
+      const proceduralMemory = await procedural(ctx, false);
+      const p = await proceduralMemory.recordOutcome(
         ctx.p.space,
         need(ctx, 0, 'the procedure id'),
         bool(ctx.flags, 'success', true)!,
@@ -296,9 +294,8 @@ export const structuredCommands: Record<string, Command> = {
     usage: 'mem procedures show <id>',
     flags: {},
     async run(ctx) {
-      const stack = await ctx.stack();
-      const procedural = createProceduralMemory({ store: (await structured(ctx, 'procedures')), clock: stack.clock });
-      const p = await procedural.get(ctx.p.space, need(ctx, 0, 'the procedure id'));
+      const proceduralMemory = await procedural(ctx, false);
+      const p = await proceduralMemory.get(ctx.p.space, need(ctx, 0, 'the procedure id'));
       ctx.out(p, () =>
         [
           procedureLine(p),

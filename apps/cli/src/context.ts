@@ -126,7 +126,10 @@ async function openSummarizer(env: Env): Promise<StackOptions['summarizer']> {
   if (kind === 'template') return undefined;
   if (kind !== 'llm') throw new UsageError(`MEM_SUMMARIZER must be "template" or "llm" (got "${kind}").`);
   const model = env.MEM_LLM_MODEL;
-  if (!model) throw new UsageError('MEM_SUMMARIZER=llm needs MEM_LLM_MODEL (and MEM_LLM_BASE_URL / MEM_LLM_API_KEY for your endpoint).');
+  if (!model)
+    throw new UsageError(
+      'MEM_SUMMARIZER=llm needs MEM_LLM_MODEL (and MEM_LLM_BASE_URL / MEM_LLM_API_KEY for your endpoint).',
+    );
   const { createLlmSummarizer } = await import('@mem/summarizer-llm');
   return createLlmSummarizer({
     model,
@@ -181,7 +184,10 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
       options.knowledge = stores.knowledge;
       options.structured = { episodes: stores.episodes, procedures: stores.procedures, close: () => stores.close() };
       if (g.transcripts === 'store') {
-        throw new MemError('CAPABILITY_MISSING', 'The lancedb store keeps no transcripts or notebooks. Use --transcripts markdown (the default).');
+        throw new MemError(
+          'CAPABILITY_MISSING',
+          'The lancedb store keeps no transcripts or notebooks. Use --transcripts markdown (the default).',
+        );
       }
       break;
     }

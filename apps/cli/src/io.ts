@@ -27,10 +27,11 @@ export class Progress {
   constructor(
     private readonly io: Io,
     private readonly label: string,
-    private readonly total: number | null,
+    private total: number | null,
   ) {}
 
-  update(done: number): void {
+  update(done: number, total?: number): void {
+    if (total !== undefined) this.total = total;
     if (!this.io.stderr.isTTY) return;
     const now = Date.now();
     if (now - this.last < 80 && done !== this.total) return;

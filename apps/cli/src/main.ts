@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type ImportRecord, MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
+import { MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
 import { bool, type Command, type Ctx, defined, int, need, num, refFrom, str, tags } from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
@@ -368,42 +368,20 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const file = need(ctx, 0, 'the JSON Lines file to import (or -)');
       const text = file === '-' ? await ctx.io.readStdin() : readFileSync(file, 'utf8');
-      const lines = text.split(/\r?\n/);
       const stack = await ctx.stack();
-      const total = lines.filter((l) => l.trim()).length;
-      const progress = new Progress(ctx.io, 'Importing', total);
-      let imported = 0;
-      let duplicates = 0;
-      const errors: { line: number; code: string; message: string }[] = [];
-      let done = 0;
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i]!;
-        if (!line.trim()) continue;
-        try {
-          let rec: unknown;
-          try {
-            rec = JSON.parse(line);
-          } catch (e) {
-            throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
-          }
-          if (typeof rec !== 'object' || rec === null || Array.isArray(rec))
-            throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
-          const r = await stack.memory.import(ctx.p, rec as ImportRecord);
-          if (r.deduplicated) duplicates++;
-          else imported++;
-        } catch (e) {
-          if (!MemError.is(e)) throw e;
-          errors.push({ line: i + 1, code: e.code, message: e.message });
-          ctx.io.stderr.write(`${ctx.io.stderr.isTTY ? '\n' : ''}line ${i + 1}: ${e.code}: ${e.message}\n`);
-        }
-        progress.update(++done);
-      }
+      const progress = new Progress(ctx.io, 'Importing', null);
+      const r = await stack.memory.importLines(ctx.p, text, {
+        onLine: (done, total, error) => {
+          if (error)
+            ctx.io.stderr.write(
+              `${ctx.io.stderr.isTTY ? '\n' : ''}line ${error.line}: ${error.code}: ${error.message}\n`,
+            );
+          progress.update(done, total);
+        },
+      });
       progress.done();
-      ctx.out(
-        { imported, duplicates, skipped: errors.length, errors },
-        () => `Imported ${imported}, already present ${duplicates}, skipped ${errors.length}.`,
-      );
-      return errors.length > 0 ? 1 : 0;
+      ctx.out(r, () => `Imported ${r.imported}, already present ${r.duplicates}, skipped ${r.skipped}.`);
+      return r.skipped > 0 ? 1 : 0;
     },
   },
   reindex: {

@@ -1,3 +1,4 @@
+export { type SearchResultJson, searchResultJson, toSearchJson, toSmartRecallJson } from '@mem/core';
 export { classify, type ErrorBody, HttpError, statusOf } from './errors.js';
 export { type ApiKeyInfo, KeyStore, keysPathFor, type VerifiedKey } from './keys.js';
 export { jsonLogger, memoryLogger, type ServerLogger, silentLogger } from './log.js';
@@ -9,7 +10,6 @@ export { defaultOperations, servicesOf } from './operations.js';
 export { conversationOperations, notebookOperations } from './operations-agent.js';
 export { knowledgeOperations } from './operations-knowledge.js';
 export { RateLimiter } from './rate-limit.js';
-export { type SearchResultJson, searchResultJson, toSearchJson, toSmartRecallJson } from '@mem/core';
 export {
   DEFAULT_BODY_LIMIT,
   DEFAULT_PORT,

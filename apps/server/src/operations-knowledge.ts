@@ -2,7 +2,6 @@
 import {
   dedupCheckInput,
   type ExportRecord,
-  type ImportRecord,
   injectLearningInput,
   MemError,
   memoryEditInput,
@@ -12,13 +11,16 @@ import {
   memorySearchInput,
   memoryStoreInput,
   parseInput,
+  searchResultJson,
   smartRecallInput,
+  smartRecallResultJson,
   taskContextInput,
+  toSearchJson,
+  toSmartRecallJson,
 } from '@mem/core';
 import { z } from 'zod';
 import { flattenUnionSchema } from './json-schema.js';
 import { defineOperation, type HttpParts, type Operation } from './operation.js';
-import { searchResultJson, smartRecallResultJson, toSearchJson, toSmartRecallJson } from '@mem/core';
 import { emptyInput, importLine, memoryGetQuery, memoryListInput, memoryListQuery, recallInput } from './schemas.js';
 
 const withId = ({ params, body }: HttpParts) => ({ ...(body as object | undefined), id: params.id });
@@ -384,32 +386,7 @@ export const importMemories = defineOperation({
   http: { method: 'POST', path: '/v1/import', bodyType: 'ndjson', input: ({ body }) => body },
   run: async ({ principal, stack, signal }, raw) => {
     if (typeof raw !== 'string') throw new MemError('INVALID_INPUT', 'import expects JSON Lines text.');
-    const lines = raw.split(/\r?\n/);
-    let imported = 0;
-    let duplicates = 0;
-    const errors: { line: number; code: string; message: string }[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      if (signal?.aborted) break;
-      const line = lines[i]!;
-      if (!line.trim()) continue;
-      try {
-        let rec: unknown;
-        try {
-          rec = JSON.parse(line);
-        } catch (e) {
-          throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
-        }
-        if (typeof rec !== 'object' || rec === null || Array.isArray(rec))
-          throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
-        const r = await stack.memory.import(principal, rec as ImportRecord);
-        if (r.deduplicated) duplicates++;
-        else imported++;
-      } catch (e) {
-        if (!MemError.is(e) || e.code === 'STORE_UNAVAILABLE' || e.code === 'INTERNAL') throw e;
-        errors.push({ line: i + 1, code: e.code, message: e.message });
-      }
-    }
-    return { imported, duplicates, skipped: errors.length, errors };
+    return stack.memory.importLines(principal, raw, signal ? { signal } : {});
   },
 });
 

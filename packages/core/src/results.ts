@@ -3,8 +3,9 @@
  * MCP tools: one mapping, one schema (the OpenAPI document derives the response schema from it).
  * Pure: importing this module loads nothing but zod.
  */
-import type { SearchResult, SmartRecallResult } from './services/memory.js';
+
 import { z } from 'zod';
+import type { SearchResult, SmartRecallResult } from './services/memory.js';
 
 const scope = z.enum(['agent', 'swarm']);
 const source = z.enum(['manual', 'file_index', 'task_completion', 'session_summary']);

@@ -4,13 +4,13 @@ import type { Embedder } from './ports/embedder.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
 import type { Logger } from './ports/logger.js';
 import type { NotebookStore } from './ports/notebook-store.js';
+import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { TranscriptStore } from './ports/transcript-store.js';
 import { type ConversationOptions, ConversationService } from './services/conversation.js';
-import { Notebook, type NotebookOptions } from './services/notebook.js';
-import type { StructuredStores } from './ports/structured-stores.js';
 import { type MemoryOptions, MemoryService } from './services/memory.js';
+import { Notebook, type NotebookOptions } from './services/notebook.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
 
 /** Something that holds resources (a store bundle with a connection, say). */
@@ -96,7 +96,13 @@ export function missingPort(port: StackPort, what = 'This stack'): MemError {
 export function createStack(options: StackOptions): Stack {
   const clock = options.clock ?? systemClock;
   const present = (p: StackPort): boolean =>
-    p === 'transcripts' ? !!options.transcripts : p === 'notebooks' ? !!options.notebooks : p === 'embedder' ? !!options.embedder : !!options.structured?.[p];
+    p === 'transcripts'
+      ? !!options.transcripts
+      : p === 'notebooks'
+        ? !!options.notebooks
+        : p === 'embedder'
+          ? !!options.embedder
+          : !!options.structured?.[p];
   for (const p of options.requires ?? []) if (!present(p)) throw missingPort(p, 'The stack being assembled');
   const structured = options.structured ? guardStructuredStores(options.structured, options.structuredLimits) : {};
   const memory = new MemoryService({

@@ -102,7 +102,8 @@ export function describeEpisodeStore(
         await store.insert(A, episode('tagged', 'Weekly report', 4, { tags: ['rollback'] }), null);
         await store.insert(A, episode('none', 'Lunch order for the team', 5), null);
         // Enough unrelated rows that no query term sits in more than half of them (BM25 engines give such terms ~0 weight).
-        for (let i = 0; i < 4; i++) await store.insert(A, episode(`filler-${i}`, `Quarterly planning notes, part ${i}`, 6 + i), null);
+        for (let i = 0; i < 4; i++)
+          await store.insert(A, episode(`filler-${i}`, `Quarterly planning notes, part ${i}`, 6 + i), null);
         const hits = await store.keywordSearch(A, queryTerms('rollback on friday'), 10);
         const ids = hits.map((h) => h.id);
         expect(ids[0]).toBe('both');

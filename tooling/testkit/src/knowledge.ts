@@ -4,12 +4,12 @@ import {
   type KnowledgeStore,
   ManualClock,
   MemError,
-  type MemErrorCode,
   type Principal,
   type SearchFilter,
   type Stack,
 } from '@mem/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectMemError } from './port-fixture.js';
 
 /** What a factory gives the suite: a fresh, empty store and how to clean it up. */
 export interface KnowledgeStoreFixture {
@@ -26,16 +26,7 @@ const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
 const bob: Principal = { space: 'acme', agentId: 'bob', role: 'worker' };
 const other: Principal = { space: 'globex', agentId: 'alice', role: 'worker' };
 
-async function expectCode(promise: Promise<unknown>, code: MemErrorCode): Promise<MemError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (!MemError.is(error)) throw error;
-    expect(error.code, error.message).toBe(code);
-    return error;
-  }
-  throw new Error(`expected MemError ${code}, but the call succeeded`);
-}
+const expectCode = expectMemError;
 
 function longDocument(sections: number, paragraphsPer = 6): string {
   const parts: string[] = ['# Operations handbook\n\nThis handbook collects how the platform team runs production.\n'];

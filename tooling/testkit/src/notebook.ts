@@ -1,7 +1,6 @@
 import {
   ManualClock,
   MemError,
-  type MemErrorCode,
   Notebook,
   type NotebookOwner,
   type NotebookScope,
@@ -10,6 +9,7 @@ import {
   type Tokenizer,
 } from '@mem/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectMemError } from './port-fixture.js';
 
 /** What a factory gives the suite: a fresh, empty store and how to clean it up. */
 export interface NotebookStoreFixture {
@@ -26,16 +26,7 @@ const alice: NotebookScope = { space: 'acme', agent: 'alice' };
 const aliceOwner: NotebookOwner = { space: 'acme', agentId: 'alice' };
 const wordTokenizer: Tokenizer = { id: 'words', count: (s) => s.split(/\s+/).filter(Boolean).length };
 
-async function expectCode(promise: Promise<unknown>, code: MemErrorCode): Promise<MemError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (!MemError.is(error)) throw error;
-    expect(error.code, error.message).toBe(code);
-    return error;
-  }
-  throw new Error(`expected MemError ${code}, but the call succeeded`);
-}
+const expectCode = expectMemError;
 
 /**
  * The conformance suite of the NotebookStore port (SPEC §4), and of the Notebook service over it. Every adapter runs

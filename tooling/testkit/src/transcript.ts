@@ -4,7 +4,6 @@ import {
   createTemplateSummarizer,
   ManualClock,
   MemError,
-  type MemErrorCode,
   type Tokenizer,
   type Transcript,
   type TranscriptHeader,
@@ -12,6 +11,7 @@ import {
   type TranscriptStore,
 } from '@mem/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectMemError } from './port-fixture.js';
 
 /** Options the suite asks of a factory: a hook called before each compaction step (throwing simulates a crash). */
 export interface TranscriptStoreTestOptions {
@@ -46,16 +46,7 @@ const msg = (role: TranscriptMessage['role'], content: string, ms = 0): Transcri
 /** Counts words: enough for the service checks here, and fast. */
 const wordTokenizer: Tokenizer = { id: 'words', count: (s) => s.split(/\s+/).filter(Boolean).length };
 
-async function expectCode(promise: Promise<unknown>, code: MemErrorCode): Promise<MemError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (!MemError.is(error)) throw error;
-    expect(error.code, error.message).toBe(code);
-    return error;
-  }
-  throw new Error(`expected MemError ${code}, but the call succeeded`);
-}
+const expectCode = expectMemError;
 
 const TRICKY_CONTENTS = [
   'plain text',

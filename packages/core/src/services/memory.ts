@@ -196,6 +196,19 @@ export interface ImportRecord {
   agentId?: string;
 }
 
+export interface ImportLineError {
+  line: number;
+  code: string;
+  message: string;
+}
+
+export interface ImportReport {
+  imported: number;
+  duplicates: number;
+  skipped: number;
+  errors: ImportLineError[];
+}
+
 export interface MemoryServiceDeps {
   store: KnowledgeStore;
   embedder?: Embedder | undefined;
@@ -955,6 +968,48 @@ export class MemoryService {
     });
   }
 
+  /**
+   * Import JSON Lines (as written by export): each line is imported on its own; a bad line is reported by its number
+   * with its code and skipped, the rest go on. Store failures (the database is down) stop the import and throw.
+   */
+  async importLines(
+    p: Principal,
+    text: string,
+    options: { onLine?: (done: number, total: number, error?: ImportLineError) => void; signal?: AbortSignal } = {},
+  ): Promise<ImportReport> {
+    const lines = text.split(/\r?\n/);
+    const total = lines.filter((l) => l.trim()).length;
+    const report: ImportReport = { imported: 0, duplicates: 0, skipped: 0, errors: [] };
+    let done = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if (options.signal?.aborted) break;
+      const line = lines[i]!;
+      if (!line.trim()) continue;
+      let error: ImportLineError | undefined;
+      try {
+        let rec: unknown;
+        try {
+          rec = JSON.parse(line);
+        } catch (e) {
+          throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
+        }
+        if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
+          throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
+        }
+        const r = await this.import(p, rec as ImportRecord);
+        if (r.deduplicated) report.duplicates++;
+        else report.imported++;
+      } catch (e) {
+        if (!MemError.is(e) || e.code === 'STORE_UNAVAILABLE' || e.code === 'INTERNAL') throw e;
+        error = { line: i + 1, code: e.code, message: e.message };
+        report.errors.push(error);
+        report.skipped++;
+      }
+      options.onLine?.(++done, total, error);
+    }
+    return report;
+  }
+
   /** Re-embed every stored chunk with the current embedder (all spaces). */
   async reindex(
     options: { batchSize?: number; onProgress?: (done: number) => void } = {},
@@ -1089,8 +1144,38 @@ function toDocument(chunks: MemoryRecord[]): MemoryDocument {
 
 function toExport(chunks: MemoryRecord[]): ExportRecord {
   const d = toDocument(chunks);
-  const { id, content, name, key, scope, source, tags, agentId, createdAt, updatedAt, expiresAt, accessCount, alpha, beta } = d;
-  return { id, content, name, key, scope, source, tags, agentId, createdAt, updatedAt, expiresAt, accessCount, alpha, beta };
+  const {
+    id,
+    content,
+    name,
+    key,
+    scope,
+    source,
+    tags,
+    agentId,
+    createdAt,
+    updatedAt,
+    expiresAt,
+    accessCount,
+    alpha,
+    beta,
+  } = d;
+  return {
+    id,
+    content,
+    name,
+    key,
+    scope,
+    source,
+    tags,
+    agentId,
+    createdAt,
+    updatedAt,
+    expiresAt,
+    accessCount,
+    alpha,
+    beta,
+  };
 }
 
 /** The `### Relevant Past Knowledge` block, or null when there is nothing to say. */

@@ -347,7 +347,10 @@ export function guardToolEventStore(store: ToolEventStore, limits: Partial<Struc
 }
 
 /** Guard every structured port of a bundle that is present (episodes and procedures pass through: their services validate). */
-export function guardStructuredStores(stores: Partial<StructuredStores>, limits: Partial<StructuredLimits> = {}): Partial<StructuredStores> {
+export function guardStructuredStores(
+  stores: Partial<StructuredStores>,
+  limits: Partial<StructuredLimits> = {},
+): Partial<StructuredStores> {
   const out: Partial<StructuredStores> = {};
   if (stores.messages) out.messages = guardMessageStore(stores.messages, limits);
   if (stores.facts) out.facts = guardFactStore(stores.facts, limits);
