@@ -176,6 +176,13 @@ export function toStoreError(error: unknown, what: string, target: string): MemE
         `${ADAPTER}: ${what} failed: PostgreSQL text cannot hold this character (${detail}). Remove NUL (U+0000) characters from the input.`,
         { cause: error },
       );
+    case '22007':
+    case '22008':
+      return new MemError(
+        'INVALID_INPUT',
+        `${ADAPTER}: ${what} failed: PostgreSQL cannot read a time given (${detail}). Use ISO-8601 UTC times, e.g. 2026-03-01T12:00:00.000Z.`,
+        { cause: error },
+      );
     default:
       return wrapStoreError(ADAPTER, error, what);
   }

@@ -37,7 +37,7 @@ import {
   type MigrationResult,
   runMigrations,
 } from './migrations.js';
-import { hnswSettings, keywordQuery, type QueryContext, vectorQuery } from './queries.js';
+import { hnswSettings, iso, keywordQuery, type QueryContext, termsText, vectorQuery } from './queries.js';
 import { clampSimilarity, MAX_HNSW_DIMENSIONS, parseVector, vectorLiteral } from './vectors.js';
 
 export interface HnswOptions {
@@ -82,11 +82,6 @@ const KNOWLEDGE_SCHEMA = 1;
 const META_MODEL = 'embedding.model';
 const META_DIMENSION = 'embedding.dimension';
 const INDEX_PREFIX = 'chunks_embedding_hnsw_';
-
-/** ISO-8601 UTC with milliseconds, as every timestamp leaves the store. */
-function iso(column: string): string {
-  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
 
 // Aliases have no underscores, so a shared client's column-name transform (e.g. postgres.camel) changes nothing.
 const COLUMNS = `c.id AS id, c.doc_id AS docid, c.space AS space, c.scope AS scope, c.agent_id AS agentid, c.key AS key,
@@ -617,11 +612,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     keywordSearch(query: KeywordQuery): Promise<KeywordHit[]> {
       return run('keywordSearch', async () => {
         const limit = Math.floor(query.limit);
-        // NUL cannot travel in PostgreSQL text; it separates nothing a user typed.
-        const text = query.terms
-          .map((t) => t.replaceAll('\u0000', ' ').trim())
-          .filter((t) => t !== '')
-          .join(' ');
+        const text = termsText(query.terms);
         if (text === '' || !(limit > 0)) return [];
         const q = keywordQuery(ctx(), query.filter, text, limit);
         const rows = await exec<{ id: string; score: number }[]>(sql, q.text, q.params);

@@ -22,7 +22,7 @@ export interface Migration {
   up(tx: TransactionSql, ctx: MigrationContext): Promise<void>;
 }
 
-/** The migration list of one port (`knowledge`, later `transcripts`, `episodes`, …). */
+/** The migration list of one port family (`knowledge`, `transcripts`, `notebooks`, `structured`, `episodic`). */
 export interface PortMigrations {
   port: string;
   steps: readonly Migration[];
@@ -120,8 +120,270 @@ const knowledgeV1: Migration = {
 /** The knowledge port's steps (chunks, versions, ratings, meta). */
 export const knowledgeMigrations: PortMigrations = { port: 'knowledge', steps: [knowledgeV1] };
 
+/**
+ * Transcripts (SPEC §3): a header row per (space, agent) with the next sequence number, the messages, and archives
+ * (frozen copies). Times are kept as the ISO-8601 text the core validated, so a transcript round-trips exactly.
+ */
+const transcriptsV1: Migration = {
+  version: 1,
+  name: 'transcripts',
+  async up(tx, { schema: s }) {
+    await tx.unsafe(`
+      CREATE TABLE ${s}.transcripts (
+        space           text NOT NULL,
+        agent           text NOT NULL,
+        conversation_id text NOT NULL,
+        created_at      text NOT NULL,
+        next_seq        bigint NOT NULL,
+        CONSTRAINT transcripts_pkey PRIMARY KEY (space, agent)
+      );
+      CREATE TABLE ${s}.transcript_messages (
+        space   text NOT NULL,
+        agent   text NOT NULL,
+        seq     bigint NOT NULL,
+        role    text NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+        content text NOT NULL,
+        at      text NOT NULL,
+        CONSTRAINT transcript_messages_pkey PRIMARY KEY (space, agent, seq)
+      );
+      CREATE TABLE ${s}.transcript_archives (
+        space           text NOT NULL,
+        agent           text NOT NULL,
+        id              text COLLATE "C" NOT NULL,
+        archived_at     text COLLATE "C" NOT NULL,
+        n               integer NOT NULL,
+        conversation_id text NOT NULL,
+        created_at      text NOT NULL,
+        size            integer NOT NULL,
+        CONSTRAINT transcript_archives_pkey PRIMARY KEY (space, agent, id),
+        CONSTRAINT transcript_archives_slot UNIQUE (space, agent, archived_at, n)
+      );
+      CREATE TABLE ${s}.transcript_archive_messages (
+        space      text NOT NULL,
+        agent      text NOT NULL,
+        archive_id text COLLATE "C" NOT NULL,
+        seq        bigint NOT NULL,
+        role       text NOT NULL,
+        content    text NOT NULL,
+        at         text NOT NULL,
+        CONSTRAINT transcript_archive_messages_pkey PRIMARY KEY (space, agent, archive_id, seq),
+        CONSTRAINT transcript_archive_messages_archive FOREIGN KEY (space, agent, archive_id)
+          REFERENCES ${s}.transcript_archives (space, agent, id) ON DELETE CASCADE
+      );
+    `);
+  },
+};
+
+/** The transcript port's steps. */
+export const transcriptMigrations: PortMigrations = { port: 'transcripts', steps: [transcriptsV1] };
+
+/** Notebooks (SPEC §4): one row per file; user and topic are '' when absent (never a valid name). */
+const notebooksV1: Migration = {
+  version: 1,
+  name: 'notebooks',
+  async up(tx, { schema: s }) {
+    await tx.unsafe(`
+      CREATE TABLE ${s}.notebook_files (
+        space      text NOT NULL,
+        agent      text NOT NULL,
+        user_id    text NOT NULL,
+        topic      text NOT NULL,
+        path       text COLLATE "C" NOT NULL,
+        content    text NOT NULL,
+        version    text NOT NULL,
+        size       integer NOT NULL,
+        updated_at timestamptz NOT NULL,
+        CONSTRAINT notebook_files_pkey PRIMARY KEY (space, agent, user_id, topic, path)
+      );
+    `);
+  },
+};
+
+/** The notebook port's steps. */
+export const notebookMigrations: PortMigrations = { port: 'notebooks', steps: [notebooksV1] };
+
+/** The small structured ports (SPEC §5). JSON values are jsonb; `rid` columns record insertion order. */
+const structuredV1: Migration = {
+  version: 1,
+  name: 'structured',
+  async up(tx, { schema: s }) {
+    await tx.unsafe(`
+      CREATE TABLE ${s}.messages (
+        space      text NOT NULL,
+        id         text COLLATE "C" NOT NULL,
+        rid        bigint GENERATED ALWAYS AS IDENTITY,
+        session_id text NOT NULL,
+        role       text NOT NULL,
+        content    text NOT NULL,
+        tool_calls jsonb NOT NULL,
+        name       text,
+        metadata   jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        CONSTRAINT messages_pkey PRIMARY KEY (space, id)
+      );
+      CREATE INDEX messages_session ON ${s}.messages (space, session_id, rid);
+
+      CREATE TABLE ${s}.facts (
+        space      text NOT NULL,
+        user_id    text NOT NULL,
+        topic      text,
+        key        text COLLATE "C" NOT NULL,
+        value      jsonb NOT NULL,
+        source     text NOT NULL,
+        priority   smallint NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE UNIQUE INDEX facts_key ON ${s}.facts (space, user_id, (topic IS NULL), (coalesce(topic, '')), key);
+
+      CREATE TABLE ${s}.goals (
+        space      text NOT NULL,
+        id         text COLLATE "C" NOT NULL,
+        rid        bigint GENERATED ALWAYS AS IDENTITY,
+        user_id    text NOT NULL,
+        topic      text,
+        goal       text NOT NULL,
+        status     text NOT NULL CHECK (status IN ('active', 'completed', 'abandoned', 'replaced')),
+        metadata   jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        CONSTRAINT goals_pkey PRIMARY KEY (space, id)
+      );
+      CREATE UNIQUE INDEX goals_active ON ${s}.goals (space, user_id, (topic IS NULL), (coalesce(topic, '')))
+        WHERE status = 'active';
+      CREATE INDEX goals_user ON ${s}.goals (space, user_id, created_at DESC, rid DESC);
+
+      CREATE TABLE ${s}.summaries (
+        space            text NOT NULL,
+        session_id       text NOT NULL,
+        summary          text NOT NULL,
+        messages_covered integer NOT NULL,
+        version          integer NOT NULL,
+        created_at       timestamptz NOT NULL,
+        updated_at       timestamptz NOT NULL,
+        CONSTRAINT summaries_pkey PRIMARY KEY (space, session_id)
+      );
+
+      CREATE TABLE ${s}.users (
+        space       text NOT NULL,
+        external_id text NOT NULL,
+        id          text NOT NULL,
+        created_at  timestamptz NOT NULL,
+        CONSTRAINT users_pkey PRIMARY KEY (space, external_id),
+        CONSTRAINT users_id UNIQUE (space, id)
+      );
+
+      CREATE TABLE ${s}.session_state (
+        space      text NOT NULL,
+        session_id text NOT NULL,
+        state      jsonb NOT NULL,
+        updated_at timestamptz NOT NULL,
+        CONSTRAINT session_state_pkey PRIMARY KEY (space, session_id)
+      );
+
+      CREATE TABLE ${s}.phases (
+        rid        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        space      text NOT NULL,
+        session_id text NOT NULL,
+        phase      text NOT NULL,
+        metadata   jsonb NOT NULL,
+        at         timestamptz NOT NULL
+      );
+      CREATE INDEX phases_session ON ${s}.phases (space, session_id, rid);
+
+      CREATE TABLE ${s}.tool_events (
+        space      text NOT NULL,
+        id         text COLLATE "C" NOT NULL,
+        rid        bigint GENERATED ALWAYS AS IDENTITY,
+        session_id text,
+        tool       text NOT NULL,
+        input      jsonb NOT NULL,
+        output     jsonb NOT NULL,
+        latency_ms double precision NOT NULL,
+        error      text,
+        at         timestamptz NOT NULL,
+        CONSTRAINT tool_events_pkey PRIMARY KEY (space, id)
+      );
+      CREATE INDEX tool_events_time ON ${s}.tool_events (space, at, rid);
+      CREATE INDEX tool_events_tool ON ${s}.tool_events (space, tool, at, rid);
+      CREATE INDEX tool_events_session ON ${s}.tool_events (space, session_id, at, rid);
+    `);
+  },
+};
+
+/** The steps of the small structured ports (messages, facts, goals, summaries, users, session state, phases, tool events). */
+export const structuredMigrations: PortMigrations = { port: 'structured', steps: [structuredV1] };
+
+/**
+ * Episodes and procedures (SPEC §6): `search_text` holds exactly `episodeSearchText` / `procedureSearchText` of the
+ * core, `fts` is its english tsvector (as the knowledge store's), `embedding` an untyped pgvector `vector` with the
+ * model that made it.
+ */
+const episodicV1: Migration = {
+  version: 1,
+  name: 'episodic',
+  needsVector: true,
+  async up(tx, { schema: s, vectorSchema: v }) {
+    await tx.unsafe(`
+      CREATE TABLE ${s}.episodes (
+        space           text NOT NULL,
+        id              text COLLATE "C" NOT NULL,
+        summary         text NOT NULL,
+        key_decisions   text[] NOT NULL,
+        tools_used      text[] NOT NULL,
+        outcome         text NOT NULL CHECK (outcome IN ('success', 'failure', 'partial', 'unknown')),
+        session_id      text,
+        happened_at     timestamptz NOT NULL,
+        tags            text[] NOT NULL,
+        metadata        jsonb NOT NULL,
+        search_text     text NOT NULL,
+        fts             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, search_text)) STORED,
+        embedding       ${v}.vector,
+        embedding_model text,
+        CONSTRAINT episodes_pkey PRIMARY KEY (space, id)
+      );
+      CREATE INDEX episodes_recent ON ${s}.episodes (space, happened_at DESC, id DESC);
+      CREATE INDEX episodes_tags ON ${s}.episodes USING gin (tags);
+      CREATE INDEX episodes_fts ON ${s}.episodes USING gin (fts);
+      CREATE INDEX episodes_model ON ${s}.episodes (space, embedding_model) WHERE embedding IS NOT NULL;
+
+      CREATE TABLE ${s}.procedures (
+        space           text NOT NULL,
+        id              text COLLATE "C" NOT NULL,
+        name            text NOT NULL,
+        description     text NOT NULL,
+        trigger_text    text NOT NULL,
+        steps           jsonb NOT NULL,
+        success_count   integer NOT NULL,
+        failure_count   integer NOT NULL,
+        tags            text[] NOT NULL,
+        metadata        jsonb NOT NULL,
+        created_at      timestamptz NOT NULL,
+        updated_at      timestamptz NOT NULL,
+        search_text     text NOT NULL,
+        fts             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, search_text)) STORED,
+        embedding       ${v}.vector,
+        embedding_model text,
+        CONSTRAINT procedures_pkey PRIMARY KEY (space, id)
+      );
+      CREATE INDEX procedures_recent ON ${s}.procedures (space, created_at DESC, id DESC);
+      CREATE INDEX procedures_fts ON ${s}.procedures USING gin (fts);
+      CREATE INDEX procedures_model ON ${s}.procedures (space, embedding_model) WHERE embedding IS NOT NULL;
+    `);
+  },
+};
+
+/** The episode and procedure ports' steps (they need pgvector). */
+export const episodicMigrations: PortMigrations = { port: 'episodic', steps: [episodicV1] };
+
 /** Every port's migrations this package ships, in the order they are applied. Later ports append here. */
-export const migrations: readonly PortMigrations[] = [knowledgeMigrations];
+export const migrations: readonly PortMigrations[] = [
+  knowledgeMigrations,
+  transcriptMigrations,
+  notebookMigrations,
+  structuredMigrations,
+  episodicMigrations,
+];
 
 function checkSteps(ports: readonly PortMigrations[]): void {
   for (const { port, steps } of ports) {

@@ -47,6 +47,22 @@ export function tsqueryFromTerms(param: string): string {
     FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, ${param}))) AS l`;
 }
 
+/**
+ * The text whose words the keyword arm ORs: the terms joined by spaces. NUL (which PostgreSQL text cannot hold, and
+ * which separates nothing a user typed) becomes a space. '' when no term is left.
+ */
+export function termsText(terms: readonly string[]): string {
+  return terms
+    .map((t) => t.replaceAll('\u0000', ' ').trim())
+    .filter((t) => t !== '')
+    .join(' ');
+}
+
+/** A timestamptz column as ISO-8601 UTC text with milliseconds, as every timestamp leaves the stores. */
+export function iso(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /** Keyword arm: ts_rank_cd over the generated tsvector (normalisation 1: divided by 1 + log(length)). */
 export function keywordQuery(ctx: QueryContext, filter: SearchFilter, text: string, limit: number): BuiltQuery {
   const p = new Params();
@@ -101,4 +117,45 @@ export function vectorQuery(
 export function hnswSettings(efSearch: number, iterativeScan: boolean): string {
   const ef = `set_config('hnsw.ef_search', '${Math.max(1, Math.min(1000, Math.floor(efSearch)))}', true)`;
   return iterativeScan ? `SELECT ${ef}, set_config('hnsw.iterative_scan', 'relaxed_order', true)` : `SELECT ${ef}`;
+}
+
+/**
+ * Keyword arm of the episode and procedure stores: the same tsquery as the knowledge store's (`tsqueryFromTerms`)
+ * over the table's generated `fts` (english tsvector of exactly the core's search text), within one space.
+ * `table` is schema-qualified and quoted.
+ */
+export function candidateKeywordQuery(table: string, space: string, text: string, limit: number | null): BuiltQuery {
+  return {
+    text: `WITH q AS MATERIALIZED (${tsqueryFromTerms('$1')})
+      SELECT t.id AS id, ts_rank_cd(t.fts, (SELECT query FROM q), 1) AS score
+      FROM ${table} t
+      WHERE t.space = $2 AND t.fts @@ (SELECT query FROM q)
+      ORDER BY score DESC, t.id
+      LIMIT $3`,
+    params: [text, space, limit],
+  };
+}
+
+/**
+ * Vector arm of the episode and procedure stores: exact cosine distance against the vectors of one embedder model
+ * with the query's dimension (other models' vectors are never compared), within one space; ties by id.
+ */
+export function candidateVectorQuery(
+  table: string,
+  vectorSchema: string,
+  space: string,
+  literal: string,
+  dims: number,
+  model: string,
+  limit: number | null,
+): BuiltQuery {
+  const v = vectorSchema;
+  return {
+    text: `SELECT t.id AS id, t.embedding OPERATOR(${v}.<=>) $1::${v}.vector AS distance
+      FROM ${table} t
+      WHERE t.space = $2 AND t.embedding_model = $3 AND ${v}.vector_dims(t.embedding) = $4
+      ORDER BY distance, t.id
+      LIMIT $5`,
+    params: [literal, space, model, dims, limit],
+  };
 }

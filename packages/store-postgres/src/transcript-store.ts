@@ -1,0 +1,453 @@
+/**
+ * The TranscriptStore port (SPEC §3) on PostgreSQL: a header row per (space, agent) with the next sequence number,
+ * one row per message, and archives as frozen copies. Every statement is filtered by space and agent.
+ *
+ * Locking: every transcript has an advisory lock, `hashtextextended(<schema, space, agent>)`. `compact`, `remove` and
+ * `withLock` take it exclusively at the start of their transaction (`pg_advisory_xact_lock`); `append` takes it
+ * shared inside its one statement (`pg_advisory_xact_lock_shared`), so appends run side by side, wait while a
+ * compaction or a `withLock` body holds the transcript, and a compaction waits for appends in flight. An advisory
+ * lock rather than a row lock (`SELECT … FOR UPDATE` on the header) because `withLock` must be exclusive also for
+ * an agent that has no transcript yet (there is no row to lock), and because it holds no row lock that a plain read
+ * could trip over. Transaction-scoped advisory locks are released by COMMIT or ROLLBACK, and by the server when the
+ * holder's connection or process dies, so a crash never leaves a transcript locked.
+ */
+import {
+  type ArchiveInfo,
+  archiveId,
+  type CompactionChange,
+  type CompactionResult,
+  type CompactionStepHook,
+  checkCompactionBasis,
+  checkName,
+  checkTranscriptHeader,
+  checkTranscriptMessage,
+  checkTranscriptRef,
+  invalidArchiveId,
+  isEmptyContent,
+  type LockedTranscript,
+  MemError,
+  parseArchiveId,
+  renderTranscript,
+  type Transcript,
+  type TranscriptHeader,
+  type TranscriptMessage,
+  type TranscriptRole,
+  type TranscriptStore,
+  type TranscriptStoreCapabilities,
+} from '@mem/core';
+import { ADAPTER, exec, type Sql, type TransactionSql } from './connection.js';
+import { transcriptMigrations } from './migrations.js';
+import {
+  callerCode,
+  compositeKey,
+  handleOf,
+  KeyedQueue,
+  openRuntime,
+  type PortRuntime,
+  type PostgresHandle,
+  type PostgresPortOptions,
+} from './runtime.js';
+
+/**
+ * The steps of a compaction, in order; the step hook is called before each. All of them run in one transaction, so a
+ * crash (or a throwing hook) anywhere leaves the old transcript and no archive; after `commit` both are in place.
+ */
+export const POSTGRES_COMPACTION_STEPS = ['archive', 'replace', 'commit'] as const;
+export type PostgresCompactionStep = (typeof POSTGRES_COMPACTION_STEPS)[number];
+
+export interface PostgresTranscriptStoreOptions extends PostgresPortOptions {
+  /** Called before each compaction step (`POSTGRES_COMPACTION_STEPS`); throwing simulates a crash there (tests). */
+  onCompactionStep?: CompactionStepHook;
+}
+
+/** A `TranscriptStore` on PostgreSQL plus `migrate()`, `sql` and `schema`. */
+export interface PostgresTranscriptStore extends TranscriptStore, PostgresHandle {}
+
+type Db = Sql | TransactionSql;
+
+const CAPABILITIES: TranscriptStoreCapabilities = { durable: true, crossProcess: true };
+
+/** Messages travel as one jsonb parameter: `[{i, role, content, at}]`, `i` the position in the call. */
+function payload(messages: readonly TranscriptMessage[]): string {
+  return JSON.stringify(messages.map((m, i) => ({ i, role: m.role, content: m.content, at: m.at })));
+}
+
+function parseMessages(json: string): TranscriptMessage[] {
+  const rows = JSON.parse(json) as [string, string, string][];
+  return rows.map(([role, content, at]) => ({ role: role as TranscriptRole, content, at }));
+}
+
+/** Messages as stored: only role, content and time, empty contents skipped. */
+function keep(messages: readonly TranscriptMessage[]): TranscriptMessage[] {
+  return messages
+    .filter((m) => !isEmptyContent(m.content))
+    .map((m) => ({ role: m.role, content: m.content, at: m.at }));
+}
+
+function checkMessages(messages: unknown, what: string): asserts messages is TranscriptMessage[] {
+  if (!Array.isArray(messages)) throw new MemError('INVALID_INPUT', `${what} must be an array.`);
+  for (const m of messages) checkTranscriptMessage(m);
+}
+
+/** Validate a compaction before any I/O; returns the archive time (normalised) and the id maker. */
+function checkChange(change: CompactionChange): { at: string; id: (n: number) => string } {
+  checkTranscriptHeader(change.header);
+  checkMessages(change.messages, 'Compaction messages');
+  const basis = change.basis;
+  if (
+    typeof basis?.conversationId !== 'string' ||
+    !Number.isSafeInteger(basis.messageCount) ||
+    basis.messageCount < 0
+  ) {
+    throw new MemError(
+      'INVALID_INPUT',
+      'Invalid compaction basis: give the conversation id and message count of the transcript you read.',
+    );
+  }
+  const ms = typeof change.archivedAt === 'string' ? Date.parse(change.archivedAt) : Number.NaN;
+  const at = Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  if (at === null || parseArchiveId(archiveId(at)) === null) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid archivedAt "${String(change.archivedAt).slice(0, 100)}": use an ISO-8601 UTC time with milliseconds (years 0000–9999).`,
+    );
+  }
+  return { at, id: (n) => archiveId(at, n) };
+}
+
+/** Open a transcript store on its own connection (`url`) or a shared client (`sql`). Migrates unless told not to. */
+export async function createPostgresTranscriptStore(
+  options: PostgresTranscriptStoreOptions,
+): Promise<PostgresTranscriptStore> {
+  const rt = await openRuntime(options, [transcriptMigrations], 'transcript store');
+  return transcriptStoreOn(rt, options.onCompactionStep);
+}
+
+/** The transcript port over a runtime (shared with the other ports of a bundle). */
+export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): PostgresTranscriptStore {
+  const { sql, s } = rt;
+  const appends = new KeyedQueue();
+  const lockKey = (space: string, agent: string) => `transcript|${compositeKey(rt.schema, space, agent)}`;
+
+  async function lockExclusive(tx: TransactionSql, space: string, agent: string): Promise<void> {
+    await exec(tx, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey(space, agent)]);
+  }
+
+  /** Header and messages in one statement, so one snapshot: never half of a compaction. */
+  async function readOn(db: Db, space: string, agent: string): Promise<Transcript | null> {
+    const [row] = await exec<{ conversationid: string; createdat: string; messages: string }[]>(
+      db,
+      `SELECT t.conversation_id AS conversationid, t.created_at AS createdat,
+         coalesce((SELECT json_agg(json_build_array(m.role, m.content, m.at) ORDER BY m.seq)
+                   FROM ${s}.transcript_messages m WHERE m.space = t.space AND m.agent = t.agent), '[]')::text AS messages
+       FROM ${s}.transcripts t WHERE t.space = $1 AND t.agent = $2`,
+      [space, agent],
+    );
+    if (row === undefined) return null;
+    return {
+      header: { conversationId: row.conversationid, createdAt: row.createdat },
+      messages: parseMessages(row.messages),
+    };
+  }
+
+  /**
+   * One statement: take the transcript's lock shared, create the header (with `init`) or advance its sequence by the
+   * number of messages (the conflict update locks the header row, so concurrent appends get disjoint ranges), insert
+   * the messages at the reserved sequence numbers. Atomic and durable once it returns.
+   */
+  async function appendOn(
+    db: Db,
+    space: string,
+    agent: string,
+    messages: readonly TranscriptMessage[],
+    init: TranscriptHeader,
+  ): Promise<{ header: TranscriptHeader }> {
+    const [row] = await exec<{ conversationid: string; createdat: string }[]>(
+      db,
+      `WITH l AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0)) AS locked),
+       h AS (
+         INSERT INTO ${s}.transcripts AS t (space, agent, conversation_id, created_at, next_seq)
+         SELECT $2, $3, $4, $5, $6::bigint FROM l
+         ON CONFLICT (space, agent) DO UPDATE SET next_seq = t.next_seq + excluded.next_seq
+         RETURNING t.conversation_id, t.created_at, t.next_seq - $6::bigint AS first
+       ),
+       m AS (
+         INSERT INTO ${s}.transcript_messages (space, agent, seq, role, content, at)
+         SELECT $2, $3, h.first + r.i, r.role, r.content, r.at
+         FROM h CROSS JOIN jsonb_to_recordset($7::text::jsonb) AS r(i bigint, role text, content text, at text)
+       )
+       SELECT h.conversation_id AS conversationid, h.created_at AS createdat FROM h`,
+      [lockKey(space, agent), space, agent, init.conversationId, init.createdAt, messages.length, payload(messages)],
+    );
+    if (row === undefined) throw new Error('the append returned no header');
+    return { header: { conversationId: row.conversationid, createdAt: row.createdat } };
+  }
+
+  async function step(name: (typeof POSTGRES_COMPACTION_STEPS)[number]): Promise<void> {
+    if (hook !== undefined) await callerCode(() => hook(name));
+  }
+
+  /** The compaction, inside a transaction that holds the transcript's exclusive lock. */
+  async function compactOn(
+    tx: TransactionSql,
+    space: string,
+    agent: string,
+    change: CompactionChange,
+    archived: { at: string; id: (n: number) => string },
+  ): Promise<CompactionResult> {
+    const current = await readOn(tx, space, agent);
+    if (current === null) {
+      throw new MemError('NOT_FOUND', `${ADAPTER}: agent "${agent}" has no transcript to compact in space "${space}".`);
+    }
+    checkCompactionBasis(current, change, agent);
+    const carried = current.messages.slice(change.basis.messageCount);
+
+    await step('archive');
+    // Under the exclusive lock nobody else takes a slot in this millisecond; the unique slot is the backstop.
+    const [slot] = await exec<{ n: number }[]>(
+      tx,
+      `SELECT coalesce(max(n), 0)::int + 1 AS n FROM ${s}.transcript_archives
+       WHERE space = $1 AND agent = $2 AND archived_at = $3`,
+      [space, agent, archived.at],
+    );
+    const n = Number(slot?.n ?? 1);
+    const archive: ArchiveInfo = {
+      id: archived.id(n),
+      archivedAt: archived.at,
+      size: Buffer.byteLength(renderTranscript(agent, current), 'utf8'),
+    };
+    await exec(
+      tx,
+      `WITH a AS (
+         INSERT INTO ${s}.transcript_archives (space, agent, id, archived_at, n, conversation_id, created_at, size)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+       )
+       INSERT INTO ${s}.transcript_archive_messages (space, agent, archive_id, seq, role, content, at)
+       SELECT m.space, m.agent, a.id, m.seq, m.role, m.content, m.at
+       FROM a CROSS JOIN ${s}.transcript_messages m WHERE m.space = $1 AND m.agent = $2`,
+      [
+        space,
+        agent,
+        archive.id,
+        archive.archivedAt,
+        n,
+        current.header.conversationId,
+        current.header.createdAt,
+        archive.size,
+      ],
+    );
+
+    await step('replace');
+    const messages = [...keep(change.messages), ...carried];
+    // New sequence numbers continue after every number ever used, so they never meet the rows being deleted.
+    await exec(
+      tx,
+      `WITH d AS (DELETE FROM ${s}.transcript_messages WHERE space = $1 AND agent = $2),
+       h AS (
+         UPDATE ${s}.transcripts SET conversation_id = $3, created_at = $4, next_seq = next_seq + $5::bigint
+         WHERE space = $1 AND agent = $2 RETURNING next_seq - $5::bigint AS first
+       )
+       INSERT INTO ${s}.transcript_messages (space, agent, seq, role, content, at)
+       SELECT $1, $2, h.first + r.i, r.role, r.content, r.at
+       FROM h CROSS JOIN jsonb_to_recordset($6::text::jsonb) AS r(i bigint, role text, content text, at text)`,
+      [space, agent, change.header.conversationId, change.header.createdAt, messages.length, payload(messages)],
+    );
+
+    await step('commit');
+    return {
+      archive,
+      transcript: {
+        header: { conversationId: change.header.conversationId, createdAt: change.header.createdAt },
+        messages,
+      },
+      carried: carried.length,
+    };
+  }
+
+  function append(
+    space: string,
+    agent: string,
+    messages: TranscriptMessage[],
+    init: TranscriptHeader,
+  ): Promise<{ header: TranscriptHeader }> {
+    checkTranscriptRef(space, agent);
+    checkMessages(messages, 'Messages');
+    checkTranscriptHeader(init);
+    const kept = keep(messages);
+    return appends.run(compositeKey(space, agent), () =>
+      rt.run('appending to a transcript', () => appendOn(sql, space, agent, kept, init)),
+    );
+  }
+
+  /** The handle `withLock` gives its body: every call runs in the lock's transaction, each write in a savepoint. */
+  function lockedHandle(tx: TransactionSql, space: string, agent: string) {
+    let active = true;
+    const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+      if (!active) {
+        return Promise.reject(
+          new MemError(
+            'INVALID_INPUT',
+            `${ADAPTER}: the transcript handle of agent "${agent}" was used after its withLock call ended; call withLock again.`,
+          ),
+        );
+      }
+      return rt.guard(what, fn);
+    };
+    const api: LockedTranscript = {
+      read: () => guard('reading a transcript', () => readOn(tx, space, agent)),
+      async append(messages, init) {
+        checkMessages(messages, 'Messages');
+        checkTranscriptHeader(init);
+        const kept = keep(messages);
+        return guard('appending to a transcript', async () => {
+          const r = await tx.savepoint((sp) => appendOn(sp, space, agent, kept, init));
+          return r as { header: TranscriptHeader };
+        });
+      },
+      async compact(change) {
+        const archived = checkChange(change);
+        return guard('compacting a transcript', async () => {
+          const r = await tx.savepoint((sp) => compactOn(sp, space, agent, change, archived));
+          return r as CompactionResult;
+        });
+      },
+    };
+    return {
+      api,
+      end() {
+        active = false;
+      },
+    };
+  }
+
+  return {
+    ...handleOf(rt),
+    name: ADAPTER,
+    capabilities: CAPABILITIES,
+
+    async append(space, agent, messages, init) {
+      return append(space, agent, messages, init);
+    },
+
+    async read(space, agent) {
+      checkTranscriptRef(space, agent);
+      return rt.run('reading a transcript', () => readOn(sql, space, agent));
+    },
+
+    async compact(space, agent, change) {
+      checkTranscriptRef(space, agent);
+      const archived = checkChange(change);
+      return rt.run('compacting a transcript', async () => {
+        const r = await sql.begin(async (tx) => {
+          await lockExclusive(tx, space, agent);
+          return compactOn(tx, space, agent, change, archived);
+        });
+        return r as CompactionResult;
+      });
+    },
+
+    async listArchives(space, agent) {
+      checkTranscriptRef(space, agent);
+      return rt.run('listing archives', async () => {
+        const rows = await exec<{ id: string; archivedat: string; size: number }[]>(
+          sql,
+          `SELECT id, archived_at AS archivedat, size FROM ${s}.transcript_archives
+           WHERE space = $1 AND agent = $2 ORDER BY archived_at, n`,
+          [space, agent],
+        );
+        // archived_at is ISO UTC with milliseconds (COLLATE "C"), so this is the order of compareArchiveIds.
+        return rows.map((r): ArchiveInfo => ({ id: r.id, archivedAt: r.archivedat, size: Number(r.size) }));
+      });
+    },
+
+    async readArchive(space, agent, id) {
+      checkTranscriptRef(space, agent);
+      if (!parseArchiveId(id)) throw invalidArchiveId(id);
+      return rt.run('reading an archive', async () => {
+        const [row] = await exec<{ conversationid: string; createdat: string; messages: string }[]>(
+          sql,
+          `SELECT a.conversation_id AS conversationid, a.created_at AS createdat,
+             coalesce((SELECT json_agg(json_build_array(m.role, m.content, m.at) ORDER BY m.seq)
+                       FROM ${s}.transcript_archive_messages m
+                       WHERE m.space = a.space AND m.agent = a.agent AND m.archive_id = a.id), '[]')::text AS messages
+           FROM ${s}.transcript_archives a WHERE a.space = $1 AND a.agent = $2 AND a.id = $3`,
+          [space, agent, id],
+        );
+        if (row === undefined) {
+          throw new MemError(
+            'NOT_FOUND',
+            `${ADAPTER}: no archive "${id}" for agent "${agent}" in space "${space}"; listArchives shows the ones that exist.`,
+          );
+        }
+        return {
+          header: { conversationId: row.conversationid, createdAt: row.createdat },
+          messages: parseMessages(row.messages),
+        };
+      });
+    },
+
+    async deleteArchive(space, agent, id) {
+      checkTranscriptRef(space, agent);
+      if (!parseArchiveId(id)) throw invalidArchiveId(id);
+      return rt.run('deleting an archive', async () => {
+        // Its messages go with it (ON DELETE CASCADE), in the same statement.
+        const rows = await exec(
+          sql,
+          `DELETE FROM ${s}.transcript_archives WHERE space = $1 AND agent = $2 AND id = $3 RETURNING 1 AS one`,
+          [space, agent, id],
+        );
+        return rows.length > 0;
+      });
+    },
+
+    async remove(space, agent) {
+      checkTranscriptRef(space, agent);
+      return rt.run('removing a transcript', async () => {
+        const r = await sql.begin(async (tx) => {
+          await lockExclusive(tx, space, agent);
+          const [row] = await exec<{ transcripts: number; archives: number }[]>(
+            tx,
+            `WITH am AS (DELETE FROM ${s}.transcript_archive_messages WHERE space = $1 AND agent = $2),
+                  a AS (DELETE FROM ${s}.transcript_archives WHERE space = $1 AND agent = $2 RETURNING 1),
+                  m AS (DELETE FROM ${s}.transcript_messages WHERE space = $1 AND agent = $2),
+                  t AS (DELETE FROM ${s}.transcripts WHERE space = $1 AND agent = $2 RETURNING 1)
+             SELECT (SELECT count(*) FROM t)::int AS transcripts, (SELECT count(*) FROM a)::int AS archives`,
+            [space, agent],
+          );
+          return { transcripts: Number(row?.transcripts ?? 0), archives: Number(row?.archives ?? 0) };
+        });
+        return r as { transcripts: number; archives: number };
+      });
+    },
+
+    async agents(space) {
+      checkName(space, 'space');
+      return rt.run('listing agents', async () => {
+        const rows = await exec<{ agent: string }[]>(
+          sql,
+          `SELECT agent FROM ${s}.transcripts WHERE space = $1
+           UNION SELECT agent FROM ${s}.transcript_archives WHERE space = $1`,
+          [space],
+        );
+        // JavaScript order (UTF-16 code units), as the other adapters sort.
+        return rows.map((r) => r.agent).sort();
+      });
+    },
+
+    async withLock(space, agent, fn) {
+      checkTranscriptRef(space, agent);
+      return rt.run(`holding the lock of agent "${agent}"`, async () => {
+        const r = await sql.begin(async (tx) => {
+          await lockExclusive(tx, space, agent);
+          const handle = lockedHandle(tx, space, agent);
+          try {
+            return await callerCode(() => fn(handle.api));
+          } finally {
+            handle.end();
+          }
+        });
+        return r as Awaited<ReturnType<typeof fn>>;
+      });
+    },
+  };
+}
