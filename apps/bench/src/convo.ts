@@ -14,11 +14,16 @@ import { createSqliteTranscriptStore } from '@mem/store-sqlite';
 import { percentile, round } from './stats.js';
 
 const { values } = parseArgs({
-  options: { sizes: { type: 'string', default: '1000,10000,100000' }, appends: { type: 'string', default: '300' }, json: { type: 'boolean', default: false } },
+  options: {
+    sizes: { type: 'string', default: '1000,10000,100000' },
+    appends: { type: 'string', default: '300' },
+    json: { type: 'boolean', default: false },
+  },
 });
 const sizes = values.sizes!.split(',').map(Number);
 const appends = Number(values.appends);
-const text = (i: number) => `Message ${i}: the deploy of service ${i % 17} finished after ${i % 60} seconds with ${i % 5} warnings to review.`;
+const text = (i: number) =>
+  `Message ${i}: the deploy of service ${i % 17} finished after ${i % 60} seconds with ${i % 5} warnings to review.`;
 
 interface Run {
   store: string;
@@ -35,7 +40,14 @@ async function bench(name: string, open: (dir: string) => TranscriptStore): Prom
   const store = open(dir);
   // Contexts large enough that nothing is compressed while measuring.
   const service = new ConversationService({ store, options: { contextLength: 1_000_000_000 } });
-  const run: Run = { store: name, appends_per_s: 0, append_ms: { p50: 0, p95: 0 }, context_ms: {}, load_ms: {}, compaction_ms: {} };
+  const run: Run = {
+    store: name,
+    appends_per_s: 0,
+    append_ms: { p50: 0, p95: 0 },
+    context_ms: {},
+    load_ms: {},
+    compaction_ms: {},
+  };
 
   const single = service.open({ space: 'bench', agentId: 'appender' });
   const times: number[] = [];
@@ -52,10 +64,20 @@ async function bench(name: string, open: (dir: string) => TranscriptStore): Prom
     const agent = `agent-${n}`;
     const writer = service.open({ space: 'bench', agentId: agent });
     for (let i = 0; i < n; i += 1000) {
-      await writer.addMany(Array.from({ length: Math.min(1000, n - i) }, (_, j) => ({ role: (i + j) % 2 ? 'assistant' : 'user', content: text(i + j) }) as const));
+      await writer.addMany(
+        Array.from(
+          { length: Math.min(1000, n - i) },
+          (_, j) => ({ role: (i + j) % 2 ? 'assistant' : 'user', content: text(i + j) }) as const,
+        ),
+      );
     }
     let s = performance.now();
-    const convo = service.open({ space: 'bench', agentId: agent, systemPrompt: 'You are a release bot.', rules: ['Be brief.'] });
+    const convo = service.open({
+      space: 'bench',
+      agentId: agent,
+      systemPrompt: 'You are a release bot.',
+      rules: ['Be brief.'],
+    });
     await convo.load();
     run.load_ms[n] = round(performance.now() - s);
     // A live loop: each turn appends a message (durably), then assembles the context; only the assembly is timed.
@@ -86,8 +108,13 @@ const runs = [
 if (values.json) console.log(JSON.stringify({ runs }));
 else {
   for (const r of runs) {
-    console.log(`${r.store}: ${r.appends_per_s} appends/s (p50 ${r.append_ms.p50} ms, p95 ${r.append_ms.p95} ms, fsync each)`);
-    for (const n of sizes) console.log(`  ${String(n).padStart(7)} messages: load ${r.load_ms[n]} ms, context p50 ${r.context_ms[n]} ms, compaction ${r.compaction_ms[n]} ms`);
+    console.log(
+      `${r.store}: ${r.appends_per_s} appends/s (p50 ${r.append_ms.p50} ms, p95 ${r.append_ms.p95} ms, fsync each)`,
+    );
+    for (const n of sizes)
+      console.log(
+        `  ${String(n).padStart(7)} messages: load ${r.load_ms[n]} ms, context p50 ${r.context_ms[n]} ms, compaction ${r.compaction_ms[n]} ms`,
+      );
     console.log(`  context at ${sizes[sizes.length - 1]} vs ${sizes[0]}: ${r.ratio_100k_vs_1k}×`);
   }
 }

@@ -19,7 +19,20 @@ export interface Conversation {
   questions: Question[];
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** "1:56 pm on 8 May, 2023" → ISO time (UTC). Unparseable dates fall back to the epoch of the data set. */
 export function parseSessionDate(text: string): string {
@@ -52,7 +65,11 @@ export function loadLocomo(path: string): Conversation[] {
       const createdAt = parseSessionDate(String(c[`session_${s}_date_time`] ?? ''));
       for (const t of (c[`session_${s}`] ?? []) as any[]) {
         const caption = t.blip_caption ? ` [shares an image: ${t.blip_caption}]` : '';
-        turns.push({ diaId: normaliseEvidence([t.dia_id])[0] ?? t.dia_id, content: `${t.speaker}: ${t.text}${caption}`, createdAt });
+        turns.push({
+          diaId: normaliseEvidence([t.dia_id])[0] ?? t.dia_id,
+          content: `${t.speaker}: ${t.text}${caption}`,
+          createdAt,
+        });
       }
     }
     const questions: Question[] = (sample.qa as any[])

@@ -8,7 +8,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createHashingEmbedder, createStack, DEFAULT_FUSION, type Embedder, type KnowledgeStore, type MemoryOptions, type Principal } from '@mem/core';
+import {
+  createHashingEmbedder,
+  createStack,
+  DEFAULT_FUSION,
+  type Embedder,
+  type KnowledgeStore,
+  type MemoryOptions,
+  type Principal,
+} from '@mem/core';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { type Conversation, loadLocomo } from './locomo.js';
@@ -38,7 +46,7 @@ function cached(inner: Embedder) {
     const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
     if (missing.length) {
       const vs = await inner.embed(missing);
-      missing.forEach((t, i) => cache.set(t, vs[i]!));
+      for (const [i, t] of missing.entries()) cache.set(t, vs[i]!);
     }
     return texts.map((t) => cache.get(t)!);
   };
@@ -58,7 +66,9 @@ function cached(inner: Embedder) {
       loadedSeconds = seconds;
     },
     dump(): Record<string, string> {
-      return Object.fromEntries([...cache].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]));
+      return Object.fromEntries(
+        [...cache].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]),
+      );
     },
   };
 }
@@ -106,7 +116,13 @@ interface StackResult {
   error?: string;
 }
 
-async function evaluate(name: string, data: Ingested, embedder: Embedder | undefined, memory: Partial<MemoryOptions>, store = data.store): Promise<StackResult> {
+async function evaluate(
+  name: string,
+  data: Ingested,
+  embedder: Embedder | undefined,
+  memory: Partial<MemoryOptions>,
+  store = data.store,
+): Promise<StackResult> {
   const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}), memory });
   const sums = { any: [0, 0, 0], all: [0, 0, 0], ndcg: 0, mrr: 0 };
   const cat: Record<string, { n: number; any10: number; ndcg: number }> = {};
@@ -143,7 +159,9 @@ async function evaluate(name: string, data: Ingested, embedder: Embedder | undef
     recall_all: Object.fromEntries(KS.map((k, i) => [String(k), r3(sums.all[i]! / n)])),
     ndcg10: r3(sums.ndcg / n),
     mrr: r3(sums.mrr / n),
-    by_category: Object.fromEntries(Object.entries(cat).map(([k, v]) => [k, { n: v.n, recall_any10: r3(v.any10 / v.n), ndcg10: r3(v.ndcg / v.n) }])),
+    by_category: Object.fromEntries(
+      Object.entries(cat).map(([k, v]) => [k, { n: v.n, recall_any10: r3(v.any10 / v.n), ndcg10: r3(v.ndcg / v.n) }]),
+    ),
     search_ms: { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)) },
     ingest_s: round(data.ingestS, 1),
     questions: n,
@@ -151,11 +169,18 @@ async function evaluate(name: string, data: Ingested, embedder: Embedder | undef
 }
 
 const local = cached(createLocalEmbedder());
-const allTexts = conversations.flatMap((c) => [...c.turns.map((t) => t.content), ...c.questions.map((q) => q.question)]);
+const allTexts = conversations.flatMap((c) => [
+  ...c.turns.map((t) => t.content),
+  ...c.questions.map((q) => q.question),
+]);
 // Vectors of a data set can be kept between runs (`--cache <file>`), since embedding is the slow part of the run.
 const cacheFile = values.cache;
 if (cacheFile && existsSync(cacheFile)) {
-  const saved = JSON.parse(readFileSync(cacheFile, 'utf8')) as { model: string; embedS: number; vectors: Record<string, string> };
+  const saved = JSON.parse(readFileSync(cacheFile, 'utf8')) as {
+    model: string;
+    embedS: number;
+    vectors: Record<string, string>;
+  };
   if (saved.model === local.id) local.load(saved.vectors, saved.embedS);
 }
 log(`embedding ${allTexts.length} texts with ${local.id}…`);
@@ -176,7 +201,11 @@ results.push(await evaluate('keyword-only', withLocal, undefined, {}));
 results.push(await evaluate('vector-only', withLocal, local, {}, vectorOnly(withLocal.store)));
 for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
   const [kw, vw] = w.split(':').map(Number);
-  results.push(await evaluate(`mem-w${kw}:${vw}`, withLocal, local, { fusion: { ...DEFAULT_FUSION, keywordWeight: kw!, vectorWeight: vw! } }));
+  results.push(
+    await evaluate(`mem-w${kw}:${vw}`, withLocal, local, {
+      fusion: { ...DEFAULT_FUSION, keywordWeight: kw!, vectorWeight: vw! },
+    }),
+  );
 }
 const hashing = createHashingEmbedder({ dimension: 256 });
 const withHashing = await ingest(hashing, conversations);

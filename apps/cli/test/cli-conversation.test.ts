@@ -31,20 +31,38 @@ for (const transcripts of ['markdown', 'store'] as const) {
 
     it('appends, shows, assembles context, compacts and lists archives', async () => {
       expect((await mem(['convo', 'add', 'Please deploy the billing service.', '--role', 'user'], env)).code).toBe(0);
-      await mem(['convo', 'add', 'Deployed billing v2 to staging; token ghp_abcdefghijklmnopqrstuvwxyz0123456789 used.', '--role', 'assistant'], env);
+      await mem(
+        [
+          'convo',
+          'add',
+          'Deployed billing v2 to staging; token ghp_abcdefghijklmnopqrstuvwxyz0123456789 used.',
+          '--role',
+          'assistant',
+        ],
+        env,
+      );
       const shown = await mem(['convo', 'show'], env);
       expect(shown.stdout).toMatch(/user: Please deploy the billing service\./);
       expect(shown.stdout).toContain('[REDACTED:github-token]');
       expect(shown.stdout).not.toContain('ghp_abc');
-      const ctx = (await mem(['convo', 'context', '--system', 'You are the release bot.', '--turn', 'What is deployed?', '--json'], env)).json();
+      const ctx = (
+        await mem(
+          ['convo', 'context', '--system', 'You are the release bot.', '--turn', 'What is deployed?', '--json'],
+          env,
+        )
+      ).json();
       expect(ctx.messages[0]).toEqual({ role: 'system', content: 'You are the release bot.' });
       expect(ctx.messages.at(-1).content).toContain('What is deployed?');
-      const compacted = (await mem(['convo', 'compact', '--summary', 'Billing v2 is on staging.', '--json'], env)).json();
+      const compacted = (
+        await mem(['convo', 'compact', '--summary', 'Billing v2 is on staging.', '--json'], env)
+      ).json();
       expect(compacted.status).toBe('compacted');
       const archives = (await mem(['convo', 'archives', '--json'], env)).json().archives;
       expect(archives).toHaveLength(1);
       const archived = (await mem(['convo', 'archives', '--read', archives[0].id, '--json'], env)).json();
-      expect(archived.messages.map((m: { content: string }) => m.content).join('\n')).toContain('Please deploy the billing service.');
+      expect(archived.messages.map((m: { content: string }) => m.content).join('\n')).toContain(
+        'Please deploy the billing service.',
+      );
       const after = await mem(['convo', 'show'], env);
       expect(after.stdout).toContain('Billing v2 is on staging.');
       expect(after.stdout).not.toContain('Please deploy');
@@ -57,10 +75,14 @@ for (const transcripts of ['markdown', 'store'] as const) {
     });
 
     it('writes, replaces, searches, injects and refuses to delete MEMORY.md', async () => {
-      expect((await mem(['notes', 'write', 'Staging resets on Sundays.', '--json'], env)).json().status).toBe('created');
+      expect((await mem(['notes', 'write', 'Staging resets on Sundays.', '--json'], env)).json().status).toBe(
+        'created',
+      );
       await mem(['notes', 'write', 'Billing owner: Ada.'], env);
       await mem(['notes', 'write', 'Q3: ship invoices v2.', '--file', 'plans/q3'], env);
-      expect((await mem(['notes', 'write', 'Saturdays', '--old-text', 'Sundays', '--json'], env)).json().status).toBe('updated');
+      expect((await mem(['notes', 'write', 'Saturdays', '--old-text', 'Sundays', '--json'], env)).json().status).toBe(
+        'updated',
+      );
       const zero = await mem(['notes', 'write', 'x', '--old-text', 'Mondays'], env);
       expect(zero.code).toBe(1);
       expect(zero.stderr).toContain('INVALID_INPUT');
@@ -78,7 +100,8 @@ for (const transcripts of ['markdown', 'store'] as const) {
       expect((await mem(['notes', 'delete', 'plans/q3.md', '--json'], env)).json().deleted).toBe(true);
       expect((await mem(['notes', 'write', 'x', '--file', '../escape'], env)).code).toBe(1);
       expect((await mem(['notes', 'write', 'aws AKIAIOSFODNN7EXAMPLE'], env)).stderr).toContain('SECRET_DETECTED');
-      if (transcripts === 'markdown') expect(existsSync(join(dir, 'ws', 'notebooks', 'default', 'agent-markdown', 'MEMORY.md'))).toBe(true);
+      if (transcripts === 'markdown')
+        expect(existsSync(join(dir, 'ws', 'notebooks', 'default', 'agent-markdown', 'MEMORY.md'))).toBe(true);
     });
   });
 }

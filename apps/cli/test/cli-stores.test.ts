@@ -37,18 +37,28 @@ describe('mem --store postgres', () => {
     expect((await mem(['search', 'x'], { MEM_STORE: 'postgres', MEM_DB: join(dir, 'not-a-url') })).code).toBe(2);
   });
 
-  it.skipIf(!pgUrl)('runs knowledge, facts, episodes and conversation commands on PostgreSQL (CI sets MEM_TEST_POSTGRES_URL)', async () => {
-    const env = { MEM_STORE: 'postgres', MEM_DB: pgUrl!, MEM_SPACE: `cli-${Date.now().toString(36)}`, MEM_TRANSCRIPTS: 'store' };
-    const stored = await mem(['store', 'The release train leaves every Tuesday.', '--json'], env);
-    expect(stored.code, stored.stderr).toBe(0);
-    const found = (await mem(['search', 'when does the release train leave', '--json'], env)).json().results;
-    expect(found[0].id).toBe(stored.json().id);
-    expect((await mem(['facts', 'set', 'tz', '"UTC"', '--user', 'ada', '--json'], env)).json().status).toBe('created');
-    expect((await mem(['episodes', 'add', 'Shipped the train', '--outcome', 'success', '--json'], env)).code).toBe(0);
-    expect((await mem(['convo', 'add', 'hello from postgres', '--role', 'user'], env)).code).toBe(0);
-    expect((await mem(['convo', 'show'], env)).stdout).toContain('hello from postgres');
-    expect((await mem(['notes', 'write', 'pg note', '--json'], env)).json().status).toBe('created');
-  });
+  it.skipIf(!pgUrl)(
+    'runs knowledge, facts, episodes and conversation commands on PostgreSQL (CI sets MEM_TEST_POSTGRES_URL)',
+    async () => {
+      const env = {
+        MEM_STORE: 'postgres',
+        MEM_DB: pgUrl!,
+        MEM_SPACE: `cli-${Date.now().toString(36)}`,
+        MEM_TRANSCRIPTS: 'store',
+      };
+      const stored = await mem(['store', 'The release train leaves every Tuesday.', '--json'], env);
+      expect(stored.code, stored.stderr).toBe(0);
+      const found = (await mem(['search', 'when does the release train leave', '--json'], env)).json().results;
+      expect(found[0].id).toBe(stored.json().id);
+      expect((await mem(['facts', 'set', 'tz', '"UTC"', '--user', 'ada', '--json'], env)).json().status).toBe(
+        'created',
+      );
+      expect((await mem(['episodes', 'add', 'Shipped the train', '--outcome', 'success', '--json'], env)).code).toBe(0);
+      expect((await mem(['convo', 'add', 'hello from postgres', '--role', 'user'], env)).code).toBe(0);
+      expect((await mem(['convo', 'show'], env)).stdout).toContain('hello from postgres');
+      expect((await mem(['notes', 'write', 'pg note', '--json'], env)).json().status).toBe('created');
+    },
+  );
 });
 
 describe('mem --store lancedb', () => {

@@ -6,10 +6,10 @@ import {
   type KnowledgeStore,
   MemError,
   type Stack,
+  searchResultJson,
 } from '@mem/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../src/log.js';
-import { searchResultJson } from '@mem/core';
 import { startServer } from '../src/server.js';
 import { call, memoryStack, testServer, until, worker } from './helpers.js';
 
