@@ -3,6 +3,8 @@
  * that embedding time does not hide engine time, 200 queries per size. Per store and size: ingest memories/s,
  * search p50/p95/p99 engine-only (query vector precomputed), search p50 end-to-end with the local embedder, on-disk
  * size, peak RSS, and recall@10 of the store's vector arm against exact brute force.
+ * Ingest goes through `storeMany` in batches of 1,000 (the batch path of `mem import`); the durability cost of one
+ * write per memory (`store`, one transaction each) is not measured here but by the per-item store/import paths.
  * Usage: node --conditions=dev-source --import tsx apps/bench/src/scale.ts [--n 10000] [--store sqlite,memory,lancedb,postgres]
  *        [--queries 200] [--json]   (postgres needs MEM_BENCH_POSTGRES_URL)
  */
@@ -17,6 +19,7 @@ import {
   createStack,
   type Embedder,
   type KnowledgeStore,
+  MemError,
   type Principal,
   type SearchFilter,
 } from '@mem/core';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
 const sizes = values.n!.split(',').map(Number);
 const stores = values.store!.split(',');
 const qn = Number(values.queries);
+const INGEST_BATCH = 1_000;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 function dirSize(path: string): number {
@@ -89,7 +93,9 @@ for (const n of sizes) {
   };
   const viewer: Principal = { space: 'bench', agentId: 'agent-1', role: 'worker' };
   // Exact top-10 under the viewer's visibility, for the recall of each store's vector arm.
-  const visible = items.map((it, i) => ({ it, i })).filter(({ it }) => it.scope === 'swarm' || it.agentId === 'agent-1');
+  const visible = items
+    .map((it, i) => ({ it, i }))
+    .filter(({ it }) => it.scope === 'swarm' || it.agentId === 'agent-1');
   for (const kind of stores) {
     const dir = mkdtempSync(join(tmpdir(), `mem-scale-${kind}-`));
     try {
@@ -99,10 +105,23 @@ for (const n of sizes) {
       log(`${kind} n=${n}: ingesting…`);
       let t0 = performance.now();
       const docIds: string[] = [];
-      for (const it of items) {
-        const p: Principal = { space: 'bench', agentId: it.agentId, role: 'worker' };
-        const r = await stack.memory.import(p, { content: it.content, tags: it.tags, scope: it.scope, source: 'manual', createdAt: new Date(now - it.ageDays * 86_400_000).toISOString() });
-        docIds.push(r.id);
+      // Batch ingest (storeMany, 1,000 per batch: one embedder call and one store write per batch). A lead loads
+      // every agent's items, each owned by its agent through the per-item override.
+      const loader: Principal = { space: 'bench', agentId: 'bench-loader', role: 'lead' };
+      for (let start = 0; start < items.length; start += INGEST_BATCH) {
+        const slice = items.slice(start, start + INGEST_BATCH);
+        const results = await stack.memory.storeMany(
+          loader,
+          slice.map((it) => ({ content: it.content, tags: it.tags, scope: it.scope, source: 'manual' })),
+          slice.map((it) => ({
+            agentId: it.agentId,
+            createdAt: new Date(now - it.ageDays * 86_400_000).toISOString(),
+          })),
+        );
+        for (const r of results) {
+          if (MemError.is(r)) throw r;
+          docIds.push(r.id);
+        }
       }
       const ingestS = (performance.now() - t0) / 1000;
       const engine: number[] = [];
@@ -112,7 +131,9 @@ for (const n of sizes) {
         await stack.memory.search(viewer, { query: q, limit: 10 });
         engine.push(performance.now() - t0);
         const filter: SearchFilter = { space: 'bench', viewerAgentId: 'agent-1', now: new Date().toISOString() };
-        const got = new Set((await store.vectorSearch({ filter, vector: queryVectors[qi]!, limit: 10 })).map((h) => h.id));
+        const got = new Set(
+          (await store.vectorSearch({ filter, vector: queryVectors[qi]!, limit: 10 })).map((h) => h.id),
+        );
         const exact = visible
           .map(({ i }) => ({ id: docIds[i]!, s: cosine(queryVectors[qi]!, itemVectors[i]!) }))
           .sort((a, b) => b.s - a.s)
@@ -120,7 +141,10 @@ for (const n of sizes) {
         recallSum += exact.filter((e) => got.has(e.id)).length / exact.length;
       }
       await local.embed(['warm up']);
-      const e2eStack = createStack({ knowledge: store, embedder: { id: hashing.id, dimension: 512, embed: (t) => local.embed(t) } });
+      const e2eStack = createStack({
+        knowledge: store,
+        embedder: { id: hashing.id, dimension: 512, embed: (t) => local.embed(t) },
+      });
       const e2e: number[] = [];
       for (const q of qs.slice(0, Math.min(qn, 100))) {
         t0 = performance.now();
@@ -132,7 +156,11 @@ for (const n of sizes) {
         store: kind,
         n,
         ingest_per_s: round(n / ingestS, 0),
-        search_ms: { p50: round(percentile(engine, 50)), p95: round(percentile(engine, 95)), p99: round(percentile(engine, 99)) },
+        search_ms: {
+          p50: round(percentile(engine, 50)),
+          p95: round(percentile(engine, 95)),
+          p99: round(percentile(engine, 99)),
+        },
         e2e_ms: { p50: round(percentile(e2e, 50)), p95: round(percentile(e2e, 95)) },
         recall10_vs_exact: round(recallSum / qs.length, 3),
         disk_bytes: disk(),

@@ -265,34 +265,82 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
   }
 
   /**
-   * Under the lock, in one query where the id list is short: the key must be free (KEY_TAKEN), and neither the
-   * document nor any of its chunk ids may exist already (CONFLICT).
+   * Under the lock, for a batch of new documents: each key must be free, in the table and within the batch
+   * (KEY_TAKEN), and no document or chunk id may exist already or twice in the batch (CONFLICT). One query per
+   * slice of documents (their keys and ids), plus one per slice of the further chunk ids of long documents.
    */
-  async function checkNewDocument(t: Tables, first: MemoryRecord, ids: string[]): Promise<void> {
-    const space = sqlString(first.space);
-    const keyed = `scope = ${sqlString(first.scope)} AND agent_id = ${sqlString(first.agentId)} AND key = ${sqlString(first.key)}`;
-    for (const [i, batch] of chunked(ids).entries()) {
-      const extra = i === 0 ? `(${keyed}) OR doc_id = ${sqlString(first.docId)} OR ` : '';
-      const found = await rows(t.chunks, `space = ${space} AND (${extra}${sqlIn('id', batch)})`, undefined, [
-        'id',
-        'doc_id',
-        'scope',
-        'agent_id',
-        'key',
-      ]);
-      const holder = found.find(
-        (r) =>
-          r.scope === first.scope && r.agent_id === first.agentId && r.key === first.key && r.doc_id !== first.docId,
+  async function checkNewDocuments(t: Tables, docs: MemoryRecord[][]): Promise<void> {
+    const ownerKey = (r: Record<string, unknown>) =>
+      JSON.stringify([String(r.space), String(r.scope), String(r.agent_id), String(r.key)]);
+    const claimants = new Map<string, MemoryRecord>();
+    const ids = new Set<string>();
+    const conflict = (space: string, id: string, docId?: string) =>
+      new MemError(
+        'CONFLICT',
+        docId !== undefined
+          ? `${ADAPTER}: memory ${docId} already exists in space ${space}.`
+          : `${ADAPTER}: a memory chunk with id ${id} already exists in space ${space}.`,
       );
-      if (holder) throw keyTaken(first.key, first.scope, first.agentId, String(holder.doc_id));
-      const clash = found[0];
-      if (clash) {
-        throw new MemError(
-          'CONFLICT',
-          clash.doc_id === first.docId
-            ? `${ADAPTER}: memory ${first.docId} already exists in space ${first.space}.`
-            : `${ADAPTER}: a memory chunk with id ${String(clash.id)} already exists in space ${first.space}.`,
+    const firsts: MemoryRecord[] = [];
+    for (const chunks of docs) {
+      const first = chunks[0];
+      if (!first) continue;
+      firsts.push(first);
+      const k = ownerKey({ space: first.space, scope: first.scope, agent_id: first.agentId, key: first.key });
+      const earlier = claimants.get(k);
+      if (earlier && earlier.docId !== first.docId) {
+        throw keyTaken(first.key, first.scope, first.agentId, earlier.docId);
+      }
+      claimants.set(k, first);
+      for (const c of chunks) {
+        const id = `${c.space}\u0000${c.id}`;
+        if (ids.has(id)) throw conflict(c.space, c.id);
+        ids.add(id);
+      }
+    }
+    const bySpace = new Map<string, MemoryRecord[][]>();
+    for (const chunks of docs) {
+      const first = chunks[0];
+      if (!first) continue;
+      const list = bySpace.get(first.space) ?? [];
+      list.push(chunks);
+      bySpace.set(first.space, list);
+    }
+    const columns = ['id', 'doc_id', 'space', 'scope', 'agent_id', 'key'];
+    for (const [spaceName, list] of bySpace) {
+      const space = sqlString(spaceName);
+      const found: Row[] = [];
+      for (const slice of chunked(list)) {
+        const keys = [...new Set(slice.map((c) => c[0]!.key))];
+        const docIds = slice.map((c) => c[0]!.docId);
+        const chunkIds = slice.map((c) => c[0]!.id);
+        found.push(
+          ...(await rows(
+            t.chunks,
+            `space = ${space} AND (${sqlIn('key', keys)} OR ${sqlIn('doc_id', docIds)} OR ${sqlIn('id', chunkIds)})`,
+            undefined,
+            columns,
+          )),
         );
+      }
+      const more = list.flatMap((chunks) => chunks.slice(1).map((c) => c.id));
+      for (const slice of chunked(more)) {
+        found.push(...(await rows(t.chunks, `space = ${space} AND ${sqlIn('id', slice)}`, undefined, columns)));
+      }
+      // KEY_TAKEN first (as for one document), reported for the first document of the batch that hits it.
+      let taken: { at: number; first: MemoryRecord; holder: string } | undefined;
+      const order = new Map(firsts.map((f, i) => [f, i]));
+      for (const r of found) {
+        const claimant = claimants.get(ownerKey(r));
+        if (!claimant || claimant.docId === String(r.doc_id)) continue;
+        const at = order.get(claimant) ?? 0;
+        if (!taken || at < taken.at) taken = { at, first: claimant, holder: String(r.doc_id) };
+      }
+      if (taken) throw keyTaken(taken.first.key, taken.first.scope, taken.first.agentId, taken.holder);
+      const docIdSet = new Set(list.map((c) => c[0]!.docId));
+      for (const r of found) {
+        if (docIdSet.has(String(r.doc_id))) throw conflict(spaceName, String(r.id), String(r.doc_id));
+        if (ids.has(`${spaceName}\u0000${String(r.id)}`)) throw conflict(spaceName, String(r.id));
       }
     }
   }
@@ -352,22 +400,23 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     },
 
     insertDocument(chunks) {
-      const first = chunks[0];
-      if (!first) return read('insertDocument', async () => undefined);
+      return store.insertDocuments([chunks]);
+    },
+
+    insertDocuments(docs) {
+      const batch = docs.filter((chunks) => chunks.length > 0);
+      if (batch.length === 0) return read('insertDocuments', async () => undefined);
       return write(
-        'insertDocument',
+        'insertDocuments',
         async (t) => {
-          await checkNewDocument(
-            t,
-            first,
-            chunks.map((c) => c.id),
-          );
+          await checkNewDocuments(t, batch);
+          const all = batch.flat();
           const columns = await t.upkeep.chunks.ensureVectorColumns(
-            chunks.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
+            all.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
           );
-          // One append = one LanceDB commit: readers see every chunk of the document or none.
+          // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none.
           await t.chunks.add(
-            chunks.map((c) =>
+            all.map((c) =>
               recordToRow(c, columns, {
                 accessCount: c.accessCount,
                 lastAccessedAt: c.lastAccessedAt,

@@ -187,6 +187,9 @@ function chunkJson(chunk: MemoryRecord, version?: number): Record<string, unknow
   };
 }
 
+/** Most chunks per INSERT statement of a batch (several statements run in one transaction). */
+const INSERT_BATCH = 1000;
+
 const RECORDSET = `r(id text, doc_id text, space text, scope text, agent_id text, key text, name text, content text,
   body_start integer, chunk_index integer, chunk_count integer, source text, tags text[], embedding text,
   embedding_model text, content_hash text, created_at timestamptz, updated_at timestamptz, expires_at timestamptz,
@@ -361,6 +364,37 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     );
   }
 
+  /**
+   * After a key violation of a batch insert (rolled back): the first document of the batch whose key is held,
+   * by another document of the batch or by a stored one.
+   */
+  async function keyClaimant(firsts: MemoryRecord[]): Promise<MemoryRecord | undefined> {
+    const seen = new Set<string>();
+    for (const f of firsts) {
+      const k = JSON.stringify([f.space, f.scope, f.agentId, f.key]);
+      if (seen.has(k)) return f;
+      seen.add(k);
+    }
+    try {
+      const payload = JSON.stringify(
+        firsts.map((f, i) => ({ i, space: f.space, scope: f.scope, agent_id: f.agentId, key: f.key, doc_id: f.docId })),
+      );
+      const [row] = await exec<{ i: number }[]>(
+        sql,
+        `SELECT r.i FROM jsonb_to_recordset($1::text::jsonb)
+           AS r(i integer, space text, scope text, agent_id text, key text, doc_id text)
+         WHERE EXISTS (SELECT 1 FROM ${s}.chunks c WHERE c.space = r.space AND c.scope = r.scope
+           AND c.agent_id = r.agent_id AND c.key = r.key AND c.doc_id <> r.doc_id)
+         ORDER BY r.i LIMIT 1`,
+        [payload],
+      );
+      if (row) return firsts[Number(row.i)];
+    } catch {
+      // fall through: report the first document
+    }
+    return firsts[0];
+  }
+
   /** Map unique violations of a chunk write to KEY_TAKEN / CONFLICT; anything else is rethrown. */
   async function chunkWriteError(error: unknown, first: MemoryRecord | undefined): Promise<never> {
     if (sqlState(error) === '23505') {
@@ -470,11 +504,30 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     insertDocument(chunks) {
-      return run('insertDocument', async () => {
+      return store.insertDocuments([chunks]);
+    },
+
+    insertDocuments(docs) {
+      return run('insertDocuments', async () => {
+        const batch = docs.filter((chunks) => chunks.length > 0);
+        if (batch.length === 0) return;
+        const all = batch.flat();
         try {
-          await insertChunks(sql, chunks);
+          if (all.length <= INSERT_BATCH) {
+            // One statement is atomic by itself.
+            await insertChunks(sql, all);
+          } else {
+            await sql.begin(async (tx) => {
+              for (let i = 0; i < all.length; i += INSERT_BATCH) {
+                await insertChunks(tx, all.slice(i, i + INSERT_BATCH));
+              }
+            });
+          }
         } catch (error) {
-          await chunkWriteError(error, chunks[0]);
+          const firsts = batch.map((chunks) => chunks[0]!);
+          const culprit =
+            sqlState(error) === '23505' && constraintOf(error) === 'chunks_key' ? await keyClaimant(firsts) : firsts[0];
+          await chunkWriteError(error, culprit);
         }
       });
     },

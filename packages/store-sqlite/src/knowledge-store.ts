@@ -421,16 +421,27 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
     },
 
     insertDocument(chunks) {
-      if (chunks.length === 0) return run('insertDocument', () => undefined);
+      return store.insertDocuments([chunks]);
+    },
+
+    insertDocuments(docs) {
+      const batch = docs.filter((chunks) => chunks.length > 0);
+      if (batch.length === 0) return run('insertDocuments', () => undefined);
+      // The document being written when a constraint fails (the transaction rolls back as a whole).
+      let current: MemoryRecord | undefined;
       return write(
-        'insertDocument',
+        'insertDocuments',
         () => {
-          for (const chunk of chunks) insertChunk(chunk);
+          for (const chunks of batch) {
+            current = chunks[0];
+            for (const chunk of chunks) insertChunk(chunk);
+          }
         },
         (error) => {
           const kind = constraintKind(error);
-          const first = chunks[0];
-          if (kind === 'key' && first) return keyTaken(first.space, first.scope, first.agentId, first.key, error);
+          if (kind === 'key' && current) {
+            return keyTaken(current.space, current.scope, current.agentId, current.key, error);
+          }
           if (kind === 'id') return duplicateId(error);
           return null;
         },

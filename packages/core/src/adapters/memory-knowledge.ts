@@ -62,13 +62,34 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   }
 
   async insertDocument(chunks: MemoryRecord[]): Promise<void> {
-    const first = chunks[0];
-    if (!first) return;
-    const holder = this.holderOfKey(first);
-    if (holder && holder !== first.docId) throw this.takenError(first.key, holder);
-    for (const c of chunks)
-      if (this.chunks.has(c.id)) throw new MemError('CONFLICT', `memory: chunk id ${c.id} already exists.`);
-    for (const c of chunks) this.put(c);
+    return this.insertDocuments([chunks]);
+  }
+
+  async insertDocuments(docs: MemoryRecord[][]): Promise<void> {
+    // Check every document (against the store and against the batch) before writing anything.
+    const firsts = docs.flatMap((chunks) => (chunks[0] ? [chunks[0]] : []));
+    if (firsts.length === 0) return;
+    const wanted = new Map<string, MemoryRecord>();
+    for (const first of firsts) {
+      const k = this.docKey(first);
+      const earlier = wanted.get(k);
+      if (earlier && earlier.docId !== first.docId) throw this.takenError(first.key, earlier.docId);
+      wanted.set(k, first);
+    }
+    // One pass over the stored chunks for all keys.
+    for (const c of this.chunks.values()) {
+      const claimant = wanted.get(this.docKey(c));
+      if (claimant && claimant.docId !== c.docId) throw this.takenError(claimant.key, c.docId);
+    }
+    const ids = new Set<string>();
+    for (const chunks of docs) {
+      for (const c of chunks) {
+        if (this.chunks.has(c.id) || ids.has(c.id))
+          throw new MemError('CONFLICT', `memory: chunk id ${c.id} already exists.`);
+        ids.add(c.id);
+      }
+    }
+    for (const chunks of docs) for (const c of chunks) this.put(c);
   }
 
   private checkVersion(space: string, docId: string, expected: number): MemoryRecord[] {

@@ -77,6 +77,12 @@ export interface KnowledgeStore {
 
   /** Insert all chunks of a new document in one transaction. */
   insertDocument(chunks: MemoryRecord[]): Promise<void>;
+  /**
+   * Insert several new documents (each given as all its chunks) in one atomic write: one transaction, or one
+   * append. The rules of `insertDocument` hold for every document, also between documents of the batch
+   * (`KEY_TAKEN` when a key is held, `CONFLICT` when a chunk id exists); when any of them fails nothing is written.
+   */
+  insertDocuments(docs: MemoryRecord[][]): Promise<void>;
   /** Replace every chunk of a document (content edit) and write the version row, if `expectedVersion` holds. */
   replaceDocument(
     space: string,

@@ -406,19 +406,24 @@ export class MemoryService {
 
   // ---------- operations ----------
 
-  /** memory-store */
-  async store(
+  /**
+   * The checks and lookups of a store, before any write: input, secrets, key rules, content-hash dedup (against
+   * the store and, in a batch, against earlier items of the batch) and key availability. Returns the deduplicated
+   * result, or the new document ready to embed and insert. `batch` holds the new documents planned so far.
+   */
+  private async prepareStore(
     p: Principal,
     raw: unknown,
-    overrides: { createdAt?: string; agentId?: string } = {},
-  ): Promise<StoreResult> {
-    this.checkPrincipal(p);
+    overrides: StoreOverrides,
+    batch: PlannedBatch,
+  ): Promise<{ deduplicated: StoreResult } | { deduplicatedOf: PlannedDocument } | { planned: PlannedDocument }> {
     const input = parseInput(memoryStoreInput, 'memory-store', raw);
     this.checkContent(input.content);
     if (input.name) assertNoSecrets(input.name, 'name');
     const scope = input.scope ?? 'agent';
     const source = input.source ?? 'manual';
     const agentId = overrides.agentId ?? p.agentId;
+    const explicitKey = input.key !== undefined || input.name?.startsWith(`${LONGTERM_PREFIX}/`) === true;
     let key = input.key;
     if (key === undefined && input.name?.startsWith(`${LONGTERM_PREFIX}/`)) key = input.name;
     if (key !== undefined) checkKey(key, p.role);
@@ -431,44 +436,152 @@ export class MemoryService {
     if (existing) {
       const first = existing[0]!;
       return {
-        id: first.docId,
-        ids: existing.map((c) => c.id),
-        key: first.key,
-        name: first.name,
-        chunkCount: existing.length,
-        deduplicated: true,
+        deduplicated: {
+          id: first.docId,
+          ids: existing.map((c) => c.id),
+          key: first.key,
+          name: first.name,
+          chunkCount: existing.length,
+          deduplicated: true,
+        },
       };
     }
+    const hashKey = JSON.stringify([scope, agentId, hash]);
+    const twin = batch.byHash.get(hashKey);
+    if (twin) return { deduplicatedOf: twin };
     const now = this.now();
     const docId = newId(now);
     key ??= autoKey(scope, source, docId);
-    if (input.key !== undefined || input.name?.startsWith(`${LONGTERM_PREFIX}/`)) {
+    const ownerKey = JSON.stringify([scope, agentId, key]);
+    if (explicitKey) {
       const taken = await this.liveDocument(p.space, await this.knowledge.findDocIdByKey(p.space, scope, agentId, key));
       if (taken) throw keyTaken(key, scope, taken[0]!.docId);
+      const claimed = batch.byKey.get(ownerKey);
+      if (claimed) throw keyTaken(key, scope, claimed.docId);
     }
-    const name = input.name ?? defaultName(input.content);
-    const pieces = chunkContent(input.content, this.options.chunking);
-    const vectors = await this.embed(pieces.map((c) => c.content));
     const createdAt = overrides.createdAt ?? now.toISOString();
-    const chunks = this.buildChunks({
-      p,
+    const planned: PlannedDocument = {
       docId,
       scope,
       agentId,
       key,
-      name,
+      name: input.name ?? defaultName(input.content),
       content: input.content,
       source,
       tags,
-      vectors,
-      pieces,
+      pieces: chunkContent(input.content, this.options.chunking),
       hash,
       createdAt,
       updatedAt: now.toISOString(),
       expiresAt: expiryFor(source, key, new Date(createdAt), this.options.tiers),
+    };
+    batch.byHash.set(hashKey, planned);
+    batch.byKey.set(ownerKey, planned);
+    return { planned };
+  }
+
+  /** The chunks of planned documents, with their vectors from one embedder call. */
+  private async plannedChunks(p: Principal, docs: PlannedDocument[]): Promise<MemoryRecord[][]> {
+    const vectors = await this.embed(docs.flatMap((d) => d.pieces.map((c) => c.content)));
+    let at = 0;
+    return docs.map((d) => {
+      const mine = vectors ? vectors.slice(at, at + d.pieces.length) : null;
+      at += d.pieces.length;
+      return this.buildChunks({ p, ...d, vectors: mine });
     });
-    await this.knowledge.insertDocument(chunks);
-    return { id: docId, ids: chunks.map((c) => c.id), key, name, chunkCount: chunks.length, deduplicated: false };
+  }
+
+  /** memory-store */
+  async store(p: Principal, raw: unknown, overrides: StoreOverrides = {}): Promise<StoreResult> {
+    this.checkPrincipal(p);
+    const prepared = await this.prepareStore(p, raw, overrides, emptyBatch());
+    if ('deduplicated' in prepared) return prepared.deduplicated;
+    if (!('planned' in prepared)) throw new MemError('INTERNAL', 'store: a single item cannot repeat itself.');
+    const [chunks] = await this.plannedChunks(p, [prepared.planned]);
+    await this.knowledge.insertDocument(chunks!);
+    return storedResult(prepared.planned, chunks!);
+  }
+
+  /**
+   * memory-store for many items at once: each item is checked exactly like `store` (input, secrets, keys, content
+   * dedup — also against earlier items of the batch), then every new document is embedded in one embedder call
+   * and written in one `insertDocuments`. Returns one entry per input, in order: its result, or the MemError that
+   * refused it. Failures of the store itself (STORE_UNAVAILABLE, INTERNAL) are thrown for the whole call.
+   * A key taken meanwhile by another writer makes the batch write fail; the items are then written one by one so
+   * that each gets its own result.
+   */
+  async storeMany(
+    p: Principal,
+    inputs: unknown[],
+    overrides: (StoreOverrides | undefined)[] = [],
+  ): Promise<(StoreResult | MemError)[]> {
+    this.checkPrincipal(p);
+    const out: (StoreResult | MemError | undefined)[] = new Array(inputs.length);
+    const batch = emptyBatch();
+    const planned: { index: number; doc: PlannedDocument }[] = [];
+    const twins: { index: number; of: PlannedDocument }[] = [];
+    for (let i = 0; i < inputs.length; i++) {
+      try {
+        const prepared = await this.prepareStore(p, inputs[i], overrides[i] ?? {}, batch);
+        if ('deduplicated' in prepared) out[i] = prepared.deduplicated;
+        else if ('deduplicatedOf' in prepared) twins.push({ index: i, of: prepared.deduplicatedOf });
+        else planned.push({ index: i, doc: prepared.planned });
+      } catch (error) {
+        out[i] = itemError(error);
+      }
+    }
+    const written = new Map<PlannedDocument, StoreResult>();
+    if (planned.length > 0) {
+      let docs: MemoryRecord[][] | null = null;
+      try {
+        docs = await this.plannedChunks(
+          p,
+          planned.map((x) => x.doc),
+        );
+      } catch (error) {
+        const e = itemError(error);
+        for (const x of planned) out[x.index] = e;
+      }
+      if (docs) {
+        let batched = true;
+        try {
+          await this.knowledge.insertDocuments(docs);
+        } catch (error) {
+          if (!MemError.is(error, 'KEY_TAKEN') && !MemError.is(error, 'CONFLICT')) throw error;
+          batched = false;
+        }
+        for (const [j, x] of planned.entries()) {
+          const chunks = docs[j]!;
+          if (!batched) {
+            try {
+              // A key taken meanwhile: this item is checked and written on its own.
+              out[x.index] = await this.store(p, inputs[x.index], overrides[x.index] ?? {});
+              continue;
+            } catch (error) {
+              out[x.index] = itemError(error);
+              continue;
+            }
+          }
+          const r = storedResult(x.doc, chunks);
+          out[x.index] = r;
+          written.set(x.doc, r);
+        }
+      }
+    }
+    for (const t of twins) {
+      const original = written.get(t.of);
+      if (original) {
+        out[t.index] = { ...original, deduplicated: true };
+        continue;
+      }
+      // Its twin was not written in the batch: handle it on its own, as a sequence of stores would.
+      try {
+        out[t.index] = await this.store(p, inputs[t.index], overrides[t.index] ?? {});
+      } catch (error) {
+        out[t.index] = itemError(error);
+      }
+    }
+    return out as (StoreResult | MemError)[];
   }
 
   /** memory-search */
@@ -940,9 +1053,11 @@ export class MemoryService {
     for (const list of pending.values()) yield toExport(list.sort((a, b) => a.chunkIndex - b.chunkIndex));
   }
 
-  /** Import one record (as written by export). A lead may import for other agents of the space. */
-  async import(p: Principal, record: ImportRecord): Promise<StoreResult> {
-    this.checkPrincipal(p);
+  /** The store input and overrides of one import record (as written by export), after its own checks. */
+  private importInput(
+    p: Principal,
+    record: ImportRecord,
+  ): { input: Record<string, unknown>; overrides: StoreOverrides } {
     if (typeof record !== 'object' || record === null)
       throw new MemError('INVALID_INPUT', 'Each import line must be a JSON object with at least "content".');
     const { createdAt, agentId, ...rest } = record as ImportRecord & Record<string, unknown>;
@@ -962,50 +1077,83 @@ export class MemoryService {
     }
     const allowed = ['content', 'name', 'key', 'scope', 'source', 'tags'];
     const input = Object.fromEntries(Object.entries(rest).filter(([k]) => allowed.includes(k)));
-    return this.store(p, input, {
-      ...(createdAt ? { createdAt: new Date(createdAt).toISOString() } : {}),
-      ...(agentId ? { agentId: String(agentId) } : {}),
-    });
+    return {
+      input,
+      overrides: {
+        ...(createdAt ? { createdAt: new Date(createdAt).toISOString() } : {}),
+        ...(agentId ? { agentId: String(agentId) } : {}),
+      },
+    };
+  }
+
+  /** Import one record (as written by export). A lead may import for other agents of the space. */
+  async import(p: Principal, record: ImportRecord): Promise<StoreResult> {
+    this.checkPrincipal(p);
+    const { input, overrides } = this.importInput(p, record);
+    return this.store(p, input, overrides);
   }
 
   /**
-   * Import JSON Lines (as written by export): each line is imported on its own; a bad line is reported by its number
-   * with its code and skipped, the rest go on. Store failures (the database is down) stop the import and throw.
+   * Import JSON Lines (as written by export): each line is checked on its own; a bad line is reported by its
+   * number with its code and skipped, the rest go on. Lines are written in batches of `batchSize` (default 500)
+   * through `storeMany`. Store failures (the database is down) stop the import and throw.
    */
   async importLines(
     p: Principal,
     text: string,
-    options: { onLine?: (done: number, total: number, error?: ImportLineError) => void; signal?: AbortSignal } = {},
+    options: {
+      onLine?: (done: number, total: number, error?: ImportLineError) => void;
+      signal?: AbortSignal;
+      batchSize?: number;
+    } = {},
   ): Promise<ImportReport> {
+    this.checkPrincipal(p);
+    const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
     const lines = text.split(/\r?\n/);
-    const total = lines.filter((l) => l.trim()).length;
+    const numbered: { line: number; text: string }[] = [];
+    for (const [i, line] of lines.entries()) if (line.trim()) numbered.push({ line: i + 1, text: line });
+    const total = numbered.length;
     const report: ImportReport = { imported: 0, duplicates: 0, skipped: 0, errors: [] };
     let done = 0;
-    for (let i = 0; i < lines.length; i++) {
+    for (let start = 0; start < numbered.length; start += batchSize) {
       if (options.signal?.aborted) break;
-      const line = lines[i]!;
-      if (!line.trim()) continue;
-      let error: ImportLineError | undefined;
-      try {
-        let rec: unknown;
+      const slice = numbered.slice(start, start + batchSize);
+      const outcome: (StoreResult | MemError | undefined)[] = new Array(slice.length);
+      const inputs: unknown[] = [];
+      const overrides: StoreOverrides[] = [];
+      const at: number[] = [];
+      for (const [j, { text: line }] of slice.entries()) {
         try {
-          rec = JSON.parse(line);
+          let rec: unknown;
+          try {
+            rec = JSON.parse(line);
+          } catch (e) {
+            throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
+          }
+          if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
+            throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
+          }
+          const prepared = this.importInput(p, rec as ImportRecord);
+          inputs.push(prepared.input);
+          overrides.push(prepared.overrides);
+          at.push(j);
         } catch (e) {
-          throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
+          outcome[j] = itemError(e);
         }
-        if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
-          throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
-        }
-        const r = await this.import(p, rec as ImportRecord);
-        if (r.deduplicated) report.duplicates++;
-        else report.imported++;
-      } catch (e) {
-        if (!MemError.is(e) || e.code === 'STORE_UNAVAILABLE' || e.code === 'INTERNAL') throw e;
-        error = { line: i + 1, code: e.code, message: e.message };
-        report.errors.push(error);
-        report.skipped++;
       }
-      options.onLine?.(++done, total, error);
+      const results = inputs.length > 0 ? await this.storeMany(p, inputs, overrides) : [];
+      for (const [k, r] of results.entries()) outcome[at[k]!] = r;
+      for (const [j, r] of outcome.entries()) {
+        let error: ImportLineError | undefined;
+        if (r === undefined || MemError.is(r)) {
+          const e = r ?? new MemError('INTERNAL', 'import: a line got no result.');
+          error = { line: slice[j]!.line, code: e.code, message: e.message };
+          report.errors.push(error);
+          report.skipped++;
+        } else if (r.deduplicated) report.duplicates++;
+        else report.imported++;
+        options.onLine?.(++done, total, error);
+      }
     }
     return report;
   }
@@ -1047,6 +1195,56 @@ export class MemoryService {
     this.checkPrincipal(p);
     return this.knowledge.stats(p.space);
   }
+}
+
+/** Overrides of an import: the original creation time, and (for a lead) the agent it belongs to. */
+export interface StoreOverrides {
+  createdAt?: string;
+  agentId?: string;
+}
+
+/** A new document that passed the checks of a store, before it is embedded and written. */
+interface PlannedDocument {
+  docId: string;
+  scope: Scope;
+  agentId: string;
+  key: string;
+  name: string;
+  content: string;
+  source: Source;
+  tags: string[];
+  pieces: { content: string; bodyStart: number }[];
+  hash: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+}
+
+/** New documents planned so far in one batch, by (scope, agent, content hash) and by (scope, agent, key). */
+interface PlannedBatch {
+  byHash: Map<string, PlannedDocument>;
+  byKey: Map<string, PlannedDocument>;
+}
+
+function emptyBatch(): PlannedBatch {
+  return { byHash: new Map(), byKey: new Map() };
+}
+
+function storedResult(doc: PlannedDocument, chunks: MemoryRecord[]): StoreResult {
+  return {
+    id: doc.docId,
+    ids: chunks.map((c) => c.id),
+    key: doc.key,
+    name: doc.name,
+    chunkCount: chunks.length,
+    deduplicated: false,
+  };
+}
+
+/** The error of one item of a batch; failures of the store itself end the whole batch. */
+function itemError(error: unknown): MemError {
+  if (!MemError.is(error) || error.code === 'STORE_UNAVAILABLE' || error.code === 'INTERNAL') throw error;
+  return error;
 }
 
 function notFound(what: string): MemError {
