@@ -58,6 +58,15 @@ export interface OpenApiOptions {
   title?: string;
 }
 
+/**
+ * A component schema. zod puts recursive parts (e.g. a JSON value) under `$defs` and refers to them as
+ * `#/$defs/…`; inside the OpenAPI document that would resolve against the document root, so a component with
+ * `$defs` gets its own `$id`, which makes those references resolve within the component (JSON Schema 2020-12).
+ */
+function component(name: string, schema: JsonSchema): JsonSchema {
+  return schema.$defs ? { $id: `urn:mem:schema:${name}`, ...schema } : schema;
+}
+
 /** Build the document. Every operation with an HTTP binding appears once, under its operationId. */
 export function buildOpenApi(operations: readonly Operation[], options: OpenApiOptions): JsonSchema {
   const schemas: Record<string, JsonSchema> = {
@@ -74,7 +83,8 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
     const method = http.method.toLowerCase();
     const parameters = [...pathParameters(http.path), ...queryParameters(http.query)];
     let requestBody: JsonSchema | undefined;
-    if (http.method === 'POST' || http.method === 'PATCH') {
+    const optionalBody = http.method === 'DELETE' && http.body !== undefined;
+    if (http.method === 'POST' || http.method === 'PATCH' || http.method === 'PUT' || optionalBody) {
       if (http.bodyType === 'ndjson') {
         requestBody = {
           required: true,
@@ -86,10 +96,10 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
         };
       } else {
         const name = `${componentName(op.name)}.body`;
-        schemas[name] = toJsonSchema(http.body ?? op.input);
+        schemas[name] = component(name, toJsonSchema(http.body ?? op.input));
         const empty = Object.keys((schemas[name].properties ?? {}) as object).length === 0;
         requestBody = {
-          required: !empty,
+          required: !empty && !optionalBody,
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
         };
       }
@@ -104,7 +114,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       let schema: JsonSchema = { type: 'object' };
       if (op.output) {
         const name = `${componentName(op.name)}.result`;
-        schemas[name] = toJsonSchema(op.output, 'output');
+        schemas[name] = component(name, toJsonSchema(op.output, 'output'));
         schema = { $ref: `#/components/schemas/${name}` };
       }
       success = { description: 'Success.', content: { 'application/json': { schema } } };
@@ -192,6 +202,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       { name: 'knowledge', description: 'Knowledge memory (SPEC §2).' },
       { name: 'conversation', description: 'Conversation memory (SPEC §3).' },
       { name: 'notebook', description: 'Agent notebooks (SPEC §4).' },
+      { name: 'structured', description: 'Facts about users, episodes and procedures (SPEC §5–6).' },
       { name: 'admin', description: 'Stats, gc, export and import.' },
       { name: 'service', description: 'Health, readiness, this document, the inspector.' },
       { name: 'mcp', description: 'Model Context Protocol.' },

@@ -5,7 +5,7 @@
 import type { ConversationService, Notebook, Principal, Stack } from '@mem/core';
 import type { z } from 'zod';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The services beyond knowledge memory that a server may offer (present when the stack has them). */
 export interface Services {
@@ -37,7 +37,10 @@ export interface HttpBinding {
   method: HttpMethod;
   /** OpenAPI-style template, e.g. `/v1/memories/{id}`. */
   path: string;
-  /** Request body schema when it differs from the operation input (e.g. PATCH: memory-edit minus the id). */
+  /**
+   * Request body schema when it differs from the operation input (e.g. PATCH: memory-edit minus the id). On a
+   * DELETE route it makes the server read an (optional) JSON body, which is documented as not required.
+   */
   body?: z.ZodType;
   /** Query parameters (all strings). */
   query?: z.ZodObject;
@@ -68,7 +71,7 @@ export interface Operation {
   /** What it does and how to use it well: the MCP tool description and OpenAPI's description. */
   description: string;
   /** OpenAPI tag. */
-  group: 'knowledge' | 'conversation' | 'notebook' | 'admin';
+  group: 'knowledge' | 'conversation' | 'notebook' | 'structured' | 'admin';
   /** The input schema: one per operation, shared by HTTP validation, OpenAPI and MCP. */
   input: z.ZodType;
   /** Response schema for OpenAPI, when one exists as a zod schema. */

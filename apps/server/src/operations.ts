@@ -1,11 +1,13 @@
 /**
- * Which operations a server offers: knowledge memory always; the notebook and conversation groups when their
- * services exist (given explicitly, or found on the stack once core wires them in).
+ * Which operations a server offers: knowledge memory and the structured group (facts, episodes, procedures)
+ * always; the notebook and conversation groups when their services exist (given explicitly, or found on the stack
+ * once core wires them in).
  */
 import type { Stack } from '@mem/core';
 import type { Operation, Services } from './operation.js';
 import { conversationOperations, notebookOperations } from './operations-agent.js';
 import { knowledgeOperations } from './operations-knowledge.js';
+import { structuredOperations } from './operations-structured.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const hasMethods = (v: unknown, names: string[]) => isObject(v) && names.every((n) => typeof v[n] === 'function');
@@ -29,6 +31,8 @@ export function defaultOperations(stack: Stack, explicit: Services = {}): Operat
   const services = servicesOf(stack, explicit);
   return [
     ...knowledgeOperations,
+    // Always listed: on a stack without a port (e.g. LanceDB has no facts) they answer 501 CAPABILITY_MISSING.
+    ...structuredOperations,
     ...(services.notebook ? notebookOperations : []),
     ...(services.conversations ? conversationOperations : []),
   ];

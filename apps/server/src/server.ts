@@ -274,12 +274,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const principal = await authenticate(req, state);
     rateLimit(state);
     let body: unknown;
-    if (http.method === 'POST' || http.method === 'PATCH') {
+    if (http.method === 'POST' || http.method === 'PATCH' || http.method === 'PUT') {
       if (http.bodyType === 'ndjson') body = (await readBody(req)).toString('utf8');
       else {
         body = await readJsonObject(req);
         if (http.body) body = parseInput(http.body, op.name, body ?? {});
       }
+    } else if (http.method === 'DELETE' && http.body) {
+      // A DELETE may carry its input as a JSON body (or as query parameters; the binding merges them).
+      body = await readJsonObject(req);
+      if (body !== undefined) body = parseInput(http.body, op.name, body);
     } else {
       req.resume();
     }

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { createStack, type Embedder, MemError, type Principal } from '@mem/core';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createMarkdownStores } from '@mem/store-markdown';
-import { createSqliteStore } from '@mem/store-sqlite';
+import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { KeyStore, keysPathFor } from './keys.js';
 import { jsonLogger, type ServerLogger } from './log.js';
 import { type RunningServer, shutdownSignal, startServer } from './server.js';
@@ -33,8 +33,11 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
   const db = resolve(options.db ?? '.mem/mem.db');
   const workspace = resolve(options.workspace ?? '.mem');
   const { transcripts, notebooks } = createMarkdownStores({ root: workspace });
+  const knowledge = createSqliteStore({ path: db });
   const stack = createStack({
-    knowledge: createSqliteStore({ path: db }),
+    knowledge,
+    // Facts, episodes and procedures (SPEC §5–6) in the same SQLite file, as `mem` does.
+    structured: createSqliteStructuredStores({ db: knowledge.db }),
     embedder: options.embedder ?? createLocalEmbedder(),
     transcripts,
     notebooks,

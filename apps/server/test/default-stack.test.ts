@@ -56,6 +56,10 @@ describe('pnpm start (the default stack: SQLite + local embedder)', () => {
     const doc = await call(base, 'GET', `/v1/memories/${r.body.results[0].id}`);
     expect(doc.body.embeddingModel).toMatch(/use/);
     expect((await call(base, 'GET', '/readyz')).status).toBe(200);
+    // Structured memory lives in the same SQLite file.
+    const fact = await call(base, 'PUT', '/v1/facts', { body: { user: 'ana', key: 'channel', value: 'email' } });
+    expect(fact.body).toMatchObject({ status: 'created', fact: { source: 'user' } });
+    expect((await call(base, 'GET', '/v1/facts?user=ana')).body.facts).toHaveLength(1);
     expect((await call(base, 'GET', '/')).text).toContain('mem inspector');
 
     // Notebooks live as Markdown files in the workspace.

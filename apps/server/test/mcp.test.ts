@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
 import { knowledgeOperations } from '../src/operations-knowledge.js';
+import { structuredOperations } from '../src/operations-structured.js';
 import { call, memProcess, testServer } from './helpers.js';
 
 /** The tools SPEC §2.6 names. */
@@ -143,7 +144,7 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     try {
       const { tools } = await asWorker.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        knowledgeOperations
+        [...knowledgeOperations, ...structuredOperations]
           .filter((op) => op.tool)
           .map((op) => op.tool!.name)
           .sort(),

@@ -2,6 +2,7 @@ import {
   ConversationService,
   createMemoryNotebookStore,
   createMemoryTranscriptStore,
+  factSetInput,
   memoryEditInput,
   memoryStoreInput,
   Notebook,
@@ -41,11 +42,17 @@ describe('GET /openapi.json', () => {
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
       expect(() => ajv.compile(schema as object), name).not.toThrow();
     }
+    // The recursive JSON value of a fact resolves inside its component (its `$defs`, found through `$id`).
+    const factSet = ajv.getSchema('urn:mem:schema:fact-set.body')!;
+    expect(factSet({ user: 'ana', key: 'team', value: { name: 'billing', members: [1, 'two', null] } })).toBe(true);
+    expect(factSet({ user: 'ana', key: 'team' })).toBe(false);
   });
 
   it('lists every operation of the table once, with its MCP tool', () => {
     const ops = defaultOperations(memoryStack(), services);
-    expect(ops.map((o) => o.group)).toEqual(expect.arrayContaining(['knowledge', 'notebook', 'conversation']));
+    expect(ops.map((o) => o.group)).toEqual(
+      expect.arrayContaining(['knowledge', 'notebook', 'conversation', 'structured']),
+    );
     const listed = new Map<string, { path: string; method: string; op: any }>();
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(methods)) {
@@ -80,6 +87,18 @@ describe('GET /openapi.json', () => {
       ['post', '/v1/gc'],
       ['get', '/v1/export'],
       ['post', '/v1/import'],
+      ['put', '/v1/facts'],
+      ['get', '/v1/facts'],
+      ['delete', '/v1/facts'],
+      ['post', '/v1/episodes'],
+      ['post', '/v1/episodes/recall'],
+      ['get', '/v1/episodes/recent'],
+      ['get', '/v1/episodes/by-tag/{tag}'],
+      ['post', '/v1/procedures'],
+      ['post', '/v1/procedures/suggest'],
+      ['post', '/v1/procedures/{id}/outcomes'],
+      ['get', '/v1/procedures/{id}'],
+      ['post', '/v1/consolidate'],
     ] as const) {
       expect(doc.paths[route[1]]?.[route[0]], route.join(' ')).toBeDefined();
     }
@@ -101,5 +120,16 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/v1/memories/search'].post.responses['200'].content['application/json'].schema.$ref).toBe(
       '#/components/schemas/memory-search.result',
     );
+    // Structured memory: core's schemas too; a recursive JSON value keeps its `$defs` inside the component ($id).
+    expect(body('fact-set')).toEqual({ $id: 'urn:mem:schema:fact-set.body', ...toJsonSchema(factSetInput) });
+    expect(tools.find((t) => t.name === 'fact-set')!.inputSchema).toEqual(toJsonSchema(factSetInput));
+    expect(doc.paths['/v1/facts'].put['x-mcp-tool']).toBe('fact-set');
+    expect(doc.paths['/v1/facts'].delete.requestBody.required).toBe(false);
+    expect(doc.paths['/v1/facts'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['user', 'topic']);
+    expect(doc.paths['/v1/episodes'].post.responses['201']).toBeDefined();
+    expect(doc.paths['/v1/consolidate'].post.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/consolidate.result',
+    );
+    expect(doc.tags.map((t: { name: string }) => t.name)).toContain('structured');
   });
 });
