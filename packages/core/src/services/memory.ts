@@ -1340,40 +1340,26 @@ function toDocument(chunks: MemoryRecord[]): MemoryDocument {
   };
 }
 
+const EXPORT_FIELDS = [
+  'id',
+  'content',
+  'name',
+  'key',
+  'scope',
+  'source',
+  'tags',
+  'agentId',
+  'createdAt',
+  'updatedAt',
+  'expiresAt',
+  'accessCount',
+  'alpha',
+  'beta',
+] as const satisfies readonly (keyof ExportRecord & keyof MemoryDocument)[];
+
 function toExport(chunks: MemoryRecord[]): ExportRecord {
-  const d = toDocument(chunks);
-  const {
-    id,
-    content,
-    name,
-    key,
-    scope,
-    source,
-    tags,
-    agentId,
-    createdAt,
-    updatedAt,
-    expiresAt,
-    accessCount,
-    alpha,
-    beta,
-  } = d;
-  return {
-    id,
-    content,
-    name,
-    key,
-    scope,
-    source,
-    tags,
-    agentId,
-    createdAt,
-    updatedAt,
-    expiresAt,
-    accessCount,
-    alpha,
-    beta,
-  };
+  const doc = toDocument(chunks);
+  return Object.fromEntries(EXPORT_FIELDS.map((f) => [f, doc[f]])) as unknown as ExportRecord;
 }
 
 /** The `### Relevant Past Knowledge` block, or null when there is nothing to say. */
