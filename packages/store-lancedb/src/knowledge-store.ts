@@ -509,6 +509,31 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
       );
     },
 
+    deleteByAgent(space, agentId) {
+      return write(
+        'deleteByAgent',
+        async (t) => {
+          // No transactions across tables: under the write lock, count the history first, then delete the chunks
+          // (with their embeddings and full-text entries) and after them the versions, ratings and access rows.
+          const owned = `space = ${sqlString(space)} AND agent_id = ${sqlString(agentId)}`;
+          const found = await rows(t.chunks, owned, undefined, ['doc_id']);
+          const docIds = [...new Set(found.map((r) => String(r.doc_id)))];
+          if (docIds.length === 0) return { documents: 0, chunks: 0, versions: 0, ratings: 0 };
+          let versions = 0;
+          let ratings = 0;
+          for (const batch of chunked(docIds)) {
+            const where = `space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`;
+            versions += await t.versions.countRows(where);
+            ratings += await t.ratings.countRows(where);
+          }
+          const { numDeletedRows } = await t.chunks.delete(owned);
+          await deleteHistory(t, space, docIds);
+          return { documents: docIds.length, chunks: numDeletedRows, versions, ratings };
+        },
+        chunksChanged,
+      );
+    },
+
     getChunk(space, id) {
       return read('getChunk', async (t) => {
         const found = await rows(t.chunks, `space = ${sqlString(space)} AND id = ${sqlString(id)}`, 1);

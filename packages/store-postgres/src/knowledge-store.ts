@@ -596,6 +596,41 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       );
     },
 
+    deleteByAgent(space, agentId) {
+      return run('deleteByAgent', () =>
+        sql.begin(async (tx) => {
+          // Tags, the tsvector and the embedding live in the chunk row. A writer of one of the documents that commits
+          // while the first statement runs can leave rows its snapshot did not see: repeat until none is left.
+          const docs = new Set<string>();
+          const total = { chunks: 0, versions: 0, ratings: 0 };
+          for (let round = 0; round < 10; round++) {
+            const [row] = await exec<{ chunks: number; versions: number; ratings: number; docs: string }[]>(
+              tx,
+              `WITH owned AS MATERIALIZED (SELECT DISTINCT doc_id FROM ${s}.chunks WHERE space = $1 AND agent_id = $2),
+                    dv AS (DELETE FROM ${s}.versions x USING owned o WHERE x.space = $1 AND x.doc_id = o.doc_id
+                           RETURNING 1),
+                    dr AS (DELETE FROM ${s}.ratings x USING owned o WHERE x.space = $1 AND x.doc_id = o.doc_id
+                           RETURNING 1),
+                    dc AS (DELETE FROM ${s}.chunks x USING owned o WHERE x.space = $1 AND x.doc_id = o.doc_id
+                           RETURNING x.doc_id)
+               SELECT (SELECT count(*)::int FROM dc) AS chunks,
+                      (SELECT count(*)::int FROM dv) AS versions,
+                      (SELECT count(*)::int FROM dr) AS ratings,
+                      (SELECT coalesce(array_to_json(array_agg(DISTINCT doc_id)), '[]'::json)::text FROM dc) AS docs`,
+              [space, agentId],
+            );
+            const chunks = Number(row?.chunks ?? 0);
+            total.chunks += chunks;
+            total.versions += Number(row?.versions ?? 0);
+            total.ratings += Number(row?.ratings ?? 0);
+            for (const id of JSON.parse(row?.docs ?? '[]') as string[]) docs.add(id);
+            if (chunks === 0) break;
+          }
+          return { documents: docs.size, ...total };
+        }),
+      );
+    },
+
     getChunk(space, id) {
       return run('getChunk', async () => {
         const [row] = await exec<ChunkRow[]>(

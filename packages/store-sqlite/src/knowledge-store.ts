@@ -496,6 +496,29 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
       return write('deleteDocument', () => deleteDocRows(space, docId));
     },
 
+    deleteByAgent(space, agentId) {
+      return write('deleteByAgent', () => {
+        // Tags (ON DELETE CASCADE) and FTS rows (trigger) go with their chunks; embeddings live in the chunk row.
+        const owned = 'SELECT doc_id FROM chunks WHERE space = ? AND agent_id = ?';
+        const docs = stmt(`SELECT count(DISTINCT doc_id) AS n FROM chunks WHERE space = ? AND agent_id = ?`).get(
+          space,
+          agentId,
+        ) as { n: number };
+        const versions = stmt(`DELETE FROM versions WHERE space = ? AND doc_id IN (${owned})`).run(
+          space,
+          space,
+          agentId,
+        ).changes;
+        const ratings = stmt(`DELETE FROM ratings WHERE space = ? AND doc_id IN (${owned})`).run(
+          space,
+          space,
+          agentId,
+        ).changes;
+        const chunks = stmt('DELETE FROM chunks WHERE space = ? AND agent_id = ?').run(space, agentId).changes;
+        return { documents: Number(docs.n), chunks, versions, ratings };
+      });
+    },
+
     getChunk(space, id) {
       return run('getChunk', () => {
         const row = stmt(`SELECT ${COLUMNS} FROM chunks c WHERE c.id = ? AND c.space = ?`).get(id, space) as

@@ -535,6 +535,55 @@ export function describeKnowledgeStore(
       expect(await memory.search(alice, { query: 'service restarts nightly' })).toEqual([]);
     });
 
+    it('deletes every document of one agent (forget) with its versions and ratings, and nothing else', async () => {
+      const { memory, knowledge } = await setup();
+      const marker = 'zanzibar quokka';
+      const mine = await memory.store(alice, { content: `Alice runs the ${marker} deploy checklist.` });
+      const long = await memory.store(alice, {
+        content: `${longDocument(4)}\n\nThe ${marker} appendix.`,
+        scope: 'swarm',
+        tags: ['handbook'],
+      });
+      expect(long.chunkCount).toBeGreaterThan(1);
+      await memory.edit(alice, { id: mine.id, intent: 'sharpen', content: `Alice runs the ${marker} release list.` });
+      await memory.rate(alice, { id: long.id, useful: true, taskId: 't1' });
+      const bobOwn = await memory.store(bob, { content: 'Bob keeps the billing retry notes.' });
+      const bobLong = await memory.store(bob, { content: longDocument(3), scope: 'swarm', tags: ['handbook'] });
+      await memory.edit(bob, { id: bobOwn.id, intent: 'fix', content: 'Bob keeps the billing retry runbook.' });
+      await memory.rate(bob, { id: bobLong.id, useful: false, taskId: 't1' });
+      const elsewhere = await memory.store(other, { content: `Globex ${marker} note.`, scope: 'swarm' });
+
+      const removed = await knowledge.deleteByAgent('acme', 'alice');
+      expect(removed).toEqual({ documents: 2, chunks: 1 + long.chunkCount, versions: 1, ratings: 1 });
+      expect(await knowledge.getDocument('acme', mine.id)).toEqual([]);
+      expect(await knowledge.getDocument('acme', long.id)).toEqual([]);
+      expect(await knowledge.listVersions('acme', mine.id)).toEqual([]);
+      for (const p of [alice, bob, lead]) {
+        const hits = await memory.search(p, { query: `${marker} checklist appendix` });
+        expect(hits.some((h) => h.docId === mine.id || h.docId === long.id)).toBe(false);
+        expect(JSON.stringify(hits)).not.toContain('quokka');
+      }
+      expect(await memory.search(alice, { query: 'handbook', tags: ['handbook'] })).toSatisfy((hits: unknown[]) =>
+        (hits as { docId: string }[]).every((h) => h.docId === bobLong.id),
+      );
+      // Bob's memories (both scopes), their versions and ratings are untouched; so is the other space.
+      expect((await memory.get(bob, { id: bobOwn.id })).content).toBe('Bob keeps the billing retry runbook.');
+      expect(await knowledge.listVersions('acme', bobOwn.id)).toHaveLength(1);
+      const bobDoc = await knowledge.getDocument('acme', bobLong.id);
+      expect(bobDoc).toHaveLength(bobLong.chunkCount);
+      expect(bobDoc.every((c) => c.beta === 2)).toBe(true);
+      expect((await memory.search(alice, { query: 'service restarts nightly' }))[0]?.docId).toBe(bobLong.id);
+      expect((await memory.get(other, { id: elsewhere.id })).content).toContain(marker);
+      expect(await knowledge.stats('acme')).toMatchObject({ documents: 2, chunks: 1 + bobLong.chunkCount });
+      // Nothing left to forget.
+      expect(await knowledge.deleteByAgent('acme', 'alice')).toEqual({
+        documents: 0,
+        chunks: 0,
+        versions: 0,
+        ratings: 0,
+      });
+    });
+
     it('exports with original timestamps, in order', async () => {
       const { memory } = await setup();
       await memory.import(alice, { content: 'Old memory.', createdAt: '2025-01-02T03:04:05.000Z', tags: ['old'] });

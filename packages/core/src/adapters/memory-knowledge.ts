@@ -3,6 +3,7 @@ import { cosine } from '../domain/ranking.js';
 import { bm25Rank, tokenize } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type {
+  DeletedByAgent,
   KeywordHit,
   KeywordQuery,
   KnowledgeStats,
@@ -152,15 +153,33 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return current.length;
   }
 
-  private removeDocHistory(space: string, docIds: Set<string>): void {
+  async deleteByAgent(space: string, agentId: string): Promise<DeletedByAgent> {
+    const doomed = [...this.chunks.values()].filter((c) => c.space === space && c.agentId === agentId);
+    const docIds = new Set(doomed.map((c) => c.docId));
+    for (const c of doomed) this.remove(c.id);
+    const { versions, ratings } = this.removeDocHistory(space, docIds);
+    return { documents: docIds.size, chunks: doomed.length, versions, ratings };
+  }
+
+  /** Drop the version and rating rows of documents; returns how many of each went. */
+  private removeDocHistory(space: string, docIds: Set<string>): { versions: number; ratings: number } {
+    let versions = 0;
+    let ratings = 0;
     for (let i = this.versions.length - 1; i >= 0; i--) {
       const v = this.versions[i]!;
-      if (v.space === space && docIds.has(v.docId)) this.versions.splice(i, 1);
+      if (v.space === space && docIds.has(v.docId)) {
+        this.versions.splice(i, 1);
+        versions++;
+      }
     }
     for (let i = this.ratings.length - 1; i >= 0; i--) {
       const r = this.ratings[i]!;
-      if (r.space === space && docIds.has(r.docId)) this.ratings.splice(i, 1);
+      if (r.space === space && docIds.has(r.docId)) {
+        this.ratings.splice(i, 1);
+        ratings++;
+      }
     }
+    return { versions, ratings };
   }
 
   async getChunk(space: string, id: string): Promise<MemoryRecord | null> {

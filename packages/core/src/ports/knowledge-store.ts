@@ -56,6 +56,14 @@ export interface ScanOptions {
   limit: number;
 }
 
+/** What `deleteByAgent` removed: documents, their chunks, version rows and rating rows. */
+export interface DeletedByAgent {
+  documents: number;
+  chunks: number;
+  versions: number;
+  ratings: number;
+}
+
 /** Counts for the inspector and `mem stats`. */
 export interface KnowledgeStats {
   documents: number;
@@ -101,6 +109,12 @@ export interface KnowledgeStore {
   ): Promise<void>;
   /** Delete a document with its chunks, versions and ratings. Returns the number of chunks removed. */
   deleteDocument(space: string, docId: string): Promise<number>;
+  /**
+   * `forget` an agent: delete every document the agent owns in the space (agent and swarm scope) with its chunks,
+   * versions, ratings and every derived row (tags, keyword index, embeddings, access counters), in one transaction
+   * where the engine has them. Other agents' documents and other spaces are untouched. Reports what went.
+   */
+  deleteByAgent(space: string, agentId: string): Promise<DeletedByAgent>;
 
   getChunk(space: string, id: string): Promise<MemoryRecord | null>;
   /** All chunks of a document, ordered by chunkIndex; empty when unknown. */

@@ -1,0 +1,152 @@
+/**
+ * `forget` (SPEC §8): delete everything of one agent or one user in a space and report what was removed.
+ * Lead only. Works over whatever ports a stack has; the report names the ports it lacks.
+ */
+import { checkName } from '../domain/names.js';
+import { MemError } from '../errors.js';
+import type { DeletedByAgent } from '../ports/knowledge-store.js';
+import { parseInput } from '../schemas.js';
+import { forgetInput } from '../schemas-forget.js';
+import type { Stack } from '../stack.js';
+import type { Principal } from '../types.js';
+
+/** Whom to forget: exactly one of an agent or a user of the principal's space. */
+export interface ForgetSubject {
+  agentId?: string | undefined;
+  userId?: string | undefined;
+}
+
+export interface ForgetOptions {
+  /**
+   * Forgetting a user: further agents whose per-user notebooks should be removed. A notebook store cannot list the
+   * agents of a space, so by default the agents known from transcripts and the calling lead are covered.
+   */
+  agents?: readonly string[] | undefined;
+  /** Forgetting a user: topics whose per-user, per-topic notebooks should be removed as well (stores cannot list them). */
+  topics?: readonly string[] | undefined;
+}
+
+/** What `forget` removed. Parts the stack has no port for are 0 and named in `skipped`. */
+export interface ForgetReport {
+  space: string;
+  /** Exactly the subject that was forgotten: `{ agentId }` or `{ userId }`. */
+  subject: { agentId: string } | { userId: string };
+  removed: {
+    /** Knowledge memories the agent owned (both scopes), with their chunks, version rows and rating rows. */
+    memories: DeletedByAgent;
+    /** Transcripts removed (0 or 1 for an agent). */
+    transcripts: number;
+    archives: number;
+    notebookFiles: number;
+    facts: number;
+    goals: number;
+    /** User records (0 or 1 for a user). */
+    users: number;
+  };
+  /** Ports this kind of forget would use that the stack does not have (e.g. `transcripts`, `facts`). */
+  skipped: string[];
+  /** What could not be covered and why (e.g. which agents' notebooks were looked at). */
+  notes: string[];
+}
+
+function emptyReport(space: string, subject: ForgetReport['subject']): ForgetReport {
+  return {
+    space,
+    subject,
+    removed: {
+      memories: { documents: 0, chunks: 0, versions: 0, ratings: 0 },
+      transcripts: 0,
+      archives: 0,
+      notebookFiles: 0,
+      facts: 0,
+      goals: 0,
+      users: 0,
+    },
+    skipped: [],
+    notes: [],
+  };
+}
+
+function checkLead(p: Principal): void {
+  checkName(p.space, 'space');
+  checkName(p.agentId, 'agent');
+  if (p.role !== 'lead' && p.role !== 'worker') {
+    throw new MemError('INVALID_INPUT', `Invalid role "${String(p.role)}": use "lead" or "worker".`);
+  }
+  if (p.role !== 'lead') {
+    throw new MemError(
+      'FORBIDDEN',
+      `Only a lead may run forget: it deletes everything of an agent or a user in space "${p.space}". Ask a lead to run it (CLI: --role lead; server: a lead's API key).`,
+      { details: { operation: 'forget', role: p.role } },
+    );
+  }
+}
+
+const EPISODES_NOTE =
+  'episodes: an episode records no agent or user, so forget cannot tell whose it is; delete episodes by id if needed.';
+
+/**
+ * Delete everything of one agent or one user in the principal's space (SPEC §8) and report what was removed.
+ *
+ * - Agent: every knowledge memory it owns (agent and swarm scope) with versions and ratings; its transcript and
+ *   archives (when the stack has transcripts); all its notebooks, including per-user and per-topic ones (when the
+ *   stack has notebooks).
+ * - User: its facts, goals and user record (when the stack has those ports); its per-user notebooks under every
+ *   agent forget can name — agents with a transcript, the calling lead and `options.agents` — and, with
+ *   `options.topics`, its per-topic notebooks there.
+ *
+ * Errors: `FORBIDDEN` for a worker; `INVALID_INPUT` unless exactly one of agentId/userId is given, or for a bad name.
+ */
+export async function forget(
+  stack: Stack,
+  principal: Principal,
+  subject: ForgetSubject,
+  options: ForgetOptions = {},
+): Promise<ForgetReport> {
+  checkLead(principal);
+  const input = parseInput(forgetInput, 'forget', subject);
+  const space = principal.space;
+  const agents = (options.agents ?? []).map((a) => checkName(a, 'agent'));
+  const topics = (options.topics ?? []).map((t) => checkName(t, 'topic'));
+
+  if (input.agentId !== undefined) {
+    const agentId = input.agentId;
+    const report = emptyReport(space, { agentId });
+    report.removed.memories = await stack.knowledge.deleteByAgent(space, agentId);
+    if (stack.conversations) {
+      const gone = await stack.conversations.forget(space, agentId);
+      report.removed.transcripts = gone.transcripts;
+      report.removed.archives = gone.archives;
+    } else report.skipped.push('transcripts');
+    if (stack.notebook) report.removed.notebookFiles = await stack.notebook.forget({ space, agentId });
+    else report.skipped.push('notebooks');
+    if (stack.structured.episodes) report.notes.push(EPISODES_NOTE);
+    return report;
+  }
+
+  const userId = input.userId as string;
+  const report = emptyReport(space, { userId });
+  const { facts, goals, users } = stack.structured;
+  if (facts) report.removed.facts = await facts.deleteUser(space, userId);
+  else report.skipped.push('facts');
+  if (goals) report.removed.goals = await goals.deleteUser(space, userId);
+  else report.skipped.push('goals');
+  if (users) report.removed.users = (await users.delete(space, userId)) ? 1 : 0;
+  else report.skipped.push('users');
+  if (stack.notebook) {
+    const known = new Set<string>([principal.agentId, ...agents]);
+    if (stack.conversations) for (const a of await stack.conversations.agents(space)) known.add(a);
+    const covered = [...known].sort();
+    for (const agentId of covered) {
+      report.removed.notebookFiles += await stack.notebook.forget({ space, agentId, user: userId });
+      for (const topic of topics) {
+        report.removed.notebookFiles += await stack.notebook.forget({ space, agentId, user: userId, topic });
+      }
+    }
+    report.notes.push(
+      `notebooks: the notebook store cannot list the agents of a space, so the user's notebooks were removed under ${covered.length} agent(s) known from ${stack.conversations ? 'transcripts, ' : ''}the calling lead and options.agents: ${covered.join(', ')}. Per-topic notebooks of the user are removed only for topics given in options.topics${topics.length > 0 ? ` (${topics.join(', ')})` : ' (none given)'}.`,
+    );
+  } else report.skipped.push('notebooks');
+  if (stack.structured.episodes) report.notes.push(EPISODES_NOTE);
+  return report;
+}

@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createHashingEmbedder,
+  createMemoryKnowledgeStore,
+  createMemoryNotebookStore,
+  createMemoryStructuredStores,
+  createMemoryTranscriptStore,
+  createStack,
+  forget,
+  forgetInput,
+  ManualClock,
+  MemError,
+  type Principal,
+  type Stack,
+} from '../src/index.js';
+
+const lead: Principal = { space: 'acme', agentId: 'lead-1', role: 'lead' };
+const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
+const bob: Principal = { space: 'acme', agentId: 'bob', role: 'worker' };
+const aliceElsewhere: Principal = { space: 'globex', agentId: 'alice', role: 'worker' };
+const MARKER = 'zanzibar-quokka';
+
+function fullStack(): { stack: Stack; notebooks: ReturnType<typeof createMemoryNotebookStore> } {
+  const notebooks = createMemoryNotebookStore();
+  const stack = createStack({
+    knowledge: createMemoryKnowledgeStore(),
+    embedder: createHashingEmbedder({ dimension: 64 }),
+    clock: new ManualClock('2026-03-01T12:00:00.000Z'),
+    structured: createMemoryStructuredStores(),
+    transcripts: createMemoryTranscriptStore(),
+    notebooks,
+  });
+  return { stack, notebooks };
+}
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<MemError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(MemError.is(error, code as never), String(error)).toBe(true);
+    return error as MemError;
+  }
+  throw new Error(`expected ${code}`);
+}
+
+async function exported(stack: Stack, p: Principal): Promise<string> {
+  const out: unknown[] = [];
+  for await (const r of stack.memory.export(p)) out.push(r);
+  return JSON.stringify(out);
+}
+
+describe('forget (SPEC §8)', () => {
+  it('removes every trace of an agent: memories, versions, ratings, transcript, archives, notebooks', async () => {
+    const { stack, notebooks } = fullStack();
+    const { memory } = stack;
+    const notebook = stack.notebook!;
+    const conversations = stack.conversations!;
+
+    // Alice: an agent-scope and a swarm-scope memory, one edited and rated.
+    const own = await memory.store(alice, { content: `Alice keeps the ${MARKER} deploy checklist.` });
+    const shared = await memory.store(alice, { content: `The ${MARKER} service pages on-call.`, scope: 'swarm' });
+    await memory.edit(alice, {
+      id: own.id,
+      intent: 'sharpen',
+      content: `Alice keeps the ${MARKER} release checklist.`,
+    });
+    await memory.rate(alice, { id: shared.id, useful: true, taskId: 't1' });
+    // Bob's memories stay.
+    const bobs = await memory.store(bob, { content: 'Bob tracks the billing retries.', scope: 'swarm' });
+    // Alice in another space stays.
+    await memory.store(aliceElsewhere, { content: `Globex ${MARKER} note.` });
+
+    const conv = conversations.open({ space: 'acme', agentId: 'alice' });
+    await conv.add('user', `Remember ${MARKER} please.`);
+    await conv.compact(`Summary mentioning ${MARKER}.`);
+    await conv.add('assistant', `Noted ${MARKER}.`);
+    expect(await conversations.archives('acme', 'alice')).toHaveLength(1);
+    await conversations.open({ space: 'acme', agentId: 'bob' }).add('user', 'Bob says hello.');
+
+    await notebook.write(alice, { content: `- ${MARKER} main note` });
+    await notebook.write(alice, { content: `- ${MARKER} plan`, file: 'plans/q3.md' });
+    await notebook.write({ ...alice, user: 'u-1' }, { content: `- ${MARKER} for user u-1` });
+    await notebook.write({ ...alice, user: 'u-1', topic: 'billing' }, { content: `- ${MARKER} topic note` });
+    await notebook.write(bob, { content: '- bob note' });
+
+    const report = await forget(stack, lead, { agentId: 'alice' });
+    expect(report).toEqual({
+      space: 'acme',
+      subject: { agentId: 'alice' },
+      removed: {
+        memories: { documents: 2, chunks: 2, versions: 1, ratings: 1 },
+        transcripts: 1,
+        archives: 1,
+        notebookFiles: 4,
+        facts: 0,
+        goals: 0,
+        users: 0,
+      },
+      skipped: [],
+      notes: [expect.stringMatching(/^episodes:/)],
+    });
+
+    // Nowhere in search (as alice, bob or a lead), export, transcript, archives or notebooks.
+    for (const p of [alice, bob, lead]) {
+      const hits = await memory.search(p, { query: `${MARKER} checklist service` });
+      expect(JSON.stringify(hits)).not.toContain(MARKER);
+      expect(await exported(stack, p)).not.toContain(MARKER);
+    }
+    expect(await stack.knowledge.listVersions('acme', own.id)).toEqual([]);
+    expect(await conversations.store.read('acme', 'alice')).toBeNull();
+    expect(await conversations.archives('acme', 'alice')).toEqual([]);
+    expect(await conversations.agents('acme')).toEqual(['bob']);
+    expect(
+      JSON.stringify([...notebooks.data.notebooks.entries()].map(([k, v]) => [k, [...v.entries()]])),
+    ).not.toContain(MARKER);
+    for (const owner of [alice, { ...alice, user: 'u-1' }, { ...alice, user: 'u-1', topic: 'billing' }]) {
+      expect((await notebook.list(owner)).files).toEqual([]);
+    }
+
+    // Others untouched.
+    expect((await memory.get(bob, { id: bobs.id })).content).toBe('Bob tracks the billing retries.');
+    expect((await notebook.read(bob, { file: 'MEMORY.md' })).content).toContain('bob note');
+    expect(await conversations.store.read('acme', 'bob')).not.toBeNull();
+    expect(await exported(stack, aliceElsewhere)).toContain(MARKER);
+
+    // Forgetting again finds nothing.
+    const again = await forget(stack, lead, { agentId: 'alice' });
+    expect(again.removed.memories).toEqual({ documents: 0, chunks: 0, versions: 0, ratings: 0 });
+    expect(again.removed.notebookFiles + again.removed.transcripts + again.removed.archives).toBe(0);
+  });
+
+  it('removes every fact, goal, user record and per-user notebook of a user', async () => {
+    const { stack } = fullStack();
+    const facts = stack.port('facts');
+    const goals = stack.port('goals');
+    const users = stack.port('users');
+    const at = '2026-03-01T12:00:00.000Z';
+    await facts.upsert('acme', { user: 'u-1', topic: null, key: 'city', value: 'Oslo', source: 'user', at });
+    await facts.upsert('acme', { user: 'u-1', topic: 'work', key: 'team', value: 'ops', source: 'user', at });
+    await facts.upsert('acme', { user: 'u-2', topic: null, key: 'city', value: 'Rome', source: 'user', at });
+    await facts.upsert('globex', { user: 'u-1', topic: null, key: 'city', value: 'Lima', source: 'user', at });
+    await goals.setActive('acme', { id: 'g1', user: 'u-1', topic: null, goal: 'ship it', metadata: {}, at });
+    await goals.setActive('acme', { id: 'g2', user: 'u-2', topic: null, goal: 'rest', metadata: {}, at });
+    await users.ensure('acme', 'u-1', { id: 'int-1', at });
+    await users.ensure('acme', 'u-2', { id: 'int-2', at });
+    // Per-user notebooks under an agent known from its transcript, and under one that is not.
+    await stack.conversations!.open({ space: 'acme', agentId: 'alice' }).add('user', 'hi');
+    await stack.notebook!.write({ ...alice, user: 'u-1' }, { content: '- likes tea' });
+    await stack.notebook!.write({ ...alice, user: 'u-1', topic: 'work' }, { content: '- on call' });
+    await stack.notebook!.write({ ...bob, user: 'u-1' }, { content: '- bob knows u-1' });
+    await stack.notebook!.write({ ...alice, user: 'u-2' }, { content: '- u-2 note' });
+
+    const report = await forget(stack, lead, { userId: 'u-1' }, { agents: ['bob'], topics: ['work'] });
+    expect(report.subject).toEqual({ userId: 'u-1' });
+    expect(report.removed).toEqual({
+      memories: { documents: 0, chunks: 0, versions: 0, ratings: 0 },
+      transcripts: 0,
+      archives: 0,
+      notebookFiles: 3,
+      facts: 2,
+      goals: 1,
+      users: 1,
+    });
+    expect(report.skipped).toEqual([]);
+    expect(report.notes.some((n) => n.startsWith('notebooks:') && n.includes('alice, bob, lead-1'))).toBe(true);
+
+    expect(await facts.get('acme', 'u-1')).toEqual([]);
+    expect(await facts.get('acme', 'u-1', 'work')).toEqual([]);
+    expect(await goals.list('acme', 'u-1')).toEqual([]);
+    expect(await users.get('acme', 'u-1')).toBeNull();
+    expect((await stack.notebook!.list({ ...alice, user: 'u-1' })).files).toEqual([]);
+    expect((await stack.notebook!.list({ ...bob, user: 'u-1' })).files).toEqual([]);
+    expect((await stack.notebook!.list({ ...alice, user: 'u-1', topic: 'work' })).files).toEqual([]);
+    // Others untouched.
+    expect(await facts.get('acme', 'u-2')).toHaveLength(1);
+    expect(await facts.get('globex', 'u-1')).toHaveLength(1);
+    expect(await goals.list('acme', 'u-2')).toHaveLength(1);
+    expect(await users.get('acme', 'u-2')).not.toBeNull();
+    expect((await stack.notebook!.list({ ...alice, user: 'u-2' })).files).toHaveLength(1);
+  });
+
+  it('is lead only, needs exactly one subject, and checks names', async () => {
+    const { stack } = fullStack();
+    await stack.memory.store(alice, { content: 'Still here.' });
+    const e = await expectCode(forget(stack, alice, { agentId: 'alice' }), 'FORBIDDEN');
+    expect(e.message).toMatch(/lead/);
+    await expectCode(forget(stack, lead, {}), 'INVALID_INPUT');
+    await expectCode(forget(stack, lead, { agentId: 'alice', userId: 'u-1' }), 'INVALID_INPUT');
+    await expectCode(forget(stack, lead, { agentId: '../etc' }), 'INVALID_INPUT');
+    await expectCode(forget(stack, lead, { userId: 'a/b' }), 'INVALID_INPUT');
+    await expectCode(forget(stack, lead, { userId: 'u-1' }, { agents: ['..'] }), 'INVALID_INPUT');
+    expect((await stack.memory.stats(alice)).documents).toBe(1);
+    expect(forgetInput.safeParse({ agentId: 'alice' }).success).toBe(true);
+    expect(forgetInput.safeParse({ userId: 'u-1' }).success).toBe(true);
+    expect(forgetInput.safeParse({}).success).toBe(false);
+    expect(forgetInput.safeParse({ agentId: 'a', userId: 'b' }).success).toBe(false);
+    expect(forgetInput.safeParse({ agentId: 'a', extra: 1 }).success).toBe(false);
+  });
+
+  it('reports the ports a stack lacks and removes what it can', async () => {
+    const stack = createStack({ knowledge: createMemoryKnowledgeStore() });
+    await stack.memory.store(alice, { content: 'Alice alone.' });
+    const agent = await forget(stack, lead, { agentId: 'alice' });
+    expect(agent.removed.memories.documents).toBe(1);
+    expect(agent.skipped).toEqual(['transcripts', 'notebooks']);
+    const user = await forget(stack, lead, { userId: 'u-1' });
+    expect(user.skipped).toEqual(['facts', 'goals', 'users', 'notebooks']);
+    expect(user.removed.facts + user.removed.goals + user.removed.users).toBe(0);
+  });
+});
