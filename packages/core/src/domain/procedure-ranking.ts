@@ -104,7 +104,8 @@ export type RankedProcedure<T extends ProcedureCandidate> = T & {
 };
 
 /**
- * Candidates with relevance, success rate and score, best first (ties: higher relevance, then id).
+ * Candidates with relevance, success rate and score, best first (ties: higher relevance, then the better track
+ * record, then id).
  * Candidates with no relevance at all are dropped.
  */
 export function rankProcedures<T extends ProcedureCandidate>(
@@ -124,5 +125,12 @@ export function rankProcedures<T extends ProcedureCandidate>(
       };
     })
     .filter((c) => c.relevance > 0)
-    .sort((a, b) => b.score - a.score || b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.relevance - a.relevance ||
+        rankingRate(b.successCount, b.failureCount, options.smoothing) -
+          rankingRate(a.successCount, a.failureCount, options.smoothing) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
 }
