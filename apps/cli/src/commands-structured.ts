@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import {
   type FactSource,
   factSetInput,
+  forget,
   type JsonValue,
   MemError,
   type Procedure,
@@ -308,6 +309,30 @@ export const structuredCommands: Record<string, Command> = {
         ]
           .filter(Boolean)
           .join('\n'),
+      );
+    },
+  },
+  forget: {
+    summary:
+      'delete everything of an agent (memories, transcripts, archives, notebooks) or a user (facts, goals, notebooks); lead only',
+    usage: 'mem forget --agent A | --user U [--role lead] (the acting agent comes from MEM_AGENT)',
+    flags: { agent: { type: 'string' }, user: { type: 'string' } },
+    ownsFlags: ['agent'],
+    async run(ctx) {
+      const agentId = str(ctx.flags, 'agent');
+      const userId = str(ctx.flags, 'user');
+      if ((agentId === undefined) === (userId === undefined))
+        throw new UsageError('give exactly one of --agent A and --user U.');
+      const r = await forget(await ctx.stack(), ctx.p, agentId !== undefined ? { agentId } : { userId });
+      const m = r.removed.memories;
+      ctx.out(r, () =>
+        [
+          `Forgot ${agentId !== undefined ? `agent ${agentId}` : `user ${userId}`} in space ${r.space}:`,
+          `  memories ${m.documents} (${m.chunks} chunks, ${m.versions} versions, ${m.ratings} ratings)`,
+          `  transcripts ${r.removed.transcripts}, archives ${r.removed.archives}, notebook files ${r.removed.notebookFiles}`,
+          `  facts ${r.removed.facts}, goals ${r.removed.goals}, users ${r.removed.users}`,
+          ...r.notes.map((n) => `  note: ${n}`),
+        ].join('\n'),
       );
     },
   },

@@ -118,3 +118,44 @@ describe('mem facts / episodes / procedures / consolidate', () => {
     expect((await mem(['procedures', 'outcome', 'nope', '--success', 'true'])).stderr).toContain('NOT_FOUND');
   });
 });
+
+describe('mem forget', () => {
+  it('removes an agent (lead only) and a user, leaving others alone', async () => {
+    const db = { MEM_DB: join(dir, 'forget.db') };
+    const asAgent = (agent: string, role = 'worker') => ({ ...db, MEM_AGENT: agent, MEM_ROLE: role });
+    const run2 = async (args: string[], env: Record<string, string>) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await run(args, {
+        stdout: { write: (s: string) => (stdout += s) },
+        stderr: { write: (s: string) => (stderr += s) },
+        readStdin: async () => '',
+        env: { MEM_EMBEDDER: 'hashing', MEM_WORKSPACE_DIR: join(dir, 'forget-ws'), ...env },
+        cwd: dir,
+      });
+      return { code, stdout, stderr };
+    };
+    await run2(['store', 'Marker-okapi-7 from alice.'], asAgent('alice'));
+    await run2(['store', 'Bob keeps this.'], asAgent('bob'));
+    await run2(['notes', 'write', 'Marker-okapi-7 in the notebook.'], asAgent('alice'));
+    await run2(['convo', 'add', 'Marker-okapi-7 in the transcript.', '--role', 'user'], asAgent('alice'));
+    await run2(['facts', 'set', 'pet', 'okapi', '--user', 'ada'], asAgent('alice'));
+    const denied = await run2(['forget', '--agent', 'alice'], asAgent('alice'));
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('FORBIDDEN');
+    expect((await run2(['forget'], asAgent('boss', 'lead'))).code).toBe(2);
+    const r = await run2(['forget', '--agent', 'alice', '--json'], asAgent('boss', 'lead'));
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.removed.memories.documents).toBe(1);
+    expect(report.removed.transcripts).toBe(1);
+    expect(report.removed.notebookFiles).toBeGreaterThanOrEqual(1);
+    const exported = (await run2(['export'], asAgent('boss', 'lead'))).stdout;
+    expect(exported).not.toContain('Marker-okapi-7');
+    expect(exported).toContain('Bob keeps this.');
+    expect((await run2(['convo', 'show'], asAgent('alice'))).stdout).not.toContain('Marker-okapi-7');
+    expect((await run2(['notes', 'read'], asAgent('alice'))).stdout).not.toContain('Marker-okapi-7');
+    const u = JSON.parse((await run2(['forget', '--user', 'ada', '--json'], asAgent('boss', 'lead'))).stdout);
+    expect(u.removed.facts).toBe(1);
+  });
+});

@@ -14,6 +14,8 @@ import {
   factKeySchema,
   factSetInput,
   factSourceSchema,
+  forget,
+  forgetInput,
   type JsonValue,
   jsonObjectSchema,
   jsonValueSchema,
@@ -434,6 +436,37 @@ export const consolidate = defineOperation({
   },
 });
 
+const forgetReport = z.object({
+  space: z.string(),
+  subject: z.union([z.object({ agentId: z.string() }), z.object({ userId: z.string() })]),
+  removed: z.object({
+    memories: z.object({ documents: z.number(), chunks: z.number(), versions: z.number(), ratings: z.number() }),
+    transcripts: z.number(),
+    archives: z.number(),
+    notebookFiles: z.number(),
+    facts: z.number(),
+    goals: z.number(),
+    users: z.number(),
+  }),
+  skipped: z.array(z.string()),
+  notes: z.array(z.string()),
+});
+
+export const forgetOperation = defineOperation({
+  name: 'forget',
+  summary: 'Delete everything of an agent or a user in the space (lead only)',
+  description:
+    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives and its notebooks — or, for a user, its facts, goals, user record and notebooks. " +
+    'Give exactly one of agentId and userId. Lead only; cannot be undone. Returns what was removed.',
+  group: 'structured',
+  input: forgetInput,
+  output: forgetReport,
+  write: true,
+  http: { method: 'POST', path: '/v1/forget' },
+  tool: { name: 'forget' },
+  run: async (ctx, raw) => forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw)),
+});
+
 export const structuredOperations: Operation[] = [
   factSet,
   factGet,
@@ -447,4 +480,5 @@ export const structuredOperations: Operation[] = [
   procedureOutcome,
   procedureGet,
   consolidate,
+  forgetOperation,
 ];

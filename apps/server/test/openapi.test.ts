@@ -99,6 +99,7 @@ describe('GET /openapi.json', () => {
       ['post', '/v1/procedures/{id}/outcomes'],
       ['get', '/v1/procedures/{id}'],
       ['post', '/v1/consolidate'],
+      ['post', '/v1/forget'],
     ] as const) {
       expect(doc.paths[route[1]]?.[route[0]], route.join(' ')).toBeDefined();
     }

@@ -295,3 +295,33 @@ describe('structured tools over MCP (streamable HTTP)', () => {
     expect((await call(s.url, 'GET', '/v1/facts?user=ana', { key: k.other })).body.facts).toEqual([]);
   });
 });
+
+describe('forget over HTTP', () => {
+  it("removes an agent's memories (lead only) and a user's facts, and reports counts", async () => {
+    const { s, k } = await setup();
+    const stored = await call(s.url, 'POST', '/v1/memories', {
+      key: k.worker,
+      body: { content: 'Marker-zebra-42 belongs to the coder.' },
+    });
+    expect(stored.status).toBe(201);
+    await call(s.url, 'PUT', '/v1/facts', { key: k.worker, body: { user: 'ana', key: 'pet', value: 'zebra' } });
+    const denied = await call(s.url, 'POST', '/v1/forget', { key: k.worker, body: { agentId: 'coder' } });
+    expect(denied.status).toBe(403);
+    const bad = await call(s.url, 'POST', '/v1/forget', { key: k.lead, body: { agentId: 'coder', userId: 'ana' } });
+    expect(bad.status).toBe(400);
+    const other = await call(s.url, 'POST', '/v1/forget', { key: k.other, body: { agentId: 'coder' } });
+    expect(other.body.removed.memories.documents).toBe(0);
+    const agent = await call(s.url, 'POST', '/v1/forget', { key: k.lead, body: { agentId: 'coder' } });
+    expect(agent.status).toBe(200);
+    expect(agent.body.removed.memories).toMatchObject({ documents: 1, chunks: 1 });
+    const found = await call(s.url, 'POST', '/v1/memories/search', {
+      key: k.worker,
+      body: { query: 'Marker-zebra-42' },
+    });
+    expect(found.body.results).toEqual([]);
+    const user = await call(s.url, 'POST', '/v1/forget', { key: k.lead, body: { userId: 'ana' } });
+    expect(user.body.removed.facts).toBe(1);
+    const facts = await call(s.url, 'GET', '/v1/facts?user=ana', { key: k.lead });
+    expect(facts.body.facts).toEqual([]);
+  });
+});
