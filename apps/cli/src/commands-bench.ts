@@ -20,7 +20,7 @@ export const benchCommands: Record<string, Command> = {
       'mem bench retrieval --dataset <locomo.json> [--weights 1:0.1,…] [--json]\n' +
       '       mem bench scale [--n 10000,100000] [--store sqlite,memory,lancedb,postgres] [--json]\n' +
       '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
-      '       mem bench server [--seconds 20] [--connections 16] [--json]',
+      '       mem bench server [--duration 20] [--connections 16] [--embedder hashing|local] [--json]',
     flags: {},
     passthrough: true,
     async run(ctx) {
