@@ -101,46 +101,26 @@ function newestFirst<T extends { id: string }>(time: (r: T) => string) {
   };
 }
 
-export class InMemoryEpisodeStore implements EpisodeStore {
+/** What the episode and procedure stores share: rows per space, the two search arms, reads and deletes. */
+abstract class InMemoryCandidateStore<T extends { id: string }> {
   readonly name = ADAPTER;
   readonly capabilities = { keyword: true, vector: true };
-  private readonly data: CandidateRows<Episode>;
+  protected readonly data: CandidateRows<T>;
 
-  constructor(shareWith?: InMemoryEpisodeStore) {
-    this.data = shareWith ? shareWith.data : new CandidateRows<Episode>('episode', episodeSearchText);
+  protected constructor(data: CandidateRows<T>) {
+    this.data = data;
   }
 
-  async insert(space: string, episode: Episode, embedding: StoredEmbedding | null): Promise<void> {
-    this.data.insert(space, episode, embedding);
+  async insert(space: string, record: T, embedding: StoredEmbedding | null): Promise<void> {
+    this.data.insert(space, record, embedding);
   }
 
-  async get(space: string, id: string): Promise<Episode | null> {
+  async get(space: string, id: string): Promise<T | null> {
     return this.data.get(space, id);
   }
 
-  async getMany(space: string, ids: readonly string[]): Promise<Episode[]> {
+  async getMany(space: string, ids: readonly string[]): Promise<T[]> {
     return this.data.getMany(space, ids);
-  }
-
-  async recent(space: string, limit: number): Promise<Episode[]> {
-    if (limit <= 0) return [];
-    return this.data
-      .inSpace(space)
-      .map((r) => r.record)
-      .sort(newestFirst((e) => e.timestamp))
-      .slice(0, limit)
-      .map(copy);
-  }
-
-  async byTag(space: string, tag: string, limit: number): Promise<Episode[]> {
-    if (limit <= 0) return [];
-    return this.data
-      .inSpace(space)
-      .map((r) => r.record)
-      .filter((e) => e.tags.includes(tag))
-      .sort(newestFirst((e) => e.timestamp))
-      .slice(0, limit)
-      .map(copy);
   }
 
   async count(space: string): Promise<number> {
@@ -158,67 +138,61 @@ export class InMemoryEpisodeStore implements EpisodeStore {
   async delete(space: string, id: string): Promise<boolean> {
     return this.data.delete(space, id);
   }
-}
 
-export class InMemoryProcedureStore implements ProcedureStore {
-  readonly name = ADAPTER;
-  readonly capabilities = { keyword: true, vector: true };
-  private readonly data: CandidateRows<Procedure>;
-
-  constructor(shareWith?: InMemoryProcedureStore) {
-    this.data = shareWith ? shareWith.data : new CandidateRows<Procedure>('procedure', procedureSearchText);
-  }
-
-  async insert(space: string, procedure: Procedure, embedding: StoredEmbedding | null): Promise<void> {
-    this.data.insert(space, procedure, embedding);
-  }
-
-  async get(space: string, id: string): Promise<Procedure | null> {
-    return this.data.get(space, id);
-  }
-
-  async getMany(space: string, ids: readonly string[]): Promise<Procedure[]> {
-    return this.data.getMany(space, ids);
-  }
-
-  async list(space: string, limit: number): Promise<Procedure[]> {
+  /** The newest `limit` records of a space that pass `keep`, newest first by `time`. */
+  protected newest(space: string, limit: number, time: (r: T) => string, keep: (r: T) => boolean = () => true): T[] {
     if (limit <= 0) return [];
     return this.data
       .inSpace(space)
       .map((r) => r.record)
-      .sort(newestFirst((p) => p.createdAt))
+      .filter(keep)
+      .sort(newestFirst(time))
       .slice(0, limit)
       .map(copy);
   }
+}
 
-  async count(space: string): Promise<number> {
-    return this.data.inSpace(space).length;
+export class InMemoryEpisodeStore extends InMemoryCandidateStore<Episode> implements EpisodeStore {
+  constructor(shareWith?: InMemoryEpisodeStore) {
+    super(shareWith ? shareWith.data : new CandidateRows<Episode>('episode', episodeSearchText));
   }
 
-  async keywordSearch(space: string, terms: readonly string[], limit: number): Promise<KeywordHit[]> {
-    return this.data.keyword(space, terms, limit);
+  async recent(space: string, limit: number): Promise<Episode[]> {
+    return this.newest(space, limit, (e) => e.timestamp);
   }
 
-  async vectorSearch(space: string, vector: Float32Array, model: string, limit: number): Promise<VectorHit[]> {
-    return this.data.vector(space, vector, model, limit);
+  async byTag(space: string, tag: string, limit: number): Promise<Episode[]> {
+    return this.newest(
+      space,
+      limit,
+      (e) => e.timestamp,
+      (e) => e.tags.includes(tag),
+    );
+  }
+}
+
+export class InMemoryProcedureStore extends InMemoryCandidateStore<Procedure> implements ProcedureStore {
+  constructor(shareWith?: InMemoryProcedureStore) {
+    super(shareWith ? shareWith.data : new CandidateRows<Procedure>('procedure', procedureSearchText));
+  }
+
+  async list(space: string, limit: number): Promise<Procedure[]> {
+    return this.newest(space, limit, (p) => p.createdAt);
   }
 
   async incrementOutcome(space: string, id: string, success: boolean, at: string): Promise<Procedure> {
     // One synchronous step: nothing can interleave between the read and the write in this process.
     const row = this.data.rows.get(this.data.key(space, id));
-    if (!row)
+    if (!row) {
       throw new MemError(
         'NOT_FOUND',
         `${ADAPTER}: no procedure with id "${id}" in this space. List procedures to find its id.`,
       );
+    }
     if (success) row.record.successCount += 1;
     else row.record.failureCount += 1;
     row.record.updatedAt = at;
     return copy(row.record);
-  }
-
-  async delete(space: string, id: string): Promise<boolean> {
-    return this.data.delete(space, id);
   }
 }
 
