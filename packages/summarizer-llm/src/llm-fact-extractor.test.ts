@@ -1,8 +1,7 @@
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { type Episode, type EpisodeCluster, type Logger, MemError } from '@mem/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeChatServer } from '../test/fake-chat-server.js';
 import {
   createLlmFactExtractor,
   DEFAULT_FACT_PROMPT,
@@ -74,27 +73,16 @@ const ANSWERS: Record<string, string> = {
   'all-bad': JSON.stringify([{ key: 'nonsense' }, { value: 'no key' }]),
 };
 
-let server: Server;
+let fake: Awaited<ReturnType<typeof startFakeChatServer>>;
 let baseURL: string;
 let seen: Seen[] = [];
-const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'retry-after-ms': '1' });
-      res.end(JSON.stringify(payload));
-    };
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
-      return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const body = JSON.parse(raw) as Seen['body'];
-    seen.push({ body, raw, headers: req.headers });
+  fake = await startFakeChatServer(async ({ body, raw, headers }, send) => {
+    seen.push({ body, raw, headers });
     if (body.model === 'down') return send(500, { error: { message: 'the GPU caught fire', type: 'server_error' } });
     if (body.model === 'locked')
-      return send(401, { error: { message: `Incorrect API key provided: ${req.headers.authorization}` } });
+      return send(401, { error: { message: `Incorrect API key provided: ${headers.authorization}` } });
     const content = ANSWERS[body.model];
     if (content === undefined) return send(404, { error: { message: `model ${body.model} not found` } });
     return send(200, {
@@ -108,20 +96,10 @@ beforeAll(async () => {
       usage: USAGE,
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseURL = fake.baseURL;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  server.close();
-  await once(server, 'close');
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
   seen = [];

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   Conversation,
   createMemoryTranscriptStore,
@@ -9,6 +7,7 @@ import {
   type TranscriptMessage,
 } from '@mem/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeChatServer } from '../test/fake-chat-server.js';
 import { createLlmSummarizer, DEFAULT_SUMMARY_PROMPT, type LlmSummarizerOptions } from './index.js';
 
 // A real OpenAI-compatible server on 127.0.0.1 (node:http), POST /v1/chat/completions. The model name picks what it
@@ -31,23 +30,13 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
-let server: Server;
+let fake: Awaited<ReturnType<typeof startFakeChatServer>>;
 let baseURL: string;
 let seen: Seen[] = [];
-const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'retry-after-ms': '1' });
-      res.end(JSON.stringify(payload));
-    };
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
-      return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'];
-    seen.push({ body, headers: req.headers });
+  fake = await startFakeChatServer(async ({ body, headers }, send) => {
+    seen.push({ body, headers });
     const reply = (content: string | null, usage = { prompt_tokens: 321, completion_tokens: 54, total_tokens: 375 }) =>
       send(200, {
         id: 'chatcmpl-1',
@@ -71,8 +60,8 @@ beforeAll(async () => {
       case 'broken':
         return send(500, { error: { message: 'the GPU caught fire', type: 'server_error' } });
       case 'locked':
-        if (req.headers.authorization !== 'Bearer right-key')
-          return send(401, { error: { message: `Incorrect API key provided: ${req.headers.authorization}` } });
+        if (headers.authorization !== 'Bearer right-key')
+          return send(401, { error: { message: `Incorrect API key provided: ${headers.authorization}` } });
         return reply('## Facts\n- Authenticated summary with enough characters to be trusted.');
       case 'silent':
         return; // never answers
@@ -80,20 +69,10 @@ beforeAll(async () => {
         return send(404, { error: { message: `model ${body.model} not found` } });
     }
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseURL = fake.baseURL;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  server.close();
-  await once(server, 'close');
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
   seen = [];
