@@ -2,7 +2,7 @@
  * Conversation memory benchmark (BENCH.md §3): appends/s with write-through durability, context-assembly time at
  * 1k / 10k / 100k messages (must stay flat: token counts are incremental), and compaction time without the
  * summariser call. Runs on the Markdown store (the default) and on SQLite.
- * Usage: node --conditions=dev-source --import tsx apps/bench/src/convo.ts [--sizes 1000,10000,100000] [--appends 300] [--json]
+ * Usage: node --conditions=dev-source --import tsx apps/bench/src/convo.ts [--sizes 1000,10000,100000] [--appends 300] [--json] [--out bench-results]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { ConversationService, type TranscriptStore } from '@mem/core';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteTranscriptStore } from '@mem/store-sqlite';
+import { saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
 const { values } = parseArgs({
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '1000,10000,100000' },
     appends: { type: 'string', default: '300' },
     json: { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 });
 const sizes = values.sizes!.split(',').map(Number);
@@ -105,6 +107,42 @@ const runs = [
   await bench('markdown', (dir) => createMarkdownStores({ root: dir }).transcripts),
   await bench('sqlite', (dir) => createSqliteTranscriptStore({ path: join(dir, 'convo.db') })),
 ];
+const last = sizes[sizes.length - 1]!;
+saveReport(
+  {
+    bench: 'convo',
+    title: 'Conversation memory',
+    table: {
+      columns: [
+        'store',
+        'appends/s (fsync each)',
+        'append p50 ms',
+        ...sizes.map((n) => `context p50 ms @${n}`),
+        ...sizes.map((n) => `compaction ms @${n}`),
+        `context ${last} vs ${sizes[0]}`,
+      ],
+      rows: runs.map((r) => [
+        r.store,
+        r.appends_per_s,
+        r.append_ms.p50,
+        ...sizes.map((n) => r.context_ms[n] ?? null),
+        ...sizes.map((n) => r.compaction_ms[n] ?? null),
+        `${r.ratio_100k_vs_1k}×`,
+      ]),
+    },
+    chart: {
+      title: 'Context assembly p50 by transcript size',
+      unit: 'ms',
+      note: 'lower is better; must stay flat as the transcript grows',
+      bars: runs.flatMap((r) => sizes.map((n) => ({ label: `${r.store} @${n}`, value: r.context_ms[n] ?? 0 }))),
+    },
+    notes: [
+      'Each turn appends durably (fsync) before the context is assembled; compaction uses a template summary (no model call).',
+    ],
+    data: { sizes, runs },
+  },
+  values.out,
+);
 if (values.json) console.log(JSON.stringify({ runs }));
 else {
   for (const r of runs) {

@@ -1,16 +1,7 @@
 /** A deterministic synthetic corpus of realistic short agent memories (seeded), and queries over it. */
-import type { Scope, Source } from '@mem/core';
+import { type Scope, type Source, seededRandom } from '@mem/core';
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 const SUBJECTS = [
   'the billing service',

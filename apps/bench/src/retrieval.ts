@@ -2,7 +2,8 @@
  * Retrieval quality on LoCoMo-format data (BENCH.md §1): every turn stored as one memory in a fresh space per
  * conversation, every question of categories 1–4 searched within its space, evidence turns scored.
  * Usage: node --conditions=dev-source --import tsx apps/bench/src/retrieval.ts --dataset ../shared/data/locomo10.json
- *        [--weights 1:0.5,1:1] [--limit-conversations N] [--json]
+ *        [--weights 1:0.5,1:1] [--limit-conversations N] [--cache f] [--json] [--out bench-results]
+ *        [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]   (peers: src/peers/)
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,8 @@ import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { type Conversation, loadLocomo } from './locomo.js';
 import { mrr, ndcg, recallAll, recallAny } from './metrics.js';
+import { installedPeers, openRetrievalPeer, PEERS } from './peers/index.js';
+import { saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
 const { values } = parseArgs({
@@ -30,10 +33,25 @@ const { values } = parseArgs({
     'limit-conversations': { type: 'string' },
     json: { type: 'boolean', default: false },
     cache: { type: 'string' },
+    // Default: the mem stacks and every peer whose package is installed; a peer asked for but missing gets a row
+    // with the reason.
+    stacks: {
+      type: 'string',
+      default: ['mem', 'keyword-only', 'vector-only', 'hashing', ...installedPeers()].join(','),
+    },
+    out: { type: 'string' },
   },
 });
 
 const KS = [5, 10, 20];
+const KNOWN_STACKS = ['mem', 'keyword-only', 'vector-only', 'hashing', ...PEERS];
+const unknownStacks = values.stacks!.split(',').filter((s) => !KNOWN_STACKS.includes(s));
+if (unknownStacks.length > 0) {
+  process.stderr.write(
+    `bench retrieval: unknown --stacks ${unknownStacks.join(', ')}; give some of ${KNOWN_STACKS.join(', ')}.\n`,
+  );
+  process.exit(2);
+}
 let conversations = loadLocomo(values.dataset!);
 if (values['limit-conversations']) conversations = conversations.slice(0, Number(values['limit-conversations']));
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -113,6 +131,8 @@ interface StackResult {
   by_category: Record<string, { n: number; recall_any10: number; ndcg10: number }>;
   search_ms: { p50: number; p95: number };
   ingest_s: number;
+  /** For a peer that embeds over HTTP: the median round trip of a request that computes nothing. */
+  hop_ms?: number;
   error?: string;
 }
 
@@ -124,20 +144,33 @@ async function evaluate(
   store = data.store,
 ): Promise<StackResult> {
   const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}), memory });
+  const search = async (c: Conversation, query: string) => {
+    const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
+    const t0 = performance.now();
+    const results = await stack.memory.search(p, { query, limit: 20 });
+    return { ids: results.map((r) => r.docId), ms: performance.now() - t0 };
+  };
+  return score(name, data.ingestS, (c) => (diaId) => data.ids.get(c.id)!.get(diaId), search);
+}
+
+/** The metrics of one stack or peer; `idOf` maps a conversation's dia ids to the ids its search answers with. */
+async function score(
+  name: string,
+  ingestS: number,
+  idOf: (c: Conversation) => (diaId: string) => string | undefined,
+  search: (c: Conversation, query: string) => Promise<{ ids: string[]; ms: number }>,
+): Promise<StackResult> {
   const sums = { any: [0, 0, 0], all: [0, 0, 0], ndcg: 0, mrr: 0 };
   const cat: Record<string, { n: number; any10: number; ndcg: number }> = {};
   const times: number[] = [];
   let n = 0;
   for (const c of conversations) {
-    const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
-    const idMap = data.ids.get(c.id)!;
+    const idOfTurn = idOf(c);
     for (const q of c.questions) {
-      const relevant = new Set(q.evidence.map((e) => idMap.get(e)).filter((x): x is string => x !== undefined));
+      const relevant = new Set(q.evidence.map(idOfTurn).filter((x): x is string => x !== undefined));
       if (relevant.size === 0) continue;
-      const t0 = performance.now();
-      const results = await stack.memory.search(p, { query: q.question.slice(0, 4000), limit: 20 });
-      times.push(performance.now() - t0);
-      const ranked = results.map((r) => r.docId);
+      const { ids: ranked, ms } = await search(c, q.question.slice(0, 4000));
+      times.push(ms);
       KS.forEach((k, i) => {
         sums.any[i]! += recallAny(ranked, relevant, k);
         sums.all[i]! += recallAll(ranked, relevant, k);
@@ -163,7 +196,7 @@ async function evaluate(
       Object.entries(cat).map(([k, v]) => [k, { n: v.n, recall_any10: r3(v.any10 / v.n), ndcg10: r3(v.ndcg / v.n) }]),
     ),
     search_ms: { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)) },
-    ingest_s: round(data.ingestS, 1),
+    ingest_s: round(ingestS, 1),
     questions: n,
   } as StackResult;
 }
@@ -194,11 +227,14 @@ if (cacheFile && local.loadedSeconds === undefined) {
 }
 
 const results: StackResult[] = [];
+const wanted = new Set(values.stacks!.split(','));
+const embedShareS = embedS * (conversations.reduce((s, c) => s + c.turns.length, 0) / allTexts.length);
 const withLocal = await ingest(local, conversations);
-withLocal.ingestS += embedS * (conversations.reduce((s, c) => s + c.turns.length, 0) / allTexts.length);
-results.push(await evaluate('mem', withLocal, local, {}));
-results.push(await evaluate('keyword-only', withLocal, undefined, {}));
-results.push(await evaluate('vector-only', withLocal, local, {}, vectorOnly(withLocal.store)));
+withLocal.ingestS += embedShareS;
+if (wanted.has('mem')) results.push(await evaluate('mem', withLocal, local, {}));
+if (wanted.has('keyword-only')) results.push(await evaluate('keyword-only', withLocal, undefined, {}));
+if (wanted.has('vector-only'))
+  results.push(await evaluate('vector-only', withLocal, local, {}, vectorOnly(withLocal.store)));
 for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
   const [kw, vw] = w.split(':').map(Number);
   results.push(
@@ -209,21 +245,86 @@ for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
 }
 const hashing = createHashingEmbedder({ dimension: 256 });
 const withHashing = await ingest(hashing, conversations);
-results.push(await evaluate('hashing', withHashing, hashing, {}));
+if (wanted.has('hashing')) results.push(await evaluate('hashing', withHashing, hashing, {}));
+// The peers, on the same turns and questions with the same (cached) local embedder; ingest time gets the same share
+// of the embedding pass as the mem stack's.
+for (const name of PEERS.filter((p) => wanted.has(p))) {
+  try {
+    const peer = await openRetrievalPeer(name, conversations, local);
+    results.push({ ...(await score(name, peer.ingestS + embedShareS, peer.idOf, peer.search)), hop_ms: peer.hopMs });
+    await peer.close();
+  } catch (error) {
+    results.push({ name, error: (error as Error).message } as StackResult);
+  }
+}
 for (const d of [withLocal, withHashing]) {
   await d.store.close();
   rmSync(d.dir, { recursive: true, force: true });
 }
 
 const questions = conversations.reduce((s, c) => s + c.questions.length, 0);
+saveReport(
+  {
+    bench: 'retrieval',
+    title: `Retrieval quality (${values.dataset}, ${questions} questions)`,
+    table: {
+      columns: [
+        'stack',
+        'any@5',
+        'any@10',
+        'any@20',
+        'all@10',
+        'NDCG@10',
+        'MRR',
+        'p50 ms',
+        'p95 ms',
+        'ingest s',
+        'error',
+      ],
+      rows: results.map((r) =>
+        r.error
+          ? [r.name, null, null, null, null, null, null, null, null, null, r.error]
+          : [
+              r.name,
+              r.recall_any['5']!,
+              r.recall_any['10']!,
+              r.recall_any['20']!,
+              r.recall_all['10']!,
+              r.ndcg10,
+              r.mrr,
+              r.search_ms.p50,
+              r.search_ms.p95,
+              r.ingest_s,
+              null,
+            ],
+      ),
+    },
+    chart: {
+      title: 'recall_any@10 per stack',
+      unit: '',
+      note: 'higher is better',
+      bars: results.filter((r) => !r.error).map((r) => ({ label: r.name, value: r.recall_any['10']! })),
+    },
+    notes: ['Every turn one memory in a space per conversation; questions of categories 1–4 with evidence.'],
+    data: { dataset: values.dataset, questions, stacks: results },
+  },
+  values.out,
+);
 if (values.json) {
   console.log(JSON.stringify({ dataset: values.dataset, questions, stacks: results }));
 } else {
   console.log(`dataset ${values.dataset}: ${questions} questions\n`);
   console.log('stack            any@5  any@10 any@20 all@10 ndcg@10 mrr    p50ms  p95ms  ingest_s');
   for (const r of results) {
+    if (r.error) {
+      console.log(`${r.name.padEnd(16)} error: ${r.error}`);
+      continue;
+    }
     console.log(
       `${r.name.padEnd(16)} ${[r.recall_any['5'], r.recall_any['10'], r.recall_any['20'], r.recall_all['10'], r.ndcg10, r.mrr].map((x) => x!.toFixed(3).padEnd(6)).join(' ')} ${String(r.search_ms.p50).padEnd(6)} ${String(r.search_ms.p95).padEnd(6)} ${r.ingest_s}`,
     );
+  }
+  for (const r of results.filter((x) => x.hop_ms !== undefined)) {
+    console.log(`${r.name}: HTTP hop ${r.hop_ms!.toFixed(2)} ms p50 (an embedding request answered without computing)`);
   }
 }

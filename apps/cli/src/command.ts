@@ -1,4 +1,5 @@
-import type { Principal, Stack } from '@mem/core';
+import { readFileSync } from 'node:fs';
+import { MemError, type Principal, type Stack } from '@mem/core';
 import { type GlobalOptions, UsageError } from './context.js';
 import type { Io } from './io.js';
 
@@ -88,4 +89,31 @@ export function refFrom(ctx: Ctx): { id: string } | { key: string; scope?: 'agen
     return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
   if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
   return { id };
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** What went wrong with a file, in words (not a raw `ENOENT: …, open '…'`). */
+export function fileProblem(e: unknown): string {
+  const code = (e as { code?: string }).code;
+  if (code === 'ENOENT') return 'there is no such file or folder';
+  if (code === 'EISDIR') return 'it is a folder, not a file';
+  if (code === 'ENOTDIR') return 'a part of the path is not a folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A text file named on the command line: a clear NOT_FOUND / INVALID_INPUT instead of a raw file-system error. */
+export function readTextFile(file: string, what: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new MemError('NOT_FOUND', `Cannot read ${what} ${file}: ${fileProblem(e)}.`);
+  }
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new MemError('INVALID_INPUT', `${what} ${file} is not valid UTF-8 text: save it as UTF-8.`);
+  }
 }

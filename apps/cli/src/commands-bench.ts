@@ -11,16 +11,22 @@ const SCRIPTS: Record<string, string> = {
   scale: '../../bench/src/scale.ts',
   convo: '../../bench/src/convo.ts',
   server: '../../server/src/bench.ts',
+  crash: '../../bench/src/crash.ts',
+  report: '../../bench/src/report-page.ts',
 };
 
 export const benchCommands: Record<string, Command> = {
   bench: {
-    summary: 'run a benchmark: retrieval, scale, convo or server (see BENCH.md)',
+    summary: 'run a benchmark (retrieval, scale, convo, server) or render their reports into one page (see BENCH.md)',
     usage:
-      'mem bench retrieval --dataset <locomo.json> [--weights 1:0.1,…] [--json]\n' +
-      '       mem bench scale [--n 10000,100000] [--store sqlite,memory,lancedb,postgres] [--json]\n' +
+      'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]\n' +
+      '                    [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
+      '       mem bench scale [--n 10000,100000] [--store sqlite,memory,lancedb,lancedb-flat,postgres,mem0,langgraph]\n' +
+      '                 [--queries 200] [--json]\n' +
       '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
-      '       mem bench server [--duration 20] [--connections 16] [--embedder hashing|local] [--json]',
+      '       mem bench server [--duration 20] [--connections 16] [--runs 1] [--embedder hashing|local] [--json]\n' +
+      '       mem bench crash [--kills 200] [--soak 20] [--stores sqlite,markdown,postgres] [--processes 8] [--json]\n' +
+      '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     flags: {},
     passthrough: true,
     async run(ctx) {

@@ -1,5 +1,4 @@
 /** `mem facts|episodes|procedures|consolidate`: the structured, episodic and procedural memory of SPEC §5–6. */
-import { readFileSync } from 'node:fs';
 import {
   type FactSource,
   factSetInput,
@@ -9,10 +8,11 @@ import {
   type Procedure,
   parseInput,
   type StructuredStores,
+  withEpisodeAuthor,
 } from '@mem/core';
 import { createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createProceduralMemory } from '@mem/procedural';
-import { bool, type Command, type Ctx, defined, int, need, str, tags } from './command.js';
+import { bool, type Command, type Ctx, defined, int, need, readTextFile, str, tags } from './command.js';
 import { UsageError } from './context.js';
 
 async function structured<K extends keyof StructuredStores>(ctx: Ctx, port: K): Promise<StructuredStores[K]> {
@@ -179,14 +179,17 @@ export const structuredCommands: Record<string, Command> = {
           .filter(Boolean);
       const e = await episodicMemory.store(
         ctx.p.space,
-        defined({
-          summary: ctx.args.join(' '),
-          keyDecisions: list('decisions', ';'),
-          toolsUsed: list('tools', ','),
-          outcome: str(ctx.flags, 'outcome'),
-          sessionId: str(ctx.flags, 'session'),
-          tags: tags(ctx.flags),
-        }) as never,
+        withEpisodeAuthor(
+          defined({
+            summary: ctx.args.join(' '),
+            keyDecisions: list('decisions', ';'),
+            toolsUsed: list('tools', ','),
+            outcome: str(ctx.flags, 'outcome'),
+            sessionId: str(ctx.flags, 'session'),
+            tags: tags(ctx.flags),
+          }),
+          ctx.p.agentId,
+        ) as never,
       );
       ctx.out(e, () => `Recorded episode ${e.id} (${e.outcome}).`);
     },
@@ -243,7 +246,7 @@ export const structuredCommands: Record<string, Command> = {
     flags: {},
     async run(ctx) {
       const file = need(ctx, 0, 'the procedure JSON file (or -)');
-      const text = file === '-' ? await ctx.io.readStdin() : readFileSync(file, 'utf8');
+      const text = file === '-' ? await ctx.io.readStdin() : readTextFile(file, 'the procedure file');
       let input: unknown;
       try {
         input = JSON.parse(text);
@@ -314,7 +317,7 @@ export const structuredCommands: Record<string, Command> = {
   },
   forget: {
     summary:
-      'delete everything of an agent (memories, transcripts, archives, notebooks) or a user (facts, goals, notebooks); lead only',
+      'delete everything of an agent (memories, transcripts, archives, notebooks, episodes) or a user (facts, goals, notebooks); lead only',
     usage: 'mem forget --agent A | --user U [--role lead] (the acting agent comes from MEM_AGENT)',
     flags: { agent: { type: 'string' }, user: { type: 'string' } },
     ownsFlags: ['agent'],
@@ -330,7 +333,7 @@ export const structuredCommands: Record<string, Command> = {
           `Forgot ${agentId !== undefined ? `agent ${agentId}` : `user ${userId}`} in space ${r.space}:`,
           `  memories ${m.documents} (${m.chunks} chunks, ${m.versions} versions, ${m.ratings} ratings)`,
           `  transcripts ${r.removed.transcripts}, archives ${r.removed.archives}, notebook files ${r.removed.notebookFiles}`,
-          `  facts ${r.removed.facts}, goals ${r.removed.goals}, users ${r.removed.users}`,
+          `  episodes ${r.removed.episodes}, facts ${r.removed.facts}, goals ${r.removed.goals}, users ${r.removed.users}`,
           ...r.notes.map((n) => `  note: ${n}`),
         ].join('\n'),
       );

@@ -1,7 +1,19 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
-import { bool, type Command, type Ctx, defined, int, need, num, refFrom, str, tags } from './command.js';
+import { gc, MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
+import {
+  bool,
+  type Command,
+  type Ctx,
+  defined,
+  fileProblem,
+  int,
+  need,
+  num,
+  readTextFile,
+  refFrom,
+  str,
+  tags,
+} from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
 import { serverCommands } from './commands-server.js';
@@ -281,12 +293,7 @@ const knowledgeCommands: Record<string, Command> = {
       const stack = await ctx.stack();
       const results: ({ file: string } & Awaited<ReturnType<Stack['memory']['index']>>)[] = [];
       for (const file of ctx.args) {
-        let content: string;
-        try {
-          content = readFileSync(file, 'utf8');
-        } catch (e) {
-          throw new MemError('NOT_FOUND', `Cannot read ${file}: ${(e as Error).message}`);
-        }
+        const content = readTextFile(file, 'the document');
         const scope = str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined;
         results.push({
           file,
@@ -317,12 +324,32 @@ const knowledgeCommands: Record<string, Command> = {
     },
   },
   gc: {
-    summary: 'delete expired memories',
-    usage: 'mem gc [--all-spaces]',
-    flags: { 'all-spaces': { type: 'boolean' } },
+    summary: 'delete expired memories; prune transcript archives by retention (max age / max count)',
+    usage:
+      'mem gc [--all-spaces] [--archive-max-age-days N] [--archive-max-count N] (archives: a lead prunes every agent of the space, a worker its own; kept forever by default)',
+    flags: {
+      'all-spaces': { type: 'boolean' },
+      'archive-max-age-days': { type: 'string' },
+      'archive-max-count': { type: 'string' },
+    },
     async run(ctx) {
-      const r = await (await ctx.stack()).memory.gc(ctx.p, { allSpaces: ctx.flags['all-spaces'] === true });
-      ctx.out(r, () => `Deleted ${r.deletedChunks} expired chunk${r.deletedChunks === 1 ? '' : 's'}.`);
+      const r = await gc(
+        await ctx.stack(),
+        ctx.p,
+        defined({
+          allSpaces: ctx.flags['all-spaces'] === true,
+          archiveMaxAgeDays: int(ctx.flags, 'archive-max-age-days'),
+          archiveMaxCount: int(ctx.flags, 'archive-max-count'),
+        }),
+      );
+      ctx.out(r, () =>
+        [
+          `Deleted ${r.deletedChunks} expired chunk${r.deletedChunks === 1 ? '' : 's'}.`,
+          r.archives.skipped
+            ? `Archives: not pruned (${r.archives.skipped}).`
+            : `Archives: deleted ${r.archives.deleted} of ${r.archives.agents} agent${r.archives.agents === 1 ? '' : 's'} (max age ${r.archives.policy.maxAgeDays ?? 'none'} days, max count ${r.archives.policy.maxCount ?? 'none'}).`,
+        ].join('\n'),
+      );
     },
   },
   stats: {
@@ -345,18 +372,34 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const stack = await ctx.stack();
       const out = str(ctx.flags, 'out');
-      const { createWriteStream } = await import('node:fs');
-      const sink = out ? createWriteStream(out) : null;
+      const { createWriteStream, openSync } = await import('node:fs');
+      const cannotWrite = (e: unknown) => new MemError('INVALID_INPUT', `Cannot write ${out}: ${fileProblem(e)}.`);
+      let sink: import('node:fs').WriteStream | null = null;
+      let failure: unknown = null;
+      if (out) {
+        try {
+          sink = createWriteStream('', { fd: openSync(out, 'w') });
+        } catch (e) {
+          throw cannotWrite(e);
+        }
+        sink.on('error', (e) => (failure = e));
+      }
       let n = 0;
       for await (const rec of stack.memory.export(ctx.p)) {
         const line = `${JSON.stringify(rec)}\n`;
         if (sink) {
-          if (!sink.write(line)) await new Promise<void>((r) => sink.once('drain', () => r()));
+          if (!sink.write(line))
+            await new Promise<void>((r) => {
+              sink.once('drain', r);
+              sink.once('error', () => r());
+            });
+          if (failure) throw cannotWrite(failure);
         } else ctx.io.stdout.write(line);
         n++;
       }
       if (sink) {
-        await new Promise<void>((res, rej) => sink.end((e?: Error | null) => (e ? rej(e) : res())));
+        const s = sink;
+        await new Promise<void>((res, rej) => s.end((e?: Error | null) => (e ? rej(cannotWrite(e)) : res())));
         ctx.io.stderr.write(`Exported ${n} memories to ${out}\n`);
       }
     },
@@ -367,7 +410,7 @@ const knowledgeCommands: Record<string, Command> = {
     flags: {},
     async run(ctx) {
       const file = need(ctx, 0, 'the JSON Lines file to import (or -)');
-      const text = file === '-' ? await ctx.io.readStdin() : readFileSync(file, 'utf8');
+      const text = file === '-' ? await ctx.io.readStdin() : readTextFile(file, 'the JSON Lines file');
       const stack = await ctx.stack();
       const progress = new Progress(ctx.io, 'Importing', null);
       const r = await stack.memory.importLines(ctx.p, text, {

@@ -140,6 +140,8 @@ describe('mem forget', () => {
     await run2(['notes', 'write', 'Marker-okapi-7 in the notebook.'], asAgent('alice'));
     await run2(['convo', 'add', 'Marker-okapi-7 in the transcript.', '--role', 'user'], asAgent('alice'));
     await run2(['facts', 'set', 'pet', 'okapi', '--user', 'ada'], asAgent('alice'));
+    await run2(['episodes', 'add', 'Alice shipped Marker-okapi-7.', '--outcome', 'success'], asAgent('alice'));
+    await run2(['episodes', 'add', 'Bob paged on-call.', '--outcome', 'success'], asAgent('bob'));
     const denied = await run2(['forget', '--agent', 'alice'], asAgent('alice'));
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('FORBIDDEN');
@@ -150,6 +152,10 @@ describe('mem forget', () => {
     expect(report.removed.memories.documents).toBe(1);
     expect(report.removed.transcripts).toBe(1);
     expect(report.removed.notebookFiles).toBeGreaterThanOrEqual(1);
+    expect(report.removed.episodes).toBe(1);
+    const episodes = (await run2(['episodes', 'recent', '--json'], asAgent('boss', 'lead'))).stdout;
+    expect(episodes).not.toContain('Marker-okapi-7');
+    expect(episodes).toContain('Bob paged on-call.');
     const exported = (await run2(['export'], asAgent('boss', 'lead'))).stdout;
     expect(exported).not.toContain('Marker-okapi-7');
     expect(exported).toContain('Bob keeps this.');
@@ -157,5 +163,55 @@ describe('mem forget', () => {
     expect((await run2(['notes', 'read'], asAgent('alice'))).stdout).not.toContain('Marker-okapi-7');
     const u = JSON.parse((await run2(['forget', '--user', 'ada', '--json'], asAgent('boss', 'lead'))).stdout);
     expect(u.removed.facts).toBe(1);
+  });
+});
+
+describe('mem gc', () => {
+  it('prunes transcript archives by max count and max age; keeps them by default', async () => {
+    const env = { MEM_DB: join(dir, 'gc.db'), MEM_WORKSPACE_DIR: join(dir, 'gc-ws'), MEM_EMBEDDER: 'hashing' };
+    const as = (agent: string, role = 'worker') => ({ ...env, MEM_AGENT: agent, MEM_ROLE: role });
+    const run2 = async (args: string[], e: Record<string, string>) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await run(args, {
+        stdout: { write: (x: string) => (stdout += x) },
+        stderr: { write: (x: string) => (stderr += x) },
+        readStdin: async () => '',
+        env: e,
+        cwd: dir,
+      });
+      return { code, stdout, stderr };
+    };
+    for (const agent of ['alice', 'bob']) {
+      for (let i = 0; i < 3; i++) {
+        expect((await run2(['convo', 'add', `turn ${i}`, '--role', 'user'], as(agent))).code).toBe(0);
+        expect((await run2(['convo', 'compact', '--summary', `summary ${i}`], as(agent))).code).toBe(0);
+      }
+    }
+    const archives = async (agent: string) =>
+      JSON.parse((await run2(['convo', 'archives', '--json'], as(agent))).stdout) as
+        | unknown[]
+        | { archives: unknown[] };
+    const count = async (agent: string) => {
+      const a = await archives(agent);
+      return Array.isArray(a) ? a.length : a.archives.length;
+    };
+    expect(await count('alice')).toBe(3);
+    const kept = JSON.parse((await run2(['gc', '--json'], as('boss', 'lead'))).stdout);
+    expect(kept.archives).toMatchObject({ deleted: 0, skipped: expect.stringContaining('kept forever') });
+    // A worker prunes only its own archives.
+    const mine = JSON.parse((await run2(['gc', '--archive-max-count', '1', '--json'], as('bob'))).stdout);
+    expect(mine.archives).toMatchObject({ agents: 1, deleted: 2 });
+    expect([await count('alice'), await count('bob')]).toEqual([3, 1]);
+    // A lead prunes every agent; max age 0 days removes every archive taken before now.
+    const lead = await run2(['gc', '--archive-max-count', '2'], as('boss', 'lead'));
+    expect(lead.stdout).toContain('Archives: deleted 1 of 2 agents');
+    const all = JSON.parse((await run2(['gc', '--archive-max-age-days', '0', '--json'], as('boss', 'lead'))).stdout);
+    expect(all.archives.deleted).toBe(3);
+    expect([await count('alice'), await count('bob')]).toEqual([0, 0]);
+    expect((await run2(['convo', 'show'], as('alice'))).stdout).toContain('summary 2');
+    const bad = await run2(['gc', '--archive-max-age-days', '99999999'], as('boss', 'lead'));
+    expect([bad.code, bad.stderr.includes('INVALID_INPUT')]).toEqual([1, true]);
+    expect((await run2(['gc', '--archive-max-count', 'many'], as('boss', 'lead'))).code).toBe(2);
   });
 });

@@ -210,7 +210,7 @@ describe('mem CLI (in process)', () => {
   it('gc removes expired memories; reindex switches embedders', async () => {
     const db = join(dir, 'gc.db');
     await mem(['store', 'A short-lived summary.', '--source', 'session_summary', '--json'], { db });
-    expect((await mem(['gc', '--json'], { db })).json()).toEqual({ deletedChunks: 0 });
+    expect((await mem(['gc', '--json'], { db })).json()).toMatchObject({ deletedChunks: 0 });
     const mismatch = await mem(['search', 'summary'], { db, env: { MEM_HASHING_DIMENSION: '128' } });
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain('EMBEDDING_MISMATCH');

@@ -40,3 +40,18 @@ export function memoryLogger(): ServerLogger & { lines: (LogFields & { level: Lo
     },
   };
 }
+
+/**
+ * The path a request line records: never text a caller chose (an id, a file name, a tag or a key in the URL could be
+ * memory content). A request an operation served logs its route template (`/v1/memories/{id}`); a fixed service path
+ * (`/healthz`, `/openapi.json`, an inspector asset, `/mcp`) logs itself; anything else logs `(unmatched)`.
+ */
+export function loggedPath(pathname: string, route: string | null, isServicePath: (p: string) => boolean): string {
+  if (route !== null) return route;
+  return isServicePath(pathname) ? pathname : '(unmatched)';
+}
+
+/** The MCP tool a request line records: a tool the server has, else `(unknown)` (the name is caller text). */
+export function loggedTool(name: string, known: ReadonlySet<string>): string {
+  return known.has(name) ? name : '(unknown)';
+}

@@ -21,14 +21,18 @@ import { z } from 'zod';
 import { defineOperation, type OpContext, type Operation } from './operation.js';
 import { emptyInput } from './schemas.js';
 
-/** The agent an operation acts on, after checking the caller may (never another space: that comes from the key). */
+/**
+ * The agent an operation acts on, after checking the caller may (never another space: that comes from the key).
+ * Another agent's notebook and conversation are private: a worker gets NOT_FOUND (not FORBIDDEN), the same answer
+ * whether or not that agent exists, so that it never learns which agents have data.
+ */
 function targetAgent(ctx: OpContext): string {
   const agent = ctx.params.agent ?? ctx.principal.agentId;
   checkName(agent, 'agent');
   if (agent !== ctx.principal.agentId && ctx.principal.role !== 'lead') {
     throw new MemError(
-      'FORBIDDEN',
-      `The notebook and conversation of agent "${agent}" are that agent's own: a worker may open only its own ("${ctx.principal.agentId}"); a lead may open any agent's of its space.`,
+      'NOT_FOUND',
+      `No notebook or conversation of agent "${agent}" is visible to you: a worker may open only its own ("${ctx.principal.agentId}"); a lead may open any agent's of its space.`,
     );
   }
   return agent;

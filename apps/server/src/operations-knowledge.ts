@@ -2,6 +2,7 @@
 import {
   dedupCheckInput,
   type ExportRecord,
+  gcInput,
   injectLearningInput,
   MemError,
   memoryEditInput,
@@ -11,6 +12,7 @@ import {
   memorySearchInput,
   memoryStoreInput,
   parseInput,
+  gc as runGc,
   searchResultJson,
   smartRecallInput,
   smartRecallResultJson,
@@ -344,16 +346,14 @@ export const stats = defineOperation({
 
 export const gc = defineOperation({
   name: 'gc',
-  summary: 'Delete expired memories of your space',
-  description: 'Delete the expired memories of your space (never /longterm) and report how many chunks went.',
+  summary: 'Delete expired memories of your space; prune transcript archives by retention',
+  description:
+    'Delete the expired memories of your space (never /longterm) and report how many chunks went. With archiveMaxAgeDays / archiveMaxCount (or a configured retention), also delete transcript archives beyond the policy: a lead for every agent of the space, a worker its own.',
   group: 'admin',
-  input: emptyInput,
+  input: gcInput,
   write: true,
   http: { method: 'POST', path: '/v1/gc' },
-  run: ({ principal, stack }, raw) => {
-    parseInput(emptyInput, 'gc', raw ?? {});
-    return stack.memory.gc(principal);
-  },
+  run: ({ principal, stack }, raw) => runGc(stack, principal, parseInput(gcInput, 'gc', raw ?? {})),
 });
 
 export const exportMemories = defineOperation({

@@ -27,6 +27,7 @@ import {
   procedureSuggestInput,
   refSchema,
   tagSchema,
+  withEpisodeAuthor,
 } from '@mem/core';
 import { createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createProceduralMemory } from '@mem/procedural';
@@ -258,7 +259,10 @@ export const episodeStore = defineOperation({
   http: { method: 'POST', path: '/v1/episodes', status: () => 201, successStatus: [201] },
   tool: { name: 'episode-store' },
   run: async (ctx, raw) =>
-    episodic(ctx).store(ctx.principal.space, parseInput(episodeInput, 'episode-store', raw) as never),
+    episodic(ctx).store(
+      ctx.principal.space,
+      withEpisodeAuthor(parseInput(episodeInput, 'episode-store', raw), ctx.principal.agentId) as never,
+    ),
 });
 
 export const episodeRecall = defineOperation({
@@ -446,6 +450,7 @@ const forgetReport = z.object({
     notebookFiles: z.number(),
     facts: z.number(),
     goals: z.number(),
+    episodes: z.number(),
     users: z.number(),
   }),
   skipped: z.array(z.string()),
@@ -456,7 +461,7 @@ export const forgetOperation = defineOperation({
   name: 'forget',
   summary: 'Delete everything of an agent or a user in the space (lead only)',
   description:
-    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives and its notebooks — or, for a user, its facts, goals, user record and notebooks. " +
+    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives, its notebooks and the episodes it wrote — or, for a user, its facts, goals, user record and notebooks. " +
     'Give exactly one of agentId and userId. Lead only; cannot be undone. Returns what was removed.',
   group: 'structured',
   input: forgetInput,

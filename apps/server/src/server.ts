@@ -14,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { classify, HttpError } from './errors.js';
 import { inspectorAssets } from './inspector.js';
 import type { KeyStore } from './keys.js';
-import { jsonLogger, type ServerLogger } from './log.js';
+import { jsonLogger, loggedPath, loggedTool, type ServerLogger } from './log.js';
 import { createMcpServer, type McpOptions } from './mcp.js';
 import { buildOpenApi } from './openapi.js';
 import type { Operation, Services } from './operation.js';
@@ -93,6 +93,23 @@ interface RequestState {
   keyId: string | null;
   operation: string | null;
   tool: string | null;
+  /** The route template of the operation that served the request (what the log records, never the raw path). */
+  route: string | null;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text; bytes that are not UTF-8 are refused instead of silently replaced. */
+function utf8Text(raw: Buffer): string {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    throw new HttpError(
+      400,
+      'INVALID_INPUT',
+      'The request body is not valid UTF-8: encode the text as UTF-8 (JSON bodies must be UTF-8).',
+    );
+  }
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
@@ -113,6 +130,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const services = servicesOf(options.stack, options.services);
   const operations = options.operations ?? defaultOperations(options.stack, services);
   const router = new Router(operations);
+  const toolNames = new Set(operations.flatMap((op) => (op.tool ? [op.tool.name] : [])));
   const limiter = new RateLimiter(
     options.rateLimit === false ? { ratePerSecond: 0, burst: 0 } : (options.rateLimit ?? DEFAULT_RATE),
   );
@@ -197,8 +215,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-    const raw = await readBody(req);
-    const text = raw.toString('utf8');
+    const text = utf8Text(await readBody(req));
     if (text.trim() === '') return undefined;
     let value: unknown;
     try {
@@ -275,7 +292,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimit(state);
     let body: unknown;
     if (http.method === 'POST' || http.method === 'PATCH' || http.method === 'PUT') {
-      if (http.bodyType === 'ndjson') body = (await readBody(req)).toString('utf8');
+      if (http.bodyType === 'ndjson') body = utf8Text(await readBody(req));
       else {
         body = await readJsonObject(req);
         if (http.body) body = parseInput(http.body, op.name, body ?? {});
@@ -287,6 +304,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     } else {
       req.resume();
     }
+    // Query parameters are checked against the route's schema (unknown or malformed ones are refused).
+    if (http.query) query = parseInput(http.query, op.name, query) as Record<string, string>;
     const input = http.input ? http.input({ params, query, body }) : { ...(body as object | undefined), ...params };
     const abort = new AbortController();
     res.once('close', () => {
@@ -321,7 +340,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   async function handleMcp(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void> {
     const principal = await authenticate(req, state);
     rateLimit(state);
-    const text = (await readBody(req)).toString('utf8');
+    const text = utf8Text(await readBody(req));
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -378,6 +397,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       keyId: null,
       operation: null,
       tool: null,
+      route: null,
     };
     res.setHeader('x-request-id', state.requestId);
     res.setHeader('x-content-type-options', 'nosniff');
@@ -399,14 +419,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       logger.log('info', 'request', {
         requestId: state.requestId,
         method,
-        path: pathname,
+        path: loggedPath(
+          pathname,
+          state.route,
+          (p) => p === '/' || p === '/healthz' || p === '/readyz' || p === '/openapi.json' || assets.has(p),
+        ),
         status: res.statusCode,
         ms: Math.round((performance.now() - state.started) * 10) / 10,
         principal: p ? `${p.space}/${p.agentId}` : null,
         role: p?.role ?? null,
         keyId: state.keyId,
         ...(state.operation ? { operation: state.operation } : {}),
-        ...(state.tool ? { tool: state.tool } : {}),
+        ...(state.tool ? { tool: loggedTool(state.tool, toolNames) } : {}),
         ...(res.writableFinished ? {} : { aborted: true }),
       });
       if (inflight.size === 0) drained?.();
@@ -438,6 +462,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
       if (pathname === '/mcp') {
         state.operation = 'mcp';
+        state.route = '/mcp';
         if (method !== 'POST')
           throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: POST JSON-RPC requests.', {
             allow: 'POST',
@@ -465,6 +490,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         );
       }
       state.operation = match.op.name;
+      state.route = match.op.http?.path ?? null;
       await runOperation(req, res, state, match.op, match.params, query);
     } catch (error) {
       discardBody(req, res);

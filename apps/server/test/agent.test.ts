@@ -75,7 +75,8 @@ describe('notebooks over HTTP', () => {
     const { s, k } = await setup();
     await call(s.url, 'POST', '/v1/agents/coder/notebook', { key: k.coder, body: { content: 'coder private line' } });
     const peer = await call(s.url, 'GET', '/v1/agents/coder/notebook/file', { key: k.tester });
-    expect([peer.status, peer.body.code]).toEqual([403, 'FORBIDDEN']);
+    // Another agent's notebook is private: 404, never 403 (a worker does not learn which agents have data).
+    expect([peer.status, peer.body.code]).toEqual([404, 'NOT_FOUND']);
     const lead = await call(s.url, 'GET', '/v1/agents/coder/notebook/file', { key: k.lead });
     expect(lead.body.content).toContain('coder private line');
     // Same agent name, other space: a different, empty notebook.
@@ -121,7 +122,7 @@ describe('conversations over HTTP', () => {
     expect(traversal.status).toBe(400);
     expect((await call(s.url, 'GET', '/v1/conversations', { key: k.lead })).body.agents).toEqual(['coder']);
     expect((await call(s.url, 'GET', '/v1/conversations', { key: k.tester })).body.agents).toEqual([]);
-    expect((await call(s.url, 'GET', base, { key: k.tester })).status).toBe(403);
+    expect((await call(s.url, 'GET', base, { key: k.tester })).status).toBe(404);
   });
 });
 

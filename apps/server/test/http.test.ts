@@ -171,7 +171,7 @@ describe('knowledge routes', () => {
     const stats = await call(s.url, 'GET', '/v1/stats');
     expect(stats.body).toMatchObject({ space: 'default', documents: 2, bySource: { manual: 1, file_index: 1 } });
     const gc = await call(s.url, 'POST', '/v1/gc');
-    expect(gc.body).toEqual({ deletedChunks: 0 });
+    expect(gc.body).toMatchObject({ deletedChunks: 0 });
     const learn = await call(s.url, 'POST', '/v1/learnings', {
       body: { agentId: 'coder', learning: 'Run the linter before pushing.', category: 'best-practice' },
     });

@@ -3,6 +3,7 @@
  * validate with them; the server derives its OpenAPI document and MCP tool definitions from the same objects.
  */
 import { z } from 'zod';
+import { wellFormed } from './schemas.js';
 
 const noNul = (s: string) => !s.includes('\u0000');
 
@@ -19,6 +20,7 @@ export const writeMemoryInput = z
     content: z
       .string()
       .refine(noNul, 'content must not contain NUL characters')
+      .refine(wellFormed, 'content must be valid Unicode (it has a lone surrogate, e.g. half of an emoji)')
       .describe(
         'Text to append as new line(s); with oldText, the text that replaces it (empty content removes the passage).',
       ),

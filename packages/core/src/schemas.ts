@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { MemError } from './errors.js';
 
 const noControl = (s: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s);
+/** No lone UTF-16 surrogate: such text cannot be stored as UTF-8 without being silently changed. */
+export const wellFormed = (s: string) => !/\p{Cs}/u.test(s);
 
 export const scopeSchema = z
   .enum(['agent', 'swarm'])
@@ -26,12 +28,20 @@ export const keySchema = z.string().max(400).describe('A path-like key such as /
 const content = z
   .string()
   .refine((s) => s.trim().length > 0, 'content must not be empty (give the text to remember)')
-  .refine((s) => !s.includes('\u0000'), 'content must not contain NUL bytes');
+  .refine((s) => !s.includes('\u0000'), 'content must not contain NUL bytes')
+  .refine(wellFormed, 'content must be valid Unicode (it has a lone surrogate, e.g. half of an emoji)');
 
 export const memoryStoreInput = z
   .object({
     content: content.describe('One fact, decision or lesson, written so it makes sense on its own later.'),
-    name: z.string().trim().min(1).max(200).optional().describe('A short searchable title.'),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .refine((s) => noControl(s) && wellFormed(s), 'name must not contain NUL, control characters or lone surrogates')
+      .optional()
+      .describe('A short searchable title.'),
     key: keySchema.optional(),
     scope: scopeSchema.optional(),
     source: sourceSchema.optional(),
@@ -154,8 +164,30 @@ export type InjectLearningInput = z.infer<typeof injectLearningInput>;
 export type MemoryIndexInput = z.infer<typeof memoryIndexInput>;
 export type LearningCategory = z.infer<typeof learningCategorySchema>;
 
+/** How deeply arrays and objects may nest in an operation's input (a fact value, metadata, a template). */
+export const MAX_INPUT_DEPTH = 64;
+
+/** True when `value` nests arrays/objects more than `max` levels deep (iterative: deep input cannot overflow it). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Parse an operation's input or throw `INVALID_INPUT` listing every problem by field. */
 export function parseInput<S extends z.ZodType>(schema: S, operation: string, input: unknown): z.infer<S> {
+  if (nestedDeeperThan(input, MAX_INPUT_DEPTH)) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `Invalid input for ${operation}: arrays and objects nest more than ${MAX_INPUT_DEPTH} levels deep. Flatten the value.`,
+      { details: { operation, problems: [`input: nested more than ${MAX_INPUT_DEPTH} levels`] } },
+    );
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {

@@ -6,12 +6,16 @@ import {
   createMemoryStructuredStores,
   createMemoryTranscriptStore,
   createStack,
+  type Episode,
+  episodeAuthor,
   forget,
   forgetInput,
+  gc,
   ManualClock,
   MemError,
   type Principal,
   type Stack,
+  withEpisodeAuthor,
 } from '../src/index.js';
 
 const lead: Principal = { space: 'acme', agentId: 'lead-1', role: 'lead' };
@@ -83,6 +87,31 @@ describe('forget (SPEC §8)', () => {
     await notebook.write({ ...alice, user: 'u-1', topic: 'billing' }, { content: `- ${MARKER} topic note` });
     await notebook.write(bob, { content: '- bob note' });
 
+    // Episodes: two written by alice, one by bob, one from before authors were recorded.
+    const episodes = stack.port('episodes');
+    const episode = (id: string, summary: string, metadata: Episode['metadata']): Episode => ({
+      id,
+      summary,
+      keyDecisions: [],
+      toolsUsed: [],
+      outcome: 'success',
+      sessionId: null,
+      timestamp: '2026-03-01T12:00:00.000Z',
+      tags: [],
+      metadata,
+    });
+    await episodes.insert(
+      'acme',
+      episode('e1', `Alice shipped ${MARKER}.`, withEpisodeAuthor({}, 'alice').metadata),
+      null,
+    );
+    const second = withEpisodeAuthor({ metadata: { agentId: 'bob', run: 2 } }, 'alice');
+    expect(second.metadata).toEqual({ agentId: 'alice', run: 2 });
+    await episodes.insert('acme', episode('e2', `Alice fixed ${MARKER}.`, second.metadata), null);
+    await episodes.insert('acme', episode('e3', 'Bob paged on-call.', withEpisodeAuthor({}, 'bob').metadata), null);
+    await episodes.insert('acme', episode('e4', 'Nobody knows who.', {}), null);
+    await episodes.insert('globex', episode('e1', `Globex ${MARKER}.`, withEpisodeAuthor({}, 'alice').metadata), null);
+
     const report = await forget(stack, lead, { agentId: 'alice' });
     expect(report).toEqual({
       space: 'acme',
@@ -94,11 +123,18 @@ describe('forget (SPEC §8)', () => {
         notebookFiles: 4,
         facts: 0,
         goals: 0,
+        episodes: 2,
         users: 0,
       },
       skipped: [],
-      notes: [expect.stringMatching(/^episodes:/)],
+      notes: [expect.stringMatching(/^episodes: 1 episode\(s\) of the space record no writing agent/)],
     });
+    expect((await episodes.recent('acme', 10)).map((e) => [e.id, episodeAuthor(e)])).toEqual([
+      ['e4', null],
+      ['e3', 'bob'],
+    ]);
+    expect(JSON.stringify(await episodes.recent('acme', 10))).not.toContain(MARKER);
+    expect(await episodes.get('globex', 'e1')).not.toBeNull();
 
     // Nowhere in search (as alice, bob or a lead), export, transcript, archives or notebooks.
     for (const p of [alice, bob, lead]) {
@@ -126,7 +162,9 @@ describe('forget (SPEC §8)', () => {
     // Forgetting again finds nothing.
     const again = await forget(stack, lead, { agentId: 'alice' });
     expect(again.removed.memories).toEqual({ documents: 0, chunks: 0, versions: 0, ratings: 0 });
-    expect(again.removed.notebookFiles + again.removed.transcripts + again.removed.archives).toBe(0);
+    expect(
+      again.removed.notebookFiles + again.removed.transcripts + again.removed.archives + again.removed.episodes,
+    ).toBe(0);
   });
 
   it('removes every fact, goal, user record and per-user notebook of a user', async () => {
@@ -159,6 +197,7 @@ describe('forget (SPEC §8)', () => {
       notebookFiles: 3,
       facts: 2,
       goals: 1,
+      episodes: 0,
       users: 1,
     });
     expect(report.skipped).toEqual([]);
@@ -202,9 +241,99 @@ describe('forget (SPEC §8)', () => {
     await stack.memory.store(alice, { content: 'Alice alone.' });
     const agent = await forget(stack, lead, { agentId: 'alice' });
     expect(agent.removed.memories.documents).toBe(1);
-    expect(agent.skipped).toEqual(['transcripts', 'notebooks']);
+    expect(agent.skipped).toEqual(['transcripts', 'notebooks', 'episodes']);
     const user = await forget(stack, lead, { userId: 'u-1' });
     expect(user.skipped).toEqual(['facts', 'goals', 'users', 'notebooks']);
     expect(user.removed.facts + user.removed.goals + user.removed.users).toBe(0);
+  });
+});
+
+describe('gc: archive retention (SPEC §3)', () => {
+  async function withArchives(): Promise<{ stack: Stack; clock: ManualClock }> {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const stack = createStack({
+      knowledge: createMemoryKnowledgeStore(),
+      clock,
+      transcripts: createMemoryTranscriptStore(),
+    });
+    // alice: 4 archives, 10 days apart; bob: 1 archive at the start.
+    for (const agentId of ['alice', 'bob']) {
+      const conv = stack.conversations!.open({ space: 'acme', agentId });
+      for (let i = 0; i < (agentId === 'alice' ? 4 : 1); i++) {
+        await conv.add('user', `turn ${i} of ${agentId}`);
+        await conv.compact(`summary ${i}`);
+        clock.advance(10 * 86_400_000);
+      }
+    }
+    return { stack, clock };
+  }
+  const count = async (stack: Stack, agent: string) => (await stack.conversations!.archives('acme', agent)).length;
+
+  it('keeps archives forever by default, and says so', async () => {
+    const { stack } = await withArchives();
+    const r = await gc(stack, lead);
+    expect(r).toEqual({
+      deletedChunks: 0,
+      archives: {
+        policy: { maxAgeDays: null, maxCount: null },
+        agents: 0,
+        deleted: 0,
+        skipped: 'no retention policy: archives are kept forever',
+      },
+    });
+    expect(await count(stack, 'alice')).toBe(4);
+  });
+
+  it('a lead prunes every agent by max count and by max age; a worker only its own', async () => {
+    const { stack } = await withArchives();
+    // A worker prunes only itself.
+    const mine = await gc(stack, bob, { archiveMaxCount: 0 });
+    expect(mine.archives).toMatchObject({ agents: 1, deleted: 1 });
+    expect(await count(stack, 'bob')).toBe(0);
+    expect(await count(stack, 'alice')).toBe(4);
+    // Keep the newest 3.
+    const byCount = await gc(stack, lead, { archiveMaxCount: 3 });
+    expect(byCount.archives).toEqual({ policy: { maxAgeDays: null, maxCount: 3 }, agents: 2, deleted: 1 });
+    expect(await count(stack, 'alice')).toBe(3);
+    // Now is 2026-02-20; archives were taken Jan 1 (gone), Jan 11, Jan 21, Jan 31. Older than 25 days: Jan 11, Jan 21.
+    const byAge = await gc(stack, lead, { archiveMaxAgeDays: 25 });
+    expect(byAge.archives.deleted).toBe(2);
+    const left = await stack.conversations!.archives('acme', 'alice');
+    expect(left.map((a) => a.archivedAt.slice(0, 10))).toEqual(['2026-01-31']);
+    // The transcript itself is never touched.
+    expect(await stack.conversations!.store.read('acme', 'alice')).not.toBeNull();
+  });
+
+  it('uses the stack retention as the default, and refuses a bad policy', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const stack = createStack({
+      knowledge: createMemoryKnowledgeStore(),
+      clock,
+      transcripts: createMemoryTranscriptStore(),
+      conversation: { retention: { maxAgeDays: null, maxCount: 1 } },
+    });
+    const conv = stack.conversations!.open({
+      space: 'acme',
+      agentId: 'alice',
+      options: { retention: { maxAgeDays: null, maxCount: null } },
+    });
+    for (let i = 0; i < 3; i++) {
+      await conv.add('user', `turn ${i}`);
+      await conv.compact(`summary ${i}`);
+      clock.advance(1000);
+    }
+    expect(await count(stack, 'alice')).toBe(3);
+    expect((await gc(stack, lead)).archives).toEqual({
+      policy: { maxAgeDays: null, maxCount: 1 },
+      agents: 1,
+      deleted: 2,
+    });
+    for (const bad of [{ archiveMaxCount: -1 }, { archiveMaxAgeDays: 1.5 }, { archiveMaxCount: 'x' }, { other: 1 }]) {
+      await expectCode(gc(stack, lead, bad as never), 'INVALID_INPUT');
+    }
+    const noTranscripts = createStack({ knowledge: createMemoryKnowledgeStore() });
+    expect((await gc(noTranscripts, lead, { archiveMaxCount: 1 })).archives.skipped).toBe(
+      'this stack has no transcript store',
+    );
   });
 });

@@ -223,7 +223,16 @@ function commonMethods<R>(runner: PortRunner<CandidateTable>, toRecord: (row: Ro
       return runner.read(`searching ${plural} by vector`, (t) => t.vector(space, vector, model, limit));
     },
     delete(space: string, id: string): Promise<boolean> {
-      return runner.write(`deleting ${plural}`, (t) => t.delete(space, id), changed);
+      return runner.write(
+        `deleting ${plural}`,
+        async (t) => {
+          const deleted = await t.delete(space, id);
+          // A deleted record leaves no trace (forget, issue 9 §5): compact it away and drop the older versions.
+          if (deleted) await optimizeTables(t.managed, [], { cleanupOlderThan: new Date() });
+          return deleted;
+        },
+        changed,
+      );
     },
     async ready(): Promise<void> {
       await runner.read(`opening ${runner.db.uri}`, async () => undefined);

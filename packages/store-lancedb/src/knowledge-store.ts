@@ -49,6 +49,8 @@ export interface LanceKnowledgeStore extends KnowledgeStore {
   indexState(): Promise<LanceIndexState>;
 }
 
+/** Chunk columns looked up by equality (get, hydration, dedup, keys): each gets a BTREE index. */
+const CHUNK_LOOKUP_COLUMNS = ['id', 'doc_id', 'content_hash', 'key'];
 const META_SCHEMA = 'schema.version';
 const META_MODEL = 'embedding.model';
 const META_DIMENSION = 'embedding.dimension';
@@ -141,7 +143,7 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
       meta: meta!,
       access: access!,
       upkeep: {
-        chunks: new ManagedTable(names.chunks, chunks!, settings, true),
+        chunks: new ManagedTable(names.chunks, chunks!, settings, true, CHUNK_LOOKUP_COLUMNS),
         versions: plain(names.versions, versions!),
         ratings: plain(names.ratings, ratings!),
         meta: plain(names.meta, meta!),
@@ -151,6 +153,7 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     await t.upkeep.chunks.refreshIndexInfo();
     await db.exclusive(async () => {
       await t.upkeep.chunks.ensureFtsIndex();
+      await t.upkeep.chunks.ensureScalarIndexes();
       const stored = await metaGet(t, META_SCHEMA);
       if (stored === null) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
       else if (Number(stored) > SCHEMA_VERSION) {
@@ -528,6 +531,11 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
           }
           const { numDeletedRows } = await t.chunks.delete(owned);
           await deleteHistory(t, space, docIds);
+          // Forget leaves no trace: rewrite the fragments without the deleted rows and drop the older table
+          // versions that still hold them (issue 9 §5).
+          await optimizeTables(t.upkeep.chunks, [t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access], {
+            cleanupOlderThan: new Date(),
+          });
           return { documents: docIds.length, chunks: numDeletedRows, versions, ratings };
         },
         chunksChanged,
@@ -591,6 +599,35 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
           .limit(1)
           .toArray();
         return found[0] ? String((found[0] as Row).doc_id) : null;
+      });
+    },
+
+    findDocIdsByHashes(space, lookups) {
+      return read('findDocIdsByHashes', async (t) => {
+        // One query per owner and slice of hashes; per lookup the oldest chunk wins, as in findDocIdByHash.
+        const groups = new Map<string, { scope: string; agentId: string; hashes: Set<string> }>();
+        for (const l of lookups) {
+          const g = JSON.stringify([l.scope, l.agentId]);
+          let group = groups.get(g);
+          if (!group) groups.set(g, (group = { scope: l.scope, agentId: l.agentId, hashes: new Set() }));
+          group.hashes.add(l.contentHash);
+        }
+        const best = new Map<string, { docId: string; createdAt: string; id: string }>();
+        for (const [g, group] of groups) {
+          for (const slice of chunked([...group.hashes])) {
+            const where = `space = ${sqlString(space)} AND scope = ${sqlString(group.scope)} AND agent_id = ${sqlString(group.agentId)} AND ${sqlIn('content_hash', slice)}`;
+            for (const r of await rows(t.chunks, where, undefined, ['doc_id', 'content_hash', 'created_at', 'id'])) {
+              const k = `${g}\u0000${String(r.content_hash)}`;
+              const row = { docId: String(r.doc_id), createdAt: String(r.created_at), id: String(r.id) };
+              const seen = best.get(k);
+              if (!seen || row.createdAt < seen.createdAt || (row.createdAt === seen.createdAt && row.id < seen.id))
+                best.set(k, row);
+            }
+          }
+        }
+        return lookups.map(
+          (l) => best.get(`${JSON.stringify([l.scope, l.agentId])}\u0000${l.contentHash}`)?.docId ?? null,
+        );
       });
     },
 

@@ -4,17 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError, type TranscriptStore } from '@mem/core';
-import { build } from 'esbuild';
+import { bundleChild, type ChildProgram, within } from '@mem/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMarkdownTranscriptStore, MARKDOWN_COMPACTION_STEPS } from './index.js';
 
 // Real OS processes writing one transcript: each child (test/child.ts) reports every append that resolved, so the
 // parent knows which messages were acknowledged and must survive whatever happens next. The child is bundled once
-// with esbuild (the compiler tsx uses) and run by plain node: a tsx start costs about a second on a small machine,
-// and this file starts 26 processes.
+// by @mem/testkit's `bundleChild` and run by plain node: a tsx start costs about a second on a small machine, and
+// this file starts 26 processes.
 
 const CHILD_SOURCE = fileURLToPath(new URL('../test/child.ts', import.meta.url));
-let childBundle = '';
+let child: ChildProgram | undefined;
 
 interface ChildSettings {
   root: string;
@@ -36,38 +36,27 @@ interface Run {
 }
 
 function start(settings: ChildSettings, onMessage?: (m: { ack?: string; compacting?: number }, run: Run) => void): Run {
-  const child = fork(childBundle, [], {
-    execArgv: [],
+  if (!child) throw new Error('the child program is built in beforeAll');
+  const proc = fork(child.file, [], {
+    execArgv: child.execArgv,
+    cwd: child.cwd,
     env: { ...process.env, MEM_CHILD: JSON.stringify(settings) },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   const run: Run = {
-    child,
+    child: proc,
     acks: [],
     compactionsStarted: 0,
     stderr: [],
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
+    exited: new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal }))),
   };
-  child.stderr?.on('data', (d: Buffer) => run.stderr.push(d.toString()));
-  child.on('message', (m: { ack?: string; compacting?: number }) => {
+  proc.stderr?.on('data', (d: Buffer) => run.stderr.push(d.toString()));
+  proc.on('message', (m: { ack?: string; compacting?: number }) => {
     if (m.ack) run.acks.push(m.ack);
     if (m.compacting) run.compactionsStarted = m.compacting;
     onMessage?.(m, run);
   });
   return run;
-}
-
-/** Wait for a promise, failing at a deadline (never a fixed sleep). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Every message content in the transcript and all archives; the transcript must load. */
@@ -87,21 +76,10 @@ describe('store-markdown with real processes', { timeout: 120_000 }, () => {
   let root: string;
   beforeAll(async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'mem-md-proc-'));
-    childBundle = path.join(root, 'child.mjs');
-    await build({
-      entryPoints: [CHILD_SOURCE],
-      outfile: childBundle,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['dev-source'],
-      logLevel: 'silent',
-      // Dependencies that use require() at run time (the tokenizer) stay external; the child never loads them.
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    });
+    child = await bundleChild(CHILD_SOURCE);
   });
   afterAll(async () => {
+    child?.dispose();
     await rm(root, { recursive: true, force: true });
   });
 

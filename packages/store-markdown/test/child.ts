@@ -1,5 +1,5 @@
 /**
- * A writer process for the multi-process tests (bundled by the test with esbuild; `tsx test/child.ts` runs it too). Settings come as JSON in MEM_CHILD:
+ * A writer process for the multi-process tests (bundled by the test with @mem/testkit's bundleChild; `tsx test/child.ts` runs it too). Settings come as JSON in MEM_CHILD:
  *   mode 'append': append `count` messages tagged `tag`, reporting each acknowledged append over IPC, then exit.
  *   mode 'chaos':  append messages and compact every `compactEvery` appends, reporting each acknowledged append and
  *                  each compaction start; with `killAtStep`, SIGKILL itself before that step of compaction number

@@ -538,8 +538,32 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           await sql.begin(async (tx) => {
             await lockDocument(tx, space, docId);
             const stored = await checkVersion(tx, space, docId, expectedVersion);
+            // Ratings and reads do not change the version: keep the counters as stored now (under the document
+            // lock, which addRating and recordAccess take too), not as the editor read them.
+            const [kept] = await exec<
+              { accesscount: number; lastaccessedat: string | null; alpha: number; beta: number }[]
+            >(
+              tx,
+              `SELECT access_count AS accesscount, ${iso('last_accessed_at')} AS lastaccessedat, alpha, beta
+               FROM ${s}.chunks WHERE space = $1 AND doc_id = $2 ORDER BY chunk_index LIMIT 1`,
+              [space, docId],
+            );
             await exec(tx, `DELETE FROM ${s}.chunks WHERE space = $1 AND doc_id = $2`, [space, docId]);
-            await insertChunks(tx, chunks, stored + 1);
+            await insertChunks(
+              tx,
+              chunks.map((c) =>
+                kept
+                  ? {
+                      ...c,
+                      accessCount: Number(kept.accesscount),
+                      lastAccessedAt: kept.lastaccessedat,
+                      alpha: Number(kept.alpha),
+                      beta: Number(kept.beta),
+                    }
+                  : c,
+              ),
+              stored + 1,
+            );
             await insertVersion(tx, version);
           });
         } catch (error) {
@@ -697,6 +721,25 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       });
     },
 
+    findDocIdsByHashes(space, lookups) {
+      return run('findDocIdsByHashes', async () => {
+        if (lookups.length === 0) return [];
+        // One round trip: per lookup (by its position) the oldest chunk with that owner and hash.
+        const found = await exec<{ i: string; docid: string }[]>(
+          sql,
+          `SELECT DISTINCT ON (l.i) l.i::text AS i, c.doc_id AS docid
+             FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS l(scope, agent_id, hash, i)
+             JOIN ${s}.chunks c
+               ON c.space = $1 AND c.scope = l.scope AND c.agent_id = l.agent_id AND c.content_hash = l.hash
+            ORDER BY l.i, c.created_at, c.id`,
+          [space, lookups.map((l) => l.scope), lookups.map((l) => l.agentId), lookups.map((l) => l.contentHash)],
+        );
+        const out: (string | null)[] = lookups.map(() => null);
+        for (const row of found) out[Number(row.i) - 1] = row.docid;
+        return out;
+      });
+    },
+
     keywordSearch(query: KeywordQuery): Promise<KeywordHit[]> {
       return run('keywordSearch', async () => {
         const limit = Math.floor(query.limit);
@@ -734,12 +777,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     recordAccess(space, docId, at) {
       return run('recordAccess', async () => {
-        await exec(
-          sql,
-          `UPDATE ${s}.chunks SET access_count = access_count + 1, last_accessed_at = $1::text::timestamptz
-           WHERE space = $2 AND doc_id = $3`,
-          [at, space, docId],
-        );
+        // Under the document lock, so that an edit replacing the chunks meanwhile cannot drop the count.
+        await sql.begin(async (tx) => {
+          await lockDocument(tx, space, docId);
+          await exec(
+            tx,
+            `UPDATE ${s}.chunks SET access_count = access_count + 1, last_accessed_at = $1::text::timestamptz
+             WHERE space = $2 AND doc_id = $3`,
+            [at, space, docId],
+          );
+        });
       });
     },
 
@@ -747,10 +794,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return run('addRating', async () => {
         let row: { found: number } | undefined;
         try {
-          // One statement, so one atomic step: the rating row and the alpha/beta increment land together.
-          [row] = await exec<{ found: number }[]>(
-            sql,
-            `WITH doc AS (SELECT 1 FROM ${s}.chunks WHERE space = $1 AND doc_id = $2 LIMIT 1),
+          // One statement, so one atomic step: the rating row and the alpha/beta increment land together; under
+          // the document lock, so that an edit replacing the chunks meanwhile cannot drop the increment.
+          [row] = await sql.begin(async (tx) => {
+            await lockDocument(tx, rating.space, rating.docId);
+            return exec<{ found: number }[]>(
+              tx,
+              `WITH doc AS (SELECT 1 FROM ${s}.chunks WHERE space = $1 AND doc_id = $2 LIMIT 1),
                   ins AS (
                     INSERT INTO ${s}.ratings (space, doc_id, task_id, useful, note, agent_id, at)
                     SELECT $1, $2, $3, $4::boolean, $5, $6, $7::text::timestamptz WHERE EXISTS (SELECT 1 FROM doc)
@@ -764,8 +814,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
                     RETURNING 1
                   )
              SELECT (SELECT count(*)::int FROM doc) AS found, (SELECT count(*)::int FROM upd) AS updated`,
-            [rating.space, rating.docId, rating.taskId, rating.useful, rating.note, rating.agentId, rating.at],
-          );
+              [rating.space, rating.docId, rating.taskId, rating.useful, rating.note, rating.agentId, rating.at],
+            );
+          });
         } catch (error) {
           if (sqlState(error) === '23505' && constraintOf(error) === 'ratings_pkey') {
             throw new MemError(

@@ -1,11 +1,11 @@
 // Adapter-specific behaviour of the transcript and notebook stores; conversation.suite.test.ts runs the port contracts.
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { MemError, type NotebookScope, type TranscriptMessage, type TranscriptStore } from '@mem/core';
+import { bundleChild, type ChildProgram, within } from '@mem/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CONVERSATION_SCHEMA_VERSION,
@@ -97,7 +97,7 @@ describe(`migration ${CONVERSATION_SCHEMA_VERSION} (conversation)`, () => {
         new RegExp(`^sqlite: .*step ${CONVERSATION_SCHEMA_VERSION}.*migrate\\(\\)`),
       );
     }
-    expect((await transcripts.migrate()).applied).toEqual([CONVERSATION_SCHEMA_VERSION]);
+    expect((await transcripts.migrate()).applied).toEqual(migrations.slice(2).map((m) => m.version));
     expect(await transcripts.read('acme', 'alice')).toBeNull();
     expect(await notebooks.list(alice)).toEqual([]);
   });
@@ -290,46 +290,11 @@ describe('withLock', () => {
 
 // ---------- real processes ----------
 
-// The child (test/conversation-child.ts) is bundled once with esbuild and run by plain node: a tsx start costs about a
-// second per process. esbuild is the one tsx ships with (resolved through tsx, so this package needs no dependency of
-// its own); the native modules stay external, imported from where they are installed. Without esbuild the child runs
-// through tsx.
+// The child (test/conversation-child.ts) is bundled once by @mem/testkit's `bundleChild` and run by plain node (a tsx
+// start costs about a second per process); without esbuild it runs through tsx.
 
 const CHILD_SOURCE = fileURLToPath(new URL('../test/conversation-child.ts', import.meta.url));
-
-interface EsbuildPluginBuild {
-  onResolve(
-    options: { filter: RegExp },
-    callback: (args: {
-      path: string;
-      kind: string;
-      resolveDir: string;
-      pluginData?: { direct?: boolean };
-    }) => Promise<unknown>,
-  ): void;
-  resolve(
-    path: string,
-    options: { kind: string; resolveDir: string; pluginData: unknown },
-  ): Promise<{ path: string; errors: unknown[] }>;
-}
-
-interface Esbuild {
-  build(options: Record<string, unknown>): Promise<unknown>;
-}
-
-function loadEsbuild(): Esbuild | null {
-  try {
-    const fromHere = createRequire(import.meta.url);
-    return createRequire(fromHere.resolve('tsx/package.json'))('esbuild') as Esbuild;
-  } catch {
-    return null;
-  }
-}
-
-let child: { file: string; execArgv: string[] } = {
-  file: CHILD_SOURCE,
-  execArgv: ['--conditions=dev-source', '--import', 'tsx'],
-};
+let child: ChildProgram | undefined;
 
 interface ChildSettings {
   path: string;
@@ -352,9 +317,10 @@ interface Run {
 }
 
 function start(settings: ChildSettings, onMessage?: (m: ChildMessage) => void): Run {
+  if (!child) throw new Error('the child program is built in beforeAll');
   const proc = fork(child.file, [], {
     execArgv: child.execArgv,
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    cwd: child.cwd,
     env: { ...process.env, MEM_CHILD: JSON.stringify(settings) },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -372,19 +338,6 @@ function start(settings: ChildSettings, onMessage?: (m: ChildMessage) => void): 
   return run;
 }
 
-/** Wait for a promise, failing at a deadline (never a fixed sleep). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 const childIndex = (content: string, tag: string) =>
   content.startsWith(`${tag}-`) ? Number(content.slice(tag.length + 1).split(' ')[0]) : null;
 
@@ -394,44 +347,11 @@ function inWriterOrder(messages: readonly TranscriptMessage[], tag: string): boo
 }
 
 describe('several processes on one transcript', { timeout: 60_000 }, () => {
-  let buildDir: string;
   beforeAll(async () => {
-    buildDir = mkdtempSync(join(tmpdir(), 'mem-sqlite-child-'));
-    const esbuild = loadEsbuild();
-    if (esbuild === null) return;
-    const native = {
-      name: 'native-modules-stay-installed',
-      setup(build: EsbuildPluginBuild) {
-        build.onResolve({ filter: /^(better-sqlite3|sqlite-vec)$/ }, async (args) => {
-          if (args.pluginData?.direct) return undefined;
-          const found = await build.resolve(args.path, {
-            kind: args.kind,
-            resolveDir: args.resolveDir,
-            pluginData: { direct: true },
-          });
-          if (found.errors.length > 0) return { errors: found.errors };
-          return { path: pathToFileURL(found.path).href, external: true };
-        });
-      },
-    };
-    const file = join(buildDir, 'child.mjs');
-    await esbuild.build({
-      entryPoints: [CHILD_SOURCE],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['dev-source'],
-      logLevel: 'silent',
-      plugins: [native],
-      // Bundled CommonJS dependencies may call require() at run time.
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    });
-    child = { file, execArgv: [] };
+    child = await bundleChild(CHILD_SOURCE);
   });
   afterAll(() => {
-    rmSync(buildDir, { recursive: true, force: true });
+    child?.dispose();
   });
 
   it('two processes appending hundreds of messages each lose nothing while this one compacts meanwhile', async () => {

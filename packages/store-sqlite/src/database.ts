@@ -102,6 +102,7 @@ export function withBusyRetry<T>(fn: () => T): T {
 /**
  * Open (creating if needed) a SQLite database file for mem, with the pragmas every port relies on:
  * busy_timeout, WAL journal, synchronous=FULL (an acknowledged write survives power loss), foreign keys on,
+ * secure_delete (deleted content is overwritten, so forgotten text leaves no trace in the file),
  * a larger page cache and a memory map for reads.
  * The parent folder is created when missing. A file that is not a SQLite database gives STORE_CORRUPT.
  * Does not run migrations: see `runMigrations`.
@@ -132,6 +133,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('temp_store = MEMORY');
+    // Deleted content is overwritten with zeros, so forget leaves no readable trace in the file (issue 9 §5).
+    db.pragma('secure_delete = ON');
     db.pragma(`cache_size = ${-cacheSizeKiB}`);
     if (!isMemoryPath(path)) db.pragma(`mmap_size = ${mmapSizeBytes}`);
   } catch (error) {

@@ -385,8 +385,23 @@ const conversationV3: Migration = {
   },
 };
 
+/**
+ * Forget leaves nothing behind (issue 9 §5): the full-text indexes remove a deleted row's terms from the index itself
+ * (FTS5 `secure-delete`) instead of recording a delete marker next to the old entry until the next merge. Together
+ * with `PRAGMA secure_delete` (set on every connection), deleted text is overwritten in the file.
+ */
+const secureDeleteV4: Migration = {
+  version: 4,
+  name: 'fts-secure-delete',
+  up(db) {
+    for (const table of ['chunks_fts', 'episodes_fts', 'procedures_fts']) {
+      db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('secure-delete', 1)`).run();
+    }
+  },
+};
+
 /** Every schema step of the shared database file, oldest first. Later ports append here. */
-export const migrations: readonly Migration[] = [knowledgeV1, structuredV2, conversationV3];
+export const migrations: readonly Migration[] = [knowledgeV1, structuredV2, conversationV3, secureDeleteV4];
 
 export interface MigrationResult {
   /** Versions applied by this call (empty when the schema was already current). */

@@ -1,7 +1,11 @@
 export * from './candidates.js';
+export * from './crash.js';
+export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
 export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
+export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
 export * from './port-fixture.js';
+export * from './processes.js';
 export * from './structured.js';
 export {
   describeTranscriptStore,

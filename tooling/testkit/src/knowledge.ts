@@ -1,4 +1,5 @@
 import {
+  contentHash,
   createHashingEmbedder,
   createStack,
   type KnowledgeStore,
@@ -337,6 +338,51 @@ export function describeKnowledgeStore(
       const d = await memory.store(bob, { content: 'Redis runs on port 6380 in staging.' });
       expect(d.id).not.toBe(a.id);
       expect((await memory.stats(alice)).documents).toBe(3);
+      // A batch finds the stored copies as single stores do (through findDocIdsByHashes where the store has it).
+      const batch = await memory.storeMany(alice, [
+        { content: 'Redis runs on port 6380 in staging.' },
+        { content: 'Redis runs on port 6380 in staging.', scope: 'swarm' },
+        { content: 'Postgres runs on port 5433 in staging.' },
+        { content: 'Postgres runs on port 5433 in staging.' },
+      ]);
+      expect(batch.map((r) => (MemError.is(r) ? r.code : [r.id, r.deduplicated]))).toEqual([
+        [a.id, true],
+        [c.id, true],
+        [expect.any(String), false],
+        [(batch[2] as { id: string }).id, true],
+      ]);
+      const store = fixture!.store;
+      if (store.findDocIdsByHashes) {
+        const lookups = [
+          {
+            scope: 'agent' as const,
+            agentId: alice.agentId,
+            contentHash: contentHash('Redis runs on port 6380 in staging.'),
+          },
+          {
+            scope: 'swarm' as const,
+            agentId: alice.agentId,
+            contentHash: contentHash('Redis runs on port 6380 in staging.'),
+          },
+          {
+            scope: 'agent' as const,
+            agentId: bob.agentId,
+            contentHash: contentHash('Redis runs on port 6380 in staging.'),
+          },
+          { scope: 'agent' as const, agentId: alice.agentId, contentHash: contentHash('never stored') },
+          {
+            scope: 'agent' as const,
+            agentId: alice.agentId,
+            contentHash: contentHash('Redis runs on port 6380 in staging.'),
+          },
+        ];
+        const single = await Promise.all(
+          lookups.map((l) => store.findDocIdByHash(alice.space, l.scope, l.agentId, l.contentHash)),
+        );
+        expect(await store.findDocIdsByHashes(alice.space, lookups)).toEqual(single);
+        expect(single).toEqual([a.id, c.id, d.id, null, a.id]);
+        expect(await store.findDocIdsByHashes('another-space', lookups)).toEqual([null, null, null, null, null]);
+      }
     });
 
     it('stores Unicode (emoji, CJK, RTL) and very long content exactly', async () => {

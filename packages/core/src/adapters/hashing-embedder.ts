@@ -9,9 +9,16 @@ import type { Embedder } from '../ports/embedder.js';
  */
 export function createHashingEmbedder(options: { dimension?: number } = {}): Embedder {
   const dimension = options.dimension ?? 256;
+  // Buckets of recent features, remembered: md5 per word was most of the cost of embedding a large corpus.
+  const seen = new Map<string, { index: number; sign: number }>();
   const bucket = (feature: string): { index: number; sign: number } => {
+    let b = seen.get(feature);
+    if (b) return b;
     const h = createHash('md5').update(feature).digest();
-    return { index: h.readUInt32LE(0) % dimension, sign: (h[4]! & 1) === 0 ? 1 : -1 };
+    b = { index: h.readUInt32LE(0) % dimension, sign: (h[4]! & 1) === 0 ? 1 : -1 };
+    if (seen.size >= 500_000) seen.clear();
+    seen.set(feature, b);
+    return b;
   };
   const embedOne = (text: string): Float32Array => {
     const v = new Float32Array(dimension);

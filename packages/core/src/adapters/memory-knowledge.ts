@@ -122,8 +122,18 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
       const holder = this.holderOfKey(first);
       if (holder && holder !== docId) throw this.takenError(first.key, holder);
     }
+    // Ratings and reads do not change the version: keep the counters as stored now, not as the editor read them.
+    const stored = current[0];
+    const counters = stored
+      ? {
+          accessCount: stored.accessCount,
+          lastAccessedAt: stored.lastAccessedAt,
+          alpha: stored.alpha,
+          beta: stored.beta,
+        }
+      : {};
     for (const c of current) this.remove(c.id);
-    for (const c of chunks) this.put(c);
+    for (const c of chunks) this.put({ ...c, ...counters });
     this.versions.push({ ...version });
   }
 

@@ -42,6 +42,13 @@ export interface VectorHit {
   similarity: number;
 }
 
+/** One content-hash lookup of `findDocIdsByHashes`. */
+export interface HashLookup {
+  scope: Scope;
+  agentId: string;
+  contentHash: string;
+}
+
 export interface KnowledgeStoreCapabilities {
   keyword: boolean;
   vector: boolean;
@@ -91,7 +98,11 @@ export interface KnowledgeStore {
    * (`KEY_TAKEN` when a key is held, `CONFLICT` when a chunk id exists); when any of them fails nothing is written.
    */
   insertDocuments(docs: MemoryRecord[][]): Promise<void>;
-  /** Replace every chunk of a document (content edit) and write the version row, if `expectedVersion` holds. */
+  /**
+   * Replace every chunk of a document (content edit) and write the version row, if `expectedVersion` holds. The
+   * counters (alpha, beta, access count, last access) stay as stored at the time of the write, whatever `chunks`
+   * carry: ratings and reads do not change the version, so one may land between the editor's read and this write.
+   */
   replaceDocument(
     space: string,
     docId: string,
@@ -122,6 +133,12 @@ export interface KnowledgeStore {
   getChunks(space: string, ids: string[]): Promise<MemoryRecord[]>;
   findDocIdByKey(space: string, scope: Scope, agentId: string, key: string): Promise<string | null>;
   findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null>;
+  /**
+   * Optional: `findDocIdByHash` for many lookups in one round trip (batch ingest asks once per batch instead of once
+   * per memory). Answers in the order of `lookups`, each exactly what `findDocIdByHash` would answer. Stores where a
+   * lookup is already cheap (an in-process index) may leave it out.
+   */
+  findDocIdsByHashes?(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]>;
 
   keywordSearch(query: KeywordQuery): Promise<KeywordHit[]>;
   vectorSearch(query: VectorQuery): Promise<VectorHit[]>;

@@ -679,6 +679,11 @@ export class ConversationService {
     return this.store.readArchive(space, agentId, id);
   }
 
+  /** The archive retention configured for this service (per-call options aside); nulls mean keep forever. */
+  get retention(): { maxAgeDays: number | null; maxCount: number | null } {
+    return { ...DEFAULT_CONVERSATION_OPTIONS.retention, ...this.deps.options?.retention };
+  }
+
   /** Delete archives beyond a retention policy. */
   prune(
     space: string,

@@ -9,6 +9,26 @@ import { parseInput } from '../schemas.js';
 import { forgetInput } from '../schemas-forget.js';
 import type { Stack } from '../stack.js';
 import type { Principal } from '../types.js';
+import type { Episode, JsonObject } from '../types-structured.js';
+
+/**
+ * The metadata key under which an episode records the agent that wrote it. An episode has no owner field of its own,
+ * so the CLI, the server and MCP stamp the writer's agent id here (`withEpisodeAuthor`), and `forget --agent` removes
+ * the episodes that carry it.
+ */
+export const EPISODE_AGENT_KEY = 'agentId';
+
+/** An episode input with its writer recorded in `metadata.agentId` (a value given by the caller is replaced). */
+export function withEpisodeAuthor<T extends object>(input: T, agentId: string): T & { metadata: JsonObject } {
+  const metadata = (input as { metadata?: JsonObject | undefined }).metadata;
+  return { ...input, metadata: { ...(metadata ?? {}), [EPISODE_AGENT_KEY]: agentId } };
+}
+
+/** The agent that wrote an episode, or null for an episode stored without one (before authors were recorded). */
+export function episodeAuthor(episode: Pick<Episode, 'metadata'>): string | null {
+  const v = episode.metadata?.[EPISODE_AGENT_KEY];
+  return typeof v === 'string' ? v : null;
+}
 
 /** Whom to forget: exactly one of an agent or a user of the principal's space. */
 export interface ForgetSubject {
@@ -40,6 +60,8 @@ export interface ForgetReport {
     notebookFiles: number;
     facts: number;
     goals: number;
+    /** Episodes the agent wrote (recorded in `metadata.agentId`, see `withEpisodeAuthor`). */
+    episodes: number;
     /** User records (0 or 1 for a user). */
     users: number;
   };
@@ -60,6 +82,7 @@ function emptyReport(space: string, subject: ForgetReport['subject']): ForgetRep
       notebookFiles: 0,
       facts: 0,
       goals: 0,
+      episodes: 0,
       users: 0,
     },
     skipped: [],
@@ -82,15 +105,37 @@ function checkLead(p: Principal): void {
   }
 }
 
-const EPISODES_NOTE =
-  'episodes: an episode records no agent or user, so forget cannot tell whose it is; delete episodes by id if needed.';
+const EPISODES_USER_NOTE =
+  'episodes: an episode records the agent that wrote it, not a user, so forgetting a user removes no episode; forget the agent, or delete episodes by id.';
+const EPISODES_UNOWNED_NOTE = (n: number) =>
+  `episodes: ${n} episode(s) of the space record no writing agent (stored before authors were recorded) and were kept; delete them by id if they belong to the agent.`;
+
+/** Delete the episodes an agent wrote (by `metadata.agentId`); returns how many, and how many record no author. */
+async function forgetEpisodes(
+  stack: Stack,
+  space: string,
+  agentId: string,
+): Promise<{ removed: number; unowned: number }> {
+  const episodes = stack.structured.episodes;
+  if (!episodes) return { removed: 0, unowned: 0 };
+  const total = await episodes.count(space);
+  if (total === 0) return { removed: 0, unowned: 0 };
+  let removed = 0;
+  let unowned = 0;
+  for (const e of await episodes.recent(space, total)) {
+    const author = episodeAuthor(e);
+    if (author === null) unowned++;
+    else if (author === agentId && (await episodes.delete(space, e.id))) removed++;
+  }
+  return { removed, unowned };
+}
 
 /**
  * Delete everything of one agent or one user in the principal's space (SPEC §8) and report what was removed.
  *
  * - Agent: every knowledge memory it owns (agent and swarm scope) with versions and ratings; its transcript and
  *   archives (when the stack has transcripts); all its notebooks, including per-user and per-topic ones (when the
- *   stack has notebooks).
+ *   stack has notebooks); the episodes it wrote (`metadata.agentId`, when the stack has episodes).
  * - User: its facts, goals and user record (when the stack has those ports); its per-user notebooks under every
  *   agent forget can name — agents with a transcript, the calling lead and `options.agents` — and, with
  *   `options.topics`, its per-topic notebooks there.
@@ -120,7 +165,11 @@ export async function forget(
     } else report.skipped.push('transcripts');
     if (stack.notebook) report.removed.notebookFiles = await stack.notebook.forget({ space, agentId });
     else report.skipped.push('notebooks');
-    if (stack.structured.episodes) report.notes.push(EPISODES_NOTE);
+    if (stack.structured.episodes) {
+      const { removed, unowned } = await forgetEpisodes(stack, space, agentId);
+      report.removed.episodes = removed;
+      if (unowned > 0) report.notes.push(EPISODES_UNOWNED_NOTE(unowned));
+    } else report.skipped.push('episodes');
     return report;
   }
 
@@ -147,6 +196,6 @@ export async function forget(
       `notebooks: the notebook store cannot list the agents of a space, so the user's notebooks were removed under ${covered.length} agent(s) known from ${stack.conversations ? 'transcripts, ' : ''}the calling lead and options.agents: ${covered.join(', ')}. Per-topic notebooks of the user are removed only for topics given in options.topics${topics.length > 0 ? ` (${topics.join(', ')})` : ' (none given)'}.`,
     );
   } else report.skipped.push('notebooks');
-  if (stack.structured.episodes) report.notes.push(EPISODES_NOTE);
+  if (stack.structured.episodes) report.notes.push(EPISODES_USER_NOTE);
   return report;
 }

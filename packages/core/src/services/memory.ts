@@ -27,7 +27,7 @@ import { queryTerms } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
+import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
 import {
   dedupCheckInput,
   injectLearningInput,
@@ -411,6 +411,36 @@ export class MemoryService {
    * the store and, in a batch, against earlier items of the batch) and key availability. Returns the deduplicated
    * result, or the new document ready to embed and insert. `batch` holds the new documents planned so far.
    */
+  /**
+   * Batch ingest: the content-hash lookups of every valid input in one store call, when the store offers
+   * `findDocIdsByHashes` (inputs that do not parse are left to `prepareStore`, which reports them).
+   */
+  private async prefetchHashes(
+    p: Principal,
+    inputs: unknown[],
+    overrides: (StoreOverrides | undefined)[],
+    batch: PlannedBatch,
+  ): Promise<void> {
+    if (!this.knowledge.findDocIdsByHashes || inputs.length < 2) return;
+    const lookups = new Map<string, HashLookup>();
+    for (const [i, raw] of inputs.entries()) {
+      let input: { content: string; scope?: Scope | undefined };
+      try {
+        input = parseInput(memoryStoreInput, 'memory-store', raw);
+      } catch {
+        continue;
+      }
+      const scope = input.scope ?? 'agent';
+      const agentId = overrides[i]?.agentId ?? p.agentId;
+      const hash = contentHash(input.content);
+      batch.hashes.set(input.content, hash);
+      lookups.set(JSON.stringify([scope, agentId, hash]), { scope, agentId, contentHash: hash });
+    }
+    if (lookups.size === 0) return;
+    const found = await this.knowledge.findDocIdsByHashes(p.space, [...lookups.values()]);
+    for (const [i, k] of [...lookups.keys()].entries()) batch.storedByHash.set(k, found[i] ?? null);
+  }
+
   private async prepareStore(
     p: Principal,
     raw: unknown,
@@ -428,10 +458,12 @@ export class MemoryService {
     if (key === undefined && input.name?.startsWith(`${LONGTERM_PREFIX}/`)) key = input.name;
     if (key !== undefined) checkKey(key, p.role);
     const tags = [...new Set(input.tags ?? [])];
-    const hash = contentHash(input.content);
+    const hash = batch.hashes.get(input.content) ?? contentHash(input.content);
+    const hashKey = JSON.stringify([scope, agentId, hash]);
+    const known = batch.storedByHash.get(hashKey);
     const existing = await this.liveDocument(
       p.space,
-      await this.knowledge.findDocIdByHash(p.space, scope, agentId, hash),
+      known !== undefined ? known : await this.knowledge.findDocIdByHash(p.space, scope, agentId, hash),
     );
     if (existing) {
       const first = existing[0]!;
@@ -446,7 +478,6 @@ export class MemoryService {
         },
       };
     }
-    const hashKey = JSON.stringify([scope, agentId, hash]);
     const twin = batch.byHash.get(hashKey);
     if (twin) return { deduplicatedOf: twin };
     const now = this.now();
@@ -518,6 +549,7 @@ export class MemoryService {
     this.checkPrincipal(p);
     const out: (StoreResult | MemError | undefined)[] = new Array(inputs.length);
     const batch = emptyBatch();
+    await this.prefetchHashes(p, inputs, overrides, batch);
     const planned: { index: number; doc: PlannedDocument }[] = [];
     const twins: { index: number; of: PlannedDocument }[] = [];
     for (let i = 0; i < inputs.length; i++) {
@@ -1224,10 +1256,14 @@ interface PlannedDocument {
 interface PlannedBatch {
   byHash: Map<string, PlannedDocument>;
   byKey: Map<string, PlannedDocument>;
+  /** Stored document id (or null) per `[scope, agentId, hash]`, looked up for the whole batch in one call. */
+  storedByHash: Map<string, string | null>;
+  /** Content hash per content, computed once per batch. */
+  hashes: Map<string, string>;
 }
 
 function emptyBatch(): PlannedBatch {
-  return { byHash: new Map(), byKey: new Map() };
+  return { byHash: new Map(), byKey: new Map(), storedByHash: new Map(), hashes: new Map() };
 }
 
 function storedResult(doc: PlannedDocument, chunks: MemoryRecord[]): StoreResult {

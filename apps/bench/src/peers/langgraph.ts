@@ -1,0 +1,60 @@
+/**
+ * LangGraph JS `InMemoryStore` (npm `@langchain/langgraph`) with an embedding index as a bench peer. The index's
+ * `embeddings` must be a `@langchain/core` `Embeddings` (the store's types ask for the class; at run time it only
+ * calls embedDocuments/embedQuery): this one embeds in process with the bench's embedder, so no HTTP hop.
+ * Documents are stored under [namespace] or, with an owner, [namespace, "shared"] / [namespace, "private", owner];
+ * a viewer's search is the store's own search over the shared and the viewer's namespaces, merged by score.
+ */
+import { Embeddings } from '@langchain/core/embeddings';
+import type { Embedder } from '@mem/core';
+import type { Peer, PeerDoc, PeerOptions } from './types.js';
+
+class BenchEmbeddings extends Embeddings {
+  ms = 0;
+  constructor(private readonly inner: Embedder) {
+    super({});
+  }
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    const t0 = performance.now();
+    const vs = await this.inner.embed(texts);
+    const out = vs.map((v) => Array.from(v));
+    this.ms += performance.now() - t0;
+    return out;
+  }
+  async embedQuery(text: string): Promise<number[]> {
+    return (await this.embedDocuments([text]))[0]!;
+  }
+}
+
+const path = (doc: PeerDoc) =>
+  doc.owner === undefined
+    ? [doc.namespace]
+    : doc.shared
+      ? [doc.namespace, 'shared']
+      : [doc.namespace, 'private', doc.owner];
+
+export async function openLangGraph({ embedder }: PeerOptions): Promise<Peer> {
+  const { InMemoryStore } = await import('@langchain/langgraph');
+  const embeddings = new BenchEmbeddings(embedder);
+  const store = new InMemoryStore({ index: { embeddings, dims: embedder.dimension, fields: ['text'] } });
+  return {
+    name: 'langgraph',
+    async ingest(batch) {
+      await store.batch(batch.map((doc) => ({ namespace: path(doc), key: doc.id, value: { text: doc.text } })));
+    },
+    async search(query, k, namespace, viewer) {
+      const prefixes =
+        viewer === undefined
+          ? [[namespace]]
+          : [
+              [namespace, 'shared'],
+              [namespace, 'private', viewer],
+            ];
+      const hits = (await Promise.all(prefixes.map((p) => store.search(p, { query, limit: k })))).flat();
+      if (prefixes.length > 1) hits.sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
+      return hits.slice(0, k).map((h) => h.key);
+    },
+    embedMs: () => embeddings.ms,
+    async close() {},
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * Building blocks of an approximate vector index for cosine similarity (pure, no I/O): spherical k-means, a
+ * two-level inverted-file (IVF) quantizer that assigns a vector to one of `coarse × fine` lists with
+ * `coarse + fine` dot products, the lists a query probes, and per-vector int8 quantization (cosine does not
+ * depend on a vector's length, so one scale per vector loses only rounding). A store keeps the lists; an exact
+ * re-rank with the full vectors decides the final order.
+ */
+import { seededRandom } from './random.js';
+
+/** A trained two-level quantizer: coarse centroids, and the leaf centroids (the lists) under each of them. */
+export interface IvfQuantizer {
+  dimension: number;
+  /** Unit-length coarse centroids. */
+  coarse: Float32Array[];
+  /** Unit-length leaf centroids; a leaf's index is its list id. */
+  leaves: Float32Array[];
+  /** Coarse centroid of each leaf. */
+  leafParent: number[];
+}
+
+export interface IvfTrainOptions {
+  /** Number of lists wanted (leaves). The quantizer may have fewer when the sample is small. */
+  lists: number;
+  /** k-means iterations per level. Default 6. */
+  iterations?: number;
+  /** Seed of the deterministic sampling. Default 1. */
+  seed?: number;
+}
+
+/** Dot product of two vectors of equal length. */
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  const n = a.length;
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+/** A unit-length copy (a zero vector stays zero). */
+export function unitVector(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+  const out = new Float32Array(v.length);
+  if (norm === 0 || !Number.isFinite(norm)) return out;
+  const inv = 1 / Math.sqrt(norm);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! * inv;
+  return out;
+}
+
+/**
+ * The non-zero entries of `v` when they are few (at most a quarter of its length), else null. Sparse vectors (e.g.
+ * from a hashing embedder) then cost their non-zeros per dot product instead of their length; dense ones are
+ * unaffected. The sums are the same up to floating-point order.
+ */
+function sparse(v: Float32Array): { idx: Int32Array; val: Float32Array } | null {
+  const max = v.length >> 2;
+  let nnz = 0;
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0 && ++nnz > max) return null;
+  const idx = new Int32Array(nnz);
+  const val = new Float32Array(nnz);
+  let k = 0;
+  for (let i = 0; i < v.length; i++) {
+    if (v[i] !== 0) {
+      idx[k] = i;
+      val[k++] = v[i]!;
+    }
+  }
+  return { idx, val };
+}
+
+function argmaxDot(
+  v: Float32Array,
+  s: { idx: Int32Array; val: Float32Array } | null,
+  centroids: readonly Float32Array[],
+  start: number,
+  end: number,
+): number {
+  let best = start;
+  let bestDot = Number.NEGATIVE_INFINITY;
+  for (let c = start; c < end; c++) {
+    const centroid = centroids[c]!;
+    let d = 0;
+    if (s) {
+      const { idx, val } = s;
+      for (let k = 0; k < idx.length; k++) d += val[k]! * centroid[idx[k]!]!;
+    } else d = dot(v, centroid);
+    if (d > bestDot) {
+      bestDot = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/** Index of the centroid with the largest dot product with `v` (the first one on ties). */
+export function nearestCentroid(v: Float32Array, centroids: readonly Float32Array[]): number {
+  return argmaxDot(v, sparse(v), centroids, 0, centroids.length);
+}
+
+/**
+ * Spherical k-means over unit vectors: at most `k` unit centroids (fewer when there are fewer points),
+ * initialised from a seeded sample of the points; an emptied cluster takes a random point.
+ */
+export function sphericalKMeans(
+  points: readonly Float32Array[],
+  k: number,
+  options: { iterations?: number; seed?: number } = {},
+): Float32Array[] {
+  const n = points.length;
+  if (n === 0 || k <= 0) return [];
+  const dim = points[0]!.length;
+  const next = seededRandom(options.seed ?? 1);
+  const count = Math.min(k, n);
+  // Distinct starting points: a partial Fisher–Yates shuffle of the indices.
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(next() * (n - i));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  let centroids: Float32Array[] = order.slice(0, count).map((i) => Float32Array.from(points[i]!));
+  const assignment = new Int32Array(n);
+  const iterations = options.iterations ?? 6;
+  const views = points.map(sparse);
+  for (let iter = 0; iter < iterations; iter++) {
+    for (let p = 0; p < n; p++) assignment[p] = argmaxDot(points[p]!, views[p]!, centroids, 0, count);
+    const sums = Array.from({ length: count }, () => new Float64Array(dim));
+    const sizes = new Int32Array(count);
+    for (let p = 0; p < n; p++) {
+      const c = assignment[p]!;
+      const v = points[p]!;
+      const s = sums[c]!;
+      for (let i = 0; i < dim; i++) s[i] = s[i]! + v[i]!;
+      sizes[c] = sizes[c]! + 1;
+    }
+    centroids = sums.map((s, c) =>
+      sizes[c] === 0 ? Float32Array.from(points[Math.floor(next() * n)]!) : unitVector(Float32Array.from(s)),
+    );
+  }
+  return centroids;
+}
+
+/**
+ * Train a two-level quantizer on `sample` (any lengths; they are normalised): `ceil(sqrt(lists))` coarse
+ * centroids, then as many leaves under each as its share of the sample allows.
+ */
+export function trainIvf(sample: readonly Float32Array[], options: IvfTrainOptions): IvfQuantizer {
+  if (sample.length === 0) throw new Error('trainIvf needs at least one vector');
+  const dimension = sample[0]!.length;
+  const points = sample.map(unitVector);
+  const iterations = options.iterations ?? 6;
+  const seed = options.seed ?? 1;
+  const lists = Math.max(1, Math.floor(options.lists));
+  const coarseCount = Math.max(1, Math.ceil(Math.sqrt(lists)));
+  const finePer = Math.max(1, Math.ceil(lists / coarseCount));
+  const coarse = sphericalKMeans(points, coarseCount, { iterations, seed });
+  const groups: Float32Array[][] = coarse.map(() => []);
+  for (const p of points) groups[nearestCentroid(p, coarse)]!.push(p);
+  const leaves: Float32Array[] = [];
+  const leafParent: number[] = [];
+  for (const [c, group] of groups.entries()) {
+    // Every coarse centroid keeps at least one leaf, so that every vector has a list.
+    const fine =
+      group.length === 0 ? [coarse[c]!] : sphericalKMeans(group, finePer, { iterations, seed: seed + c + 1 });
+    for (const leaf of fine) {
+      leaves.push(leaf);
+      leafParent.push(c);
+    }
+  }
+  return { dimension, coarse, leaves, leafParent };
+}
+
+/** Leaf index ranges per coarse centroid (leaves of one parent are contiguous in `trainIvf`'s output). */
+function leafRanges(q: IvfQuantizer): { start: number; end: number }[] {
+  const ranges = q.coarse.map(() => ({ start: Number.POSITIVE_INFINITY, end: 0 }));
+  for (const [leaf, parent] of q.leafParent.entries()) {
+    const r = ranges[parent]!;
+    r.start = Math.min(r.start, leaf);
+    r.end = Math.max(r.end, leaf + 1);
+  }
+  return ranges;
+}
+
+const rangeCache = new WeakMap<IvfQuantizer, { start: number; end: number }[]>();
+
+/** The list of `v`: its nearest coarse centroid, then the nearest leaf under it (`coarse + fine` dot products). */
+export function assignList(q: IvfQuantizer, v: Float32Array): number {
+  let ranges = rangeCache.get(q);
+  if (!ranges) {
+    ranges = leafRanges(q);
+    rangeCache.set(q, ranges);
+  }
+  const s = sparse(v);
+  const parent = argmaxDot(v, s, q.coarse, 0, q.coarse.length);
+  const { start, end } = ranges[parent]!;
+  if (!(end > start)) return argmaxDot(v, s, q.leaves, 0, q.leaves.length);
+  return argmaxDot(v, s, q.leaves, start, end);
+}
+
+/** The `nprobe` lists whose leaf centroids are most similar to `query`, best first. */
+export function probeLists(q: IvfQuantizer, query: Float32Array, nprobe: number): number[] {
+  const s = sparse(query);
+  const scored = q.leaves.map((leaf, i) => {
+    let d = 0;
+    if (s) for (let k = 0; k < s.idx.length; k++) d += s.val[k]! * leaf[s.idx[k]!]!;
+    else d = dot(query, leaf);
+    return { i, d };
+  });
+  scored.sort((a, b) => b.d - a.d || a.i - b.i);
+  return scored.slice(0, Math.max(1, Math.floor(nprobe))).map((s) => s.i);
+}
+
+/**
+ * Int8 copy of `v` scaled so that its largest magnitude is 127 (cosine ignores the scale). A zero or non-finite
+ * vector gives zeros.
+ */
+export function quantizeInt8(v: Float32Array): Int8Array {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) {
+    const a = Math.abs(v[i]!);
+    if (a > max) max = a;
+  }
+  const out = new Int8Array(v.length);
+  if (max === 0 || !Number.isFinite(max)) return out;
+  const scale = 127 / max;
+  for (let i = 0; i < v.length; i++) out[i] = Math.round(v[i]! * scale);
+  return out;
+}

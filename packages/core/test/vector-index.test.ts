@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  assignList,
+  cosine,
+  dot,
+  nearestCentroid,
+  probeLists,
+  quantizeInt8,
+  seededRandom,
+  sphericalKMeans,
+  trainIvf,
+  unitVector,
+} from '../src/index.js';
+
+/** Uniform numbers in [-0.5, 0.5), seeded. */
+function seeded(seed: number): () => number {
+  const next = seededRandom(seed);
+  return () => next() - 0.5;
+}
+
+/** Points around `clusters` random directions. */
+function clustered(n: number, dim: number, clusters: number, seed = 3): Float32Array[] {
+  const r = seeded(seed);
+  const centers = Array.from({ length: clusters }, () => Float32Array.from({ length: dim }, () => r()));
+  return Array.from({ length: n }, (_, i) => {
+    const c = centers[i % clusters]!;
+    return Float32Array.from(c, (x) => x + 0.15 * r());
+  });
+}
+
+const vector = (dim: number) =>
+  fc
+    .array(fc.float({ min: -10, max: 10, noNaN: true }), { minLength: dim, maxLength: dim })
+    .map((xs) => Float32Array.from(xs));
+
+describe('vector index building blocks', () => {
+  it('unitVector gives length 1 (or a zero vector), and quantizeInt8 keeps the cosine', () => {
+    fc.assert(
+      fc.property(vector(16), vector(16), (a, b) => {
+        const u = unitVector(a);
+        const norm = Math.sqrt(dot(u, u));
+        expect(norm === 0 || Math.abs(norm - 1) < 1e-5).toBe(true);
+        const qa = Float32Array.from(quantizeInt8(a));
+        const qb = Float32Array.from(quantizeInt8(b));
+        if (dot(qa, qa) > 0 && dot(qb, qb) > 0 && dot(a, a) > 1e-3 && dot(b, b) > 1e-3)
+          expect(Math.abs(cosine(qa, qb) - cosine(a, b))).toBeLessThan(0.1);
+      }),
+    );
+    expect([...quantizeInt8(new Float32Array(4))]).toEqual([0, 0, 0, 0]);
+    expect(Math.max(...quantizeInt8(Float32Array.from([0.5, -2, 1])).map(Math.abs))).toBe(127);
+  });
+
+  it('spherical k-means is deterministic and finds well separated clusters', () => {
+    const points = clustered(400, 24, 8).map(unitVector);
+    const a = sphericalKMeans(points, 8, { seed: 5, iterations: 8 });
+    const b = sphericalKMeans(points, 8, { seed: 5, iterations: 8 });
+    expect(a.map((c) => [...c])).toEqual(b.map((c) => [...c]));
+    // Points of one generating cluster end up sharing a centroid (mostly).
+    let agree = 0;
+    for (let i = 8; i < points.length; i++) {
+      if (nearestCentroid(points[i]!, a) === nearestCentroid(points[i % 8]!, a)) agree++;
+    }
+    expect(agree / (points.length - 8)).toBeGreaterThan(0.9);
+    expect(sphericalKMeans([], 4)).toEqual([]);
+    expect(sphericalKMeans(points.slice(0, 3), 10)).toHaveLength(3);
+  });
+
+  it('a trained quantizer assigns every vector to a list, and probing all lists covers every list', () => {
+    const points = clustered(1200, 32, 20);
+    const q = trainIvf(points, { lists: 64, seed: 2 });
+    expect(q.leaves.length).toBeGreaterThan(1);
+    expect(q.leaves.length).toBeLessThanOrEqual(64);
+    expect(q.leafParent).toHaveLength(q.leaves.length);
+    for (const p of points.slice(0, 200)) {
+      const list = assignList(q, p);
+      expect(list).toBeGreaterThanOrEqual(0);
+      expect(list).toBeLessThan(q.leaves.length);
+    }
+    const all = probeLists(q, points[0]!, q.leaves.length);
+    expect(new Set(all).size).toBe(q.leaves.length);
+    // A vector's own list is among the few nearest lists of that vector.
+    let hit = 0;
+    for (const p of points.slice(0, 200)) if (probeLists(q, unitVector(p), 4).includes(assignList(q, p))) hit++;
+    expect(hit / 200).toBeGreaterThan(0.9);
+  });
+
+  it('probing a few lists finds most of the exact top 10', () => {
+    const points = clustered(3000, 32, 30, 9);
+    const q = trainIvf(points, { lists: 100, seed: 1 });
+    const lists = points.map((p) => assignList(q, p));
+    let found = 0;
+    let total = 0;
+    for (const query of clustered(20, 32, 30, 11)) {
+      const exact = points
+        .map((p, i) => ({ i, s: cosine(query, p) }))
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 10);
+      const probed = new Set(probeLists(q, unitVector(query), 12));
+      for (const e of exact) if (probed.has(lists[e.i]!)) found++;
+      total += exact.length;
+    }
+    expect(found / total).toBeGreaterThan(0.9);
+  });
+});

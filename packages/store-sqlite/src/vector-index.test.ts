@@ -1,0 +1,210 @@
+// The approximate vector index (IVF) of the SQLite knowledge store, on a real file, with a small threshold.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
+
+const NOW = '2025-01-01T00:00:00.000Z';
+const DIM = 32;
+const N = 600;
+
+/** Uniform numbers in [-0.5, 0.5), seeded. */
+function seeded(seed: number): () => number {
+  const next = seededRandom(seed);
+  return () => next() - 0.5;
+}
+
+const r = seeded(17);
+const centers = Array.from({ length: 12 }, () => Float32Array.from({ length: DIM }, () => r()));
+const vectorNear = (i: number, noise = 0.3) => Float32Array.from(centers[i % 12]!, (x) => x + noise * r());
+
+function record(i: number, over: Partial<MemoryRecord> = {}): MemoryRecord {
+  const id = `r${String(i).padStart(4, '0')}`;
+  return {
+    id,
+    docId: id,
+    space: 's1',
+    scope: i % 3 === 0 ? 'agent' : 'swarm',
+    agentId: i % 2 === 0 ? 'a1' : 'a2',
+    key: i % 10 === 0 ? `/longterm/facts/${id}` : `/swarm/manual/${id}`,
+    name: `name ${id}`,
+    content: `content of ${id}`,
+    bodyStart: 0,
+    chunkIndex: 0,
+    chunkCount: 1,
+    source: i % 4 === 0 ? 'file_index' : 'manual',
+    tags: i % 5 === 0 ? ['five'] : [],
+    embedding: vectorNear(i),
+    embeddingModel: 'test',
+    contentHash: `hash-${id}`,
+    createdAt: NOW,
+    updatedAt: NOW,
+    expiresAt: i % 7 === 0 ? '2024-06-01T00:00:00.000Z' : null,
+    accessCount: 0,
+    lastAccessedAt: null,
+    alpha: 1,
+    beta: 1,
+    version: 1,
+    ...over,
+  };
+}
+
+const base: SearchFilter = { space: 's1', viewerAgentId: 'a1', now: NOW };
+const queries = Array.from({ length: 20 }, (_, i) => vectorNear(i * 5 + 1, 0.5));
+
+let dir: string;
+let path: string;
+const open: SqliteKnowledgeStore[] = [];
+
+function make(vector: NonNullable<SqliteStoreOptions['index']>['vector']): SqliteKnowledgeStore {
+  const store = createSqliteStore({ path, index: { vector } });
+  open.push(store);
+  return store;
+}
+
+async function seed(store: SqliteKnowledgeStore, from = 0, to = N): Promise<void> {
+  await store.setEmbeddingInfo({ model: 'test', dimension: DIM });
+  const docs: MemoryRecord[][] = [];
+  for (let i = from; i < to; i++) docs.push([record(i)]);
+  for (let s = 0; s < docs.length; s += 100) await store.insertDocuments(docs.slice(s, s + 100));
+}
+
+const ids = async (store: SqliteKnowledgeStore, vector: Float32Array, filter: SearchFilter = base, limit = 10) =>
+  (await store.vectorSearch({ filter, vector, limit })).map((h) => h.id);
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-ivf-'));
+  path = join(dir, 'mem.db');
+});
+
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sqlite vector index (ivf)', () => {
+  it('stays exact below the threshold and trains once the file holds minRows vectors', async () => {
+    const store = make({ minRows: 300, lists: 16, nprobe: 16 });
+    await seed(store, 0, 250);
+    expect(store.vectorIndexTrained()).toBe(false);
+    await seed(store, 250, N);
+    expect(store.vectorIndexTrained()).toBe(true);
+    const exact = make({ type: 'none' });
+    expect(exact.vectorIndexTrained()).toBe(false);
+    // Probing every list, the index gives exactly the exact scan's results, similarities included.
+    for (const q of queries) {
+      const a = await store.vectorSearch({ filter: base, vector: q, limit: 10 });
+      const b = await exact.vectorSearch({ filter: base, vector: q, limit: 10 });
+      expect(a.map((h) => h.id)).toEqual(b.map((h) => h.id));
+      for (const [i, h] of a.entries()) expect(h.similarity).toBeCloseTo(b[i]!.similarity, 5);
+    }
+  });
+
+  it('probing a few lists keeps recall@10 against exact search high', async () => {
+    const store = make({ minRows: 300, lists: 16, nprobe: 4 });
+    await seed(store);
+    expect(store.vectorIndexTrained()).toBe(true);
+    const exact = make({ type: 'none' });
+    let found = 0;
+    for (const q of queries) {
+      const got = new Set(await ids(store, q));
+      const want = await ids(exact, q);
+      found += want.filter((id) => got.has(id)).length;
+    }
+    expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('applies every filter before the cut, as the exact scan does', async () => {
+    const store = make({ minRows: 300, lists: 16, nprobe: 2 });
+    await seed(store);
+    const exact = make({ type: 'none' });
+    const filters: SearchFilter[] = [
+      { ...base, keyPrefix: '/longterm/facts/' },
+      { ...base, tags: ['five'] },
+      { ...base, source: 'file_index', scope: 'agent' },
+      { ...base, viewerAgentId: 'a2', keyPrefix: '/longterm/' },
+      { ...base, space: 'other' },
+    ];
+    for (const filter of filters) {
+      for (const q of queries.slice(0, 5)) {
+        const got = await store.vectorSearch({ filter, vector: q, limit: 10 });
+        const want = await ids(exact, q, filter);
+        // Every hit passes the filter (checked against the exact scan over all rows passing it).
+        const allowed = new Set(await ids(exact, q, filter, N));
+        for (const h of got) expect(allowed.has(h.id)).toBe(true);
+        expect(got.length).toBe(want.length);
+      }
+    }
+    // Never another agent's private rows, never expired rows.
+    for (const q of queries) {
+      for (const id of await ids(store, q, base, 50)) {
+        const i = Number(id.slice(1));
+        expect(i % 7 === 0).toBe(false);
+        expect(i % 3 === 0 && i % 2 === 1).toBe(false);
+      }
+    }
+  });
+
+  it('finds rows written after training, and reflects deletes, edits and re-embedding', async () => {
+    const store = make({ minRows: 300, lists: 16, nprobe: 2 });
+    await seed(store);
+    expect(store.vectorIndexTrained()).toBe(true);
+    const target = Float32Array.from({ length: DIM }, (_, i) => (i % 2 === 0 ? 1 : -1));
+    await store.insertDocument([record(5000, { embedding: target, scope: 'swarm', expiresAt: null })]);
+    expect((await ids(store, target))[0]).toBe('r5000');
+
+    // Edit: the document gets another vector; search follows it.
+    const other = Float32Array.from({ length: DIM }, (_, i) => (i % 3 === 0 ? 1 : -0.5));
+    await store.replaceDocument(
+      's1',
+      'r5000',
+      [record(5000, { embedding: other, scope: 'swarm', expiresAt: null })],
+      { docId: 'r5000', space: 's1', version: 1, oldContent: 'x', oldKey: 'k', intent: 'edit', agentId: 'a1', at: NOW },
+      1,
+    );
+    expect((await ids(store, other))[0]).toBe('r5000');
+    expect(await ids(store, target, base, 1)).not.toEqual(['r5000']);
+
+    // Re-embedding (same dimension): the row moves with its new vector.
+    await store.updateEmbeddings([{ id: 'r5000', embedding: target }], { model: 'test', dimension: DIM });
+    expect((await ids(store, target))[0]).toBe('r5000');
+
+    await store.deleteDocument('s1', 'r5000');
+    expect(await ids(store, target)).not.toContain('r5000');
+  });
+
+  it('a second connection uses the index trained by the first, and a writer without the index loses nothing', async () => {
+    const first = make({ minRows: 300, lists: 16, nprobe: 2 });
+    await seed(first);
+    const second = make({ minRows: 300, lists: 16, nprobe: 2 });
+    expect(second.vectorIndexTrained()).toBe(true);
+    const plain = make({ type: 'none' });
+    const target = Float32Array.from({ length: DIM }, (_, i) => (i < DIM / 2 ? 1 : -1));
+    // Written by a connection that does not maintain the index: pending, still found at once.
+    await plain.insertDocument([record(6000, { embedding: target, scope: 'swarm', expiresAt: null })]);
+    expect((await ids(second, target))[0]).toBe('r6000');
+    // The next indexed write assigns it to its list; it is still found.
+    await second.insertDocument([record(6001, { embedding: vectorNear(3), scope: 'swarm', expiresAt: null })]);
+    expect((await ids(first, target))[0]).toBe('r6000');
+    expect((await ids(first, target, base, 10)).length).toBe(10);
+  });
+
+  it('a new embedding dimension retires the lists until the index is trained again', async () => {
+    const store = make({ minRows: 300, lists: 16, nprobe: 2 });
+    await seed(store);
+    expect(store.vectorIndexTrained()).toBe(true);
+    await store.updateEmbeddings([{ id: 'r0001', embedding: new Float32Array(8).fill(1) }], {
+      model: 'other',
+      dimension: 8,
+    });
+    expect(store.vectorIndexTrained()).toBe(false);
+    expect(await ids(store, new Float32Array(8).fill(1))).toEqual(['r0001']);
+    expect((await ids(store, queries[0]!)).length).toBe(10);
+  });
+
+  it('refuses bad index options', () => {
+    expect(() => createSqliteStore({ path, index: { vector: { nprobe: 0 } } })).toThrow(/nprobe/);
+  });
+});

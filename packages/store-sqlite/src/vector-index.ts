@@ -1,0 +1,344 @@
+/**
+ * The approximate vector index of the SQLite knowledge store: an inverted file (IVF) over the chunks' vectors.
+ *
+ * - `vec_ivf (list, rid, q)` holds one row per chunk with an embedding: its list (a leaf centroid of the two-level
+ *   quantizer in `@mem/core`) and an int8 copy of its vector, clustered by list so that probing a list reads a
+ *   contiguous run of small rows. Triggers on `chunks` keep it complete whoever writes the file: a new or re-embedded
+ *   chunk enters list -1 ("pending", always searched exactly) and a deleted chunk leaves. The store that inserts a
+ *   chunk moves it to its list in the same transaction once the index is trained.
+ * - `vec_ivf_centroids` holds the quantizer; `meta` holds its generation and dimension, so that every connection
+ *   notices a (re)training by another one.
+ * - Below `minRows` vectors nothing is trained and search stays exact. Past it, the first write trains the quantizer
+ *   on a sample and assigns every vector.
+ *
+ * A search probes the `nprobe` lists nearest to the query, ranks their rows by the int8 cosine, re-ranks the best
+ * `rerank` of them exactly with the full vectors while applying the filters, and adds the pending rows. When fewer
+ * than `limit` rows pass the filters among the probed lists it falls back to the exact scan, so a selective filter
+ * never loses a memory.
+ */
+import {
+  assignList,
+  type IvfQuantizer,
+  probeLists,
+  quantizeInt8,
+  type SearchFilter,
+  trainIvf,
+  unitVector,
+} from '@mem/core';
+import type { Database, Statement } from 'better-sqlite3';
+
+export interface VectorIndexOptions {
+  /** 'ivf' (default): an inverted file past `minRows` vectors; 'none': always the exact scan. */
+  type?: 'ivf' | 'none';
+  /** Vectors needed before the index is trained; below it search is exact. Default 20000. */
+  minRows?: number;
+  /** Number of lists (leaf centroids). Default 1024. */
+  lists?: number;
+  /** Lists probed per search. Default 32. */
+  nprobe?: number;
+  /** Candidates (by int8 cosine) re-ranked exactly with the full vectors. Default 200 (at least 10 × limit). */
+  rerank?: number;
+}
+
+export interface ResolvedVectorIndexOptions {
+  type: 'ivf' | 'none';
+  minRows: number;
+  lists: number;
+  nprobe: number;
+  rerank: number;
+}
+
+export const DEFAULT_VECTOR_INDEX: ResolvedVectorIndexOptions = {
+  type: 'ivf',
+  minRows: 20_000,
+  lists: 1024,
+  nprobe: 32,
+  rerank: 200,
+};
+
+export function resolveVectorIndexOptions(options: VectorIndexOptions | undefined): ResolvedVectorIndexOptions {
+  const out = { ...DEFAULT_VECTOR_INDEX, ...options };
+  for (const name of ['minRows', 'lists', 'nprobe', 'rerank'] as const) {
+    const value = out[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new Error(`index.vector.${name} must be a positive integer (got ${value})`);
+    }
+  }
+  if (out.type !== 'ivf' && out.type !== 'none') throw new Error(`index.vector.type must be 'ivf' or 'none'`);
+  return out;
+}
+
+const META_GENERATION = 'vector_index.generation';
+const META_DIMENSION = 'vector_index.dimension';
+const PENDING = -1;
+const ASSIGN_PAGE = 5_000;
+const SAMPLE_MAX = 16_384;
+
+/** Create the index tables and triggers when missing, and enter every existing vector as pending. */
+export function ensureVectorIndexSchema(db: Database): void {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vec_ivf'").get();
+  if (exists) return;
+  db.transaction(() => {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vec_ivf'").get()) return;
+    db.exec(`
+      CREATE TABLE vec_ivf (
+        list INTEGER NOT NULL,
+        rid  INTEGER NOT NULL,
+        q    BLOB,
+        PRIMARY KEY (list, rid)
+      ) WITHOUT ROWID;
+      CREATE UNIQUE INDEX vec_ivf_rid ON vec_ivf (rid);
+      CREATE TABLE vec_ivf_centroids (
+        level    INTEGER NOT NULL,
+        idx      INTEGER NOT NULL,
+        parent   INTEGER NOT NULL,
+        centroid BLOB    NOT NULL,
+        PRIMARY KEY (level, idx)
+      ) WITHOUT ROWID;
+      CREATE TRIGGER vec_ivf_insert AFTER INSERT ON chunks WHEN new.embedding IS NOT NULL BEGIN
+        INSERT INTO vec_ivf (list, rid, q) VALUES (${PENDING}, new.rid, NULL);
+      END;
+      CREATE TRIGGER vec_ivf_delete AFTER DELETE ON chunks BEGIN
+        DELETE FROM vec_ivf WHERE rid = old.rid;
+      END;
+      CREATE TRIGGER vec_ivf_update AFTER UPDATE OF embedding ON chunks BEGIN
+        DELETE FROM vec_ivf WHERE rid = old.rid;
+        INSERT INTO vec_ivf (list, rid, q) SELECT ${PENDING}, new.rid, NULL WHERE new.embedding IS NOT NULL;
+      END;
+      INSERT INTO vec_ivf (list, rid, q) SELECT ${PENDING}, rid, NULL FROM chunks WHERE embedding IS NOT NULL;
+    `);
+  }).immediate();
+}
+
+function f32(blob: Buffer): Float32Array {
+  return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + Math.floor(blob.byteLength / 4) * 4));
+}
+
+function blobOf(v: Float32Array | Int8Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+export interface VectorHitRow {
+  rid: number;
+  id: string;
+  d: number;
+}
+
+export interface VectorIndex {
+  readonly options: ResolvedVectorIndexOptions;
+  /** Inside a write transaction, before inserting chunks: pick up a quantizer trained by another connection. */
+  refresh(): void;
+  /** Inside a write transaction, after a chunk row was inserted: move it to its list when the index is trained. */
+  placeInserted(rid: number | bigint, embedding: Float32Array | null): void;
+  /** Inside a write transaction: assign pending rows, and train the quantizer once there are enough vectors. */
+  maintain(): void;
+  /** Inside a write transaction, after embeddings were replaced with `dimension`-long ones. */
+  embeddingsChanged(dimension: number): void;
+  /**
+   * The best `limit` rows by exact cosine distance among the probed lists and pending rows, filtered; null when
+   * the index cannot answer (untrained, another dimension, too few rows passing the filter) and the exact scan must.
+   */
+  search(
+    vector: Float32Array,
+    limit: number,
+    filter: SearchFilter,
+    filterClause: (filter: SearchFilter, params: unknown[]) => string,
+  ): VectorHitRow[] | null;
+  /** True when a trained quantizer is in use (for tests and diagnostics). */
+  trained(): boolean;
+}
+
+export function createVectorIndex(stmt: (sql: string) => Statement, options: ResolvedVectorIndexOptions): VectorIndex {
+  let quantizer: IvfQuantizer | null = null;
+  let loadedGeneration = '';
+  // Untrained: vectors counted at the last check, and rows this connection placed since (counting is a scan).
+  let counted = -1;
+  let placedSince = 0;
+
+  function metaValue(key: string): string | undefined {
+    return (stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  function putMeta(key: string, value: string): void {
+    stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      key,
+      value,
+    );
+  }
+
+  /** The quantizer of the file's current generation (reloaded when another connection retrained). */
+  function current(): IvfQuantizer | null {
+    const generation = metaValue(META_GENERATION) ?? '';
+    if (generation === loadedGeneration) return quantizer;
+    loadedGeneration = generation;
+    quantizer = null;
+    const dimension = Number(metaValue(META_DIMENSION));
+    if (generation === '' || !(dimension > 0)) return null;
+    const rows = stmt('SELECT level, idx, parent, centroid FROM vec_ivf_centroids ORDER BY level, idx').all() as {
+      level: number;
+      idx: number;
+      parent: number;
+      centroid: Buffer;
+    }[];
+    const coarse: Float32Array[] = [];
+    const leaves: Float32Array[] = [];
+    const leafParent: number[] = [];
+    for (const row of rows) {
+      if (row.level === 0) coarse.push(f32(row.centroid));
+      else {
+        leaves.push(f32(row.centroid));
+        leafParent.push(row.parent);
+      }
+    }
+    if (coarse.length === 0 || leaves.length === 0) return null;
+    quantizer = { dimension, coarse, leaves, leafParent };
+    return quantizer;
+  }
+
+  function place(q: IvfQuantizer, rid: number | bigint, embedding: Float32Array): void {
+    stmt('UPDATE vec_ivf SET list = ?, q = ? WHERE rid = ?').run(
+      assignList(q, embedding),
+      blobOf(quantizeInt8(embedding)),
+      rid,
+    );
+  }
+
+  /** Assign pending rows of the index's dimension, a page at a time; `max` bounds the work of one call. */
+  function assignPending(q: IvfQuantizer, max: number): void {
+    let done = 0;
+    while (done < max) {
+      const rows = stmt(
+        `SELECT v.rid AS rid, c.embedding AS embedding FROM vec_ivf v CROSS JOIN chunks c ON c.rid = v.rid
+         WHERE v.list = ${PENDING} AND length(c.embedding) = ? LIMIT ?`,
+      ).all(q.dimension * 4, Math.min(ASSIGN_PAGE, max - done)) as { rid: number; embedding: Buffer }[];
+      for (const row of rows) place(q, row.rid, f32(row.embedding));
+      done += rows.length;
+      if (rows.length < ASSIGN_PAGE) break;
+    }
+  }
+
+  function train(dimension: number, total: number): void {
+    const step = Math.max(1, Math.floor(total / SAMPLE_MAX));
+    const sample: Float32Array[] = [];
+    const rows = stmt(
+      `SELECT c.embedding AS embedding FROM vec_ivf v CROSS JOIN chunks c ON c.rid = v.rid
+       WHERE length(c.embedding) = ? AND v.rid % ? = 0`,
+    ).all(dimension * 4, step) as { embedding: Buffer }[];
+    for (const row of rows) sample.push(f32(row.embedding));
+    if (sample.length < Math.min(options.minRows, 2)) return;
+    const q = trainIvf(sample, { lists: options.lists });
+    stmt('DELETE FROM vec_ivf_centroids').run();
+    const insert = stmt('INSERT INTO vec_ivf_centroids (level, idx, parent, centroid) VALUES (?, ?, ?, ?)');
+    for (const [i, c] of q.coarse.entries()) insert.run(0, i, -1, blobOf(c));
+    for (const [i, c] of q.leaves.entries()) insert.run(1, i, q.leafParent[i]!, blobOf(c));
+    stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
+    const generation = String(Number(metaValue(META_GENERATION) ?? '0') + 1);
+    putMeta(META_DIMENSION, String(dimension));
+    putMeta(META_GENERATION, generation);
+    quantizer = q;
+    loadedGeneration = generation;
+    assignPending(q, Number.MAX_SAFE_INTEGER);
+  }
+
+  return {
+    options,
+
+    refresh() {
+      current();
+    },
+
+    placeInserted(rid, embedding) {
+      if (embedding === null) return;
+      placedSince++;
+      const q = quantizer;
+      // `maintain` runs at the start of each write and refreshes `quantizer` from the file.
+      if (q === null || embedding.length !== q.dimension) return;
+      place(q, rid, embedding);
+    },
+
+    maintain() {
+      const q = current();
+      if (q !== null) {
+        assignPending(q, ASSIGN_PAGE);
+        return;
+      }
+      const info = stmt('SELECT value FROM meta WHERE key = ?').get('embedding.dimension') as
+        | { value: string }
+        | undefined;
+      const dimension = Number(info?.value);
+      if (!(dimension > 0)) return;
+      // Count again once this connection alone could have crossed the threshold, or every 1,000 of its rows.
+      if (counted >= 0 && counted + placedSince < options.minRows && placedSince < 1_000) return;
+      const total = (stmt('SELECT count(*) AS n FROM vec_ivf').get() as { n: number }).n;
+      counted = total;
+      placedSince = 0;
+      if (total >= options.minRows) train(dimension, total);
+    },
+
+    embeddingsChanged(dimension) {
+      const q = current();
+      if (q !== null && q.dimension !== dimension) {
+        // Another embedding space: the lists mean nothing now. Forget them; the next write trains again.
+        stmt('DELETE FROM vec_ivf_centroids').run();
+        stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
+        const generation = String(Number(metaValue(META_GENERATION) ?? '0') + 1);
+        putMeta(META_GENERATION, generation);
+        putMeta(META_DIMENSION, '0');
+        quantizer = null;
+        loadedGeneration = generation;
+      }
+    },
+
+    search(vector, limit, filter, filterClause) {
+      const q = current();
+      if (q === null || vector.length !== q.dimension) return null;
+      const unit = unitVector(vector);
+      let nonZero = false;
+      for (let i = 0; i < unit.length && !nonZero; i++) nonZero = unit[i] !== 0;
+      if (!nonZero) return null;
+      // The nearest lists, plus the list the query itself would be assigned to (rows equal to it live there).
+      const lists = JSON.stringify([...new Set([assignList(q, unit), ...probeLists(q, unit, options.nprobe)])]);
+      const qblob = blobOf(quantizeInt8(vector));
+      const full = blobOf(vector);
+      const byteLength = vector.length * 4;
+      // Pending rows (written before training, by a writer without the index, or not yet assigned): exact.
+      const pendingParams: unknown[] = [full];
+      const pendingWhere = filterClause(filter, pendingParams);
+      pendingParams.push(byteLength, limit);
+      const pending = stmt(
+        `SELECT c.rid AS rid, c.id AS id, coalesce(vec_distance_cosine(c.embedding, ?), 1.0) AS d
+         FROM vec_ivf v CROSS JOIN chunks c ON c.rid = v.rid
+         WHERE v.list = ${PENDING} AND ${pendingWhere} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
+         ORDER BY d, c.rid LIMIT ?`,
+      ).all(...pendingParams) as VectorHitRow[];
+      let want = Math.max(options.rerank, limit * 10);
+      for (;;) {
+        const candidates = stmt(
+          `SELECT rid FROM vec_ivf WHERE list IN (SELECT value FROM json_each(?))
+           ORDER BY vec_distance_cosine(vec_int8(q), vec_int8(?)), rid LIMIT ?`,
+        ).all(lists, qblob, want) as { rid: number }[];
+        // json_each drives the join (an `IN (SELECT … json_each)` lets the planner walk the whole space instead).
+        const params: unknown[] = [full, JSON.stringify(candidates.map((c) => c.rid))];
+        const where = filterClause(filter, params);
+        params.push(byteLength);
+        const exact = stmt(
+          `SELECT c.rid AS rid, c.id AS id, coalesce(vec_distance_cosine(c.embedding, ?), 1.0) AS d
+           FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE ${where}
+           AND c.embedding IS NOT NULL AND length(c.embedding) = ?`,
+        ).all(...params) as VectorHitRow[];
+        if (exact.length + pending.length >= limit) {
+          const all = [...exact, ...pending];
+          all.sort((a, b) => a.d - b.d || a.rid - b.rid);
+          return all.slice(0, limit);
+        }
+        // Too few rows passed the filters: look further down the probed lists, then give up to the exact scan.
+        if (candidates.length < want) return null;
+        want *= 8;
+      }
+    },
+
+    trained() {
+      return current() !== null;
+    },
+  };
+}
