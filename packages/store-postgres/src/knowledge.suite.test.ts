@@ -1,4 +1,4 @@
-import { describeKnowledgeStore } from '@mem/testkit';
+import { describeKnowledgeCounterRaces, describeKnowledgeStore, type KnowledgeStoreFactory } from '@mem/testkit';
 import { afterAll } from 'vitest';
 import { adminClient, dropSchema, freshSchema, url } from '../test/helpers.js';
 import { createPostgresStore } from './index.js';
@@ -7,7 +7,7 @@ const admin = adminClient();
 afterAll(() => admin.end({ timeout: 5 }));
 
 // Each test gets its own schema; openAnother is a second, independent pool on the same database and schema.
-describeKnowledgeStore('postgres', async () => {
+const factory: KnowledgeStoreFactory = async () => {
   const schema = freshSchema('suite');
   const store = await createPostgresStore({ url, schema, max: 4 });
   return {
@@ -18,4 +18,9 @@ describeKnowledgeStore('postgres', async () => {
     },
     openAnother: () => createPostgresStore({ url, schema, max: 4 }),
   };
-});
+};
+
+describeKnowledgeStore('postgres', factory);
+// Two pools on one schema, as two processes would have: a rating or a read that lands while an edit is under way
+// must survive the edit (a lost update the eight-process soak found).
+describeKnowledgeCounterRaces('postgres', factory);

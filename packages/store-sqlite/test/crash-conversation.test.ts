@@ -2,54 +2,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleChild, type ChildProgram, crashCampaign } from '@mem/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeCrashCampaigns } from '@mem/testkit';
 import { inspectSqliteFile, openSqlitePorts } from './crash-ports.js';
 
-// Writers in real processes, killed with SIGKILL at random points; after each kill the file is reopened and every
-// acknowledged write must be there (SPEC §3, §8). `mem bench crash` runs the same with hundreds of kills.
-
-const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
-
-describe('SQLite transcripts and notebooks under SIGKILL', { timeout: 120_000 }, () => {
-  let program: ChildProgram;
-  let dir: string;
-  beforeAll(async () => {
-    program = await bundleChild(CHILD);
-    dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-crash-'));
-  });
-  afterAll(() => {
-    program?.dispose();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('transcript appends and compactions: 10 kills, every acknowledged message survives', async () => {
-    const path = join(dir, 'transcript.db');
-    const report = await crashCampaign({
-      program,
-      open: openSqlitePorts,
-      target: { path },
+// Transcript appends with compactions, and notebook writes, in writer processes killed at random points; after each
+// kill every acknowledged message and notebook write must be there (SPEC §3, §4, §8).
+const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-crash-'));
+describeCrashCampaigns('SQLite transcripts and notebooks', {
+  child: fileURLToPath(new URL('./crash-child.ts', import.meta.url)),
+  open: openSqlitePorts,
+  cases: [
+    {
+      title: 'transcript appends and compactions',
       workload: 'transcript',
       kills: 10,
-      inspect: () => inspectSqliteFile(path),
-    });
-    expect(report.kills).toBe(10);
-    // At least five kills in seven come after an acknowledged operation.
-    expect(report.acked).toBeGreaterThanOrEqual(10 / 2);
-  });
-
-  it('notebook writes: 10 kills, every file equals its acknowledged writes', async () => {
-    const path = join(dir, 'notebook.db');
-    const report = await crashCampaign({
-      program,
-      open: openSqlitePorts,
-      target: { path },
+      target: () => ({ path: join(dir, 'transcript.db') }),
+      inspect: (t) => inspectSqliteFile(String(t.path)),
+    },
+    {
+      title: 'notebook writes',
       workload: 'notebook',
       kills: 10,
-      inspect: () => inspectSqliteFile(path),
-    });
-    expect(report.kills).toBe(10);
-    // At least five kills in seven come after an acknowledged operation.
-    expect(report.acked).toBeGreaterThanOrEqual(10 / 2);
-  });
+      target: () => ({ path: join(dir, 'notebook.db') }),
+      inspect: (t) => inspectSqliteFile(String(t.path)),
+    },
+  ],
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 });
