@@ -10,7 +10,7 @@ import {
   type StructuredStores,
   withEpisodeAuthor,
 } from '@mem/core';
-import { createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
+import { checkConsolidator, createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createProceduralMemory } from '@mem/procedural';
 import { bool, type Command, type Ctx, defined, int, need, readTextFile, str, tags } from './command.js';
 import { UsageError } from './context.js';
@@ -340,10 +340,11 @@ export const structuredCommands: Record<string, Command> = {
     },
   },
   consolidate: {
-    summary: 'turn recent episodes into durable facts',
-    usage: 'mem consolidate [--min N] [--max N]',
+    summary: 'turn recent episodes into durable facts (lead only)',
+    usage: 'mem consolidate [--min N] [--max N] [--role lead]',
     flags: { min: { type: 'string' }, max: { type: 'string' } },
     async run(ctx) {
+      checkConsolidator(ctx.p);
       const stack = await ctx.stack();
       const pipeline = createConsolidationPipeline({
         episodes: await structured(ctx, 'episodes'),

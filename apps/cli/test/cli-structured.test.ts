@@ -74,12 +74,17 @@ describe('mem facts / episodes / procedures / consolidate', () => {
     expect((await mem(['episodes', 'recent', '--n', '2', '--json'])).json().episodes[0].summary).toBe(
       'Wrote the deployment guide',
     );
-    const first = (await mem(['consolidate', '--json'])).json();
+    // A worker may not consolidate (it writes facts for the whole space): exit 1, FORBIDDEN, nothing written.
+    const refused = await mem(['consolidate', '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('FORBIDDEN');
+    expect(refused.stderr).toContain('--role lead');
+    const first = (await mem(['consolidate', '--role', 'lead', '--json'])).json();
     expect(first.newFacts).toBeGreaterThanOrEqual(2);
     expect(first.facts.map((f: { key: string }) => f.key)).toEqual(
       expect.arrayContaining(['tool.deploy.success-usage', 'tag.deploy.success-ratio']),
     );
-    const second = (await mem(['consolidate', '--json'])).json();
+    const second = (await mem(['consolidate', '--role', 'lead', '--json'])).json();
     expect(second.newFacts).toBe(0);
     expect(
       (await mem(['facts', 'get', '--user', 'agent', '--key', 'tool.deploy.success-usage', '--json'])).json().source,

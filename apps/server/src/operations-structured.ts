@@ -29,7 +29,7 @@ import {
   tagSchema,
   withEpisodeAuthor,
 } from '@mem/core';
-import { createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
+import { checkConsolidator, createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createProceduralMemory } from '@mem/procedural';
 import { z } from 'zod';
 import { defineOperation, type HttpParts, type OpContext, type Operation } from './operation.js';
@@ -424,12 +424,7 @@ export const consolidate = defineOperation({
   http: { method: 'POST', path: '/v1/consolidate' },
   tool: { name: 'consolidate' },
   run: async (ctx, raw) => {
-    if (ctx.principal.role !== 'lead') {
-      throw new MemError(
-        'FORBIDDEN',
-        `Consolidation writes facts for the whole space "${ctx.principal.space}": only a lead may run it (agent "${ctx.principal.agentId}" is a worker).`,
-      );
-    }
+    checkConsolidator(ctx.principal);
     const input = parseInput(consolidateInput, 'consolidate', raw);
     const pipeline = createConsolidationPipeline({
       episodes: ctx.stack.port('episodes'),

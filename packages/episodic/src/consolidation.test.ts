@@ -9,6 +9,7 @@ import {
 } from '@mem/core';
 import { describe, expect, it } from 'vitest';
 import {
+  checkConsolidator,
   clusterEpisodesByTag,
   createConsolidationPipeline,
   createEpisodicMemory,
@@ -289,5 +290,18 @@ describe('ConsolidationPipeline', () => {
       { id: 'tag:a', label: 'episodes tagged "a"', tag: 'a', episodeIds: ['1', '2', '3'] },
       { id: 'tag:b', label: 'episodes tagged "b"', tag: 'b', episodeIds: ['1', '3', '4'] },
     ]);
+  });
+});
+
+describe('who may consolidate', () => {
+  it('a lead may; a worker gets FORBIDDEN with what to do', () => {
+    expect(() => checkConsolidator({ space: 'acme', agentId: 'boss', role: 'lead' })).not.toThrow();
+    try {
+      checkConsolidator({ space: 'acme', agentId: 'coder', role: 'worker' });
+      expect.unreachable('a worker was allowed to consolidate');
+    } catch (error) {
+      expect(MemError.is(error, 'FORBIDDEN')).toBe(true);
+      expect((error as Error).message).toContain('--role lead');
+    }
   });
 });

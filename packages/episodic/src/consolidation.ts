@@ -10,6 +10,7 @@ import {
   type JsonValue,
   jsonEqual,
   MemError,
+  type Principal,
   systemClock,
 } from '@mem/core';
 import { clusterEpisodesByTag, createKeywordExtractor } from './keyword-extractor.js';
@@ -93,6 +94,19 @@ export interface ConsolidationReport {
  * drop facts the fact store already holds with the same value (a persistent check through the FactStore, so a new
  * pipeline or another process finds them too), store the rest, and report what happened.
  */
+/**
+ * Consolidation writes facts for a whole space, so only a lead may run it: `FORBIDDEN` for a worker. Every door (CLI,
+ * HTTP, MCP) calls this before `run`.
+ */
+export function checkConsolidator(p: Principal): void {
+  if (p.role !== 'lead') {
+    throw new MemError(
+      'FORBIDDEN',
+      `Consolidation writes facts for the whole space "${p.space}": only a lead may run it (agent "${p.agentId}" is a worker). Run it as a lead (CLI: --role lead).`,
+    );
+  }
+}
+
 export class ConsolidationPipeline {
   readonly options: ConsolidationOptions;
   private readonly episodes: EpisodeStore;
