@@ -31,6 +31,7 @@ import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledg
 import {
   dedupCheckInput,
   injectLearningInput,
+  type MemoryStoreInput,
   memoryEditInput,
   memoryIndexInput,
   memoryRateInput,
@@ -424,7 +425,7 @@ export class MemoryService {
     if (!this.knowledge.findDocIdsByHashes || inputs.length < 2) return;
     const lookups = new Map<string, HashLookup>();
     for (const [i, raw] of inputs.entries()) {
-      let input: { content: string; scope?: Scope | undefined };
+      let input: MemoryStoreInput;
       try {
         input = parseInput(memoryStoreInput, 'memory-store', raw);
       } catch {
@@ -433,7 +434,7 @@ export class MemoryService {
       const scope = input.scope ?? 'agent';
       const agentId = overrides[i]?.agentId ?? p.agentId;
       const hash = contentHash(input.content);
-      batch.hashes.set(input.content, hash);
+      batch.parsed.set(raw, { input, hash });
       lookups.set(JSON.stringify([scope, agentId, hash]), { scope, agentId, contentHash: hash });
     }
     if (lookups.size === 0) return;
@@ -447,7 +448,8 @@ export class MemoryService {
     overrides: StoreOverrides,
     batch: PlannedBatch,
   ): Promise<{ deduplicated: StoreResult } | { deduplicatedOf: PlannedDocument } | { planned: PlannedDocument }> {
-    const input = parseInput(memoryStoreInput, 'memory-store', raw);
+    const pre = batch.parsed.get(raw);
+    const input = pre?.input ?? parseInput(memoryStoreInput, 'memory-store', raw);
     this.checkContent(input.content);
     if (input.name) assertNoSecrets(input.name, 'name');
     const scope = input.scope ?? 'agent';
@@ -458,7 +460,7 @@ export class MemoryService {
     if (key === undefined && input.name?.startsWith(`${LONGTERM_PREFIX}/`)) key = input.name;
     if (key !== undefined) checkKey(key, p.role);
     const tags = [...new Set(input.tags ?? [])];
-    const hash = batch.hashes.get(input.content) ?? contentHash(input.content);
+    const hash = pre?.hash ?? contentHash(input.content);
     const hashKey = JSON.stringify([scope, agentId, hash]);
     const known = batch.storedByHash.get(hashKey);
     const existing = await this.liveDocument(
@@ -1253,17 +1255,18 @@ interface PlannedDocument {
 }
 
 /** New documents planned so far in one batch, by (scope, agent, content hash) and by (scope, agent, key). */
+
 interface PlannedBatch {
   byHash: Map<string, PlannedDocument>;
   byKey: Map<string, PlannedDocument>;
   /** Stored document id (or null) per `[scope, agentId, hash]`, looked up for the whole batch in one call. */
   storedByHash: Map<string, string | null>;
-  /** Content hash per content, computed once per batch. */
-  hashes: Map<string, string>;
+  /** Each raw input parsed (with its content hash) once per batch, by `prefetchHashes`. */
+  parsed: Map<unknown, { input: MemoryStoreInput; hash: string }>;
 }
 
 function emptyBatch(): PlannedBatch {
-  return { byHash: new Map(), byKey: new Map(), storedByHash: new Map(), hashes: new Map() };
+  return { byHash: new Map(), byKey: new Map(), storedByHash: new Map(), parsed: new Map() };
 }
 
 function storedResult(doc: PlannedDocument, chunks: MemoryRecord[]): StoreResult {
