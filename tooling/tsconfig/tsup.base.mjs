@@ -6,7 +6,7 @@ export function base(overrides = {}) {
     dts: true,
     sourcemap: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
     ...overrides,
   };
 }

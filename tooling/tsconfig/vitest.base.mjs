@@ -6,7 +6,7 @@ export function base(overrides = {}) {
   const { test = {}, ...rest } = overrides;
   const reportDir = process.env.MEM_TEST_REPORT_DIR;
   const reporting = reportDir
-    ? { reporters: ['default', 'json'], outputFile: { json: `${reportDir}/${basename(process.cwd())}.json` } }
+    ? { reporters: ['default', 'json'], outputFile: { json: `${reportDir}/${basename(process.cwd())}${process.env.MEM_TEST_REPORT_SUFFIX ?? ""}.json` } }
     : {};
   return {
     resolve: { conditions: ['dev-source'] },

@@ -120,7 +120,7 @@ async function openEmbedder(g: GlobalOptions, env: Env): Promise<Embedder | unde
   }
 }
 
-/** Build the stack the global flags ask for. */
+/** The summariser MEM_SUMMARIZER asks for (the template one by default). */
 async function openSummarizer(env: Env): Promise<StackOptions['summarizer']> {
   const kind = env.MEM_SUMMARIZER ?? 'template';
   if (kind === 'template') return undefined;
@@ -136,6 +136,25 @@ async function openSummarizer(env: Env): Promise<StackOptions['summarizer']> {
     ...(env.MEM_LLM_BASE_URL ? { baseURL: env.MEM_LLM_BASE_URL } : {}),
     ...((env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY) ? { apiKey: env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY } : {}),
   });
+}
+
+/**
+ * Load a store package the published CLI lists as an optional peer (PostgreSQL and LanceDB are not installed with
+ * it). When it is absent, say which package to install instead of a module-resolution stack trace.
+ */
+export async function optionalPackage<T>(name: string, load: () => Promise<T>, store: string): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((e as Error).message).includes(name))
+      throw new MemError(
+        'CAPABILITY_MISSING',
+        `--store ${store} needs the ${name} package, which is not installed. Install it next to the mem CLI (npm install ${name}) and run the command again.`,
+        { details: { package: name } },
+      );
+    throw e;
+  }
 }
 
 /** Build the stack the global flags ask for. */
@@ -164,7 +183,7 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
       break;
     }
     case 'postgres': {
-      const pg = await import('@mem/store-postgres');
+      const pg = await optionalPackage('@mem/store-postgres', () => import('@mem/store-postgres'), 'postgres');
       const url = g.db.startsWith('postgres://') || g.db.startsWith('postgresql://') ? g.db : env.MEM_DB;
       if (!url || !/^postgres(ql)?:\/\//.test(url)) {
         throw new UsageError('--store postgres needs --db postgres://user:pass@host:5432/db (or MEM_DB).');
@@ -179,7 +198,11 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
       break;
     }
     case 'lancedb': {
-      const { createLanceStores } = await import('@mem/store-lancedb');
+      const { createLanceStores } = await optionalPackage(
+        '@mem/store-lancedb',
+        () => import('@mem/store-lancedb'),
+        'lancedb',
+      );
       const stores = createLanceStores({ uri: resolve(g.db) });
       options.knowledge = stores.knowledge;
       options.structured = { episodes: stores.episodes, procedures: stores.procedures, close: () => stores.close() };

@@ -463,9 +463,42 @@ function usage(): string {
     .join('\n')}\n\nRun "mem <command> --help" for a command's flags.\n`;
 }
 
+/**
+ * Global flags may stand before the command, as with git (`mem --db x.db search q`): they are moved behind it, where
+ * the command's own parser reads them together with its flags. `--help` stays in front (the general usage).
+ */
+export function moveLeadingGlobalFlags(argv: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const token = argv[i]!;
+    if (!token.startsWith('--') || token === '--help') break;
+    const eq = token.indexOf('=');
+    const flag = token.slice(2, eq === -1 ? undefined : eq);
+    const spec = (GLOBAL_FLAGS as Record<string, { type: string }>)[flag];
+    if (!spec || flag === 'help') break;
+    if (spec.type === 'string' && eq === -1) {
+      const value = argv[i + 1];
+      if (value === undefined) break; // left in place: the usage error names the flag
+      leading.push(token, value);
+      i += 2;
+    } else {
+      leading.push(token);
+      i += 1;
+    }
+  }
+  if (leading.length === 0) return argv;
+  const [name, ...rest] = argv.slice(i);
+  if (name === undefined) return argv;
+  // A group's sub-command stays right after the group word (`mem --json facts get …` → `facts get … --json`).
+  if (GROUPS.has(name) && rest[0] !== undefined && !rest[0].startsWith('-'))
+    return [name, rest[0], ...rest.slice(1), ...leading];
+  return [name, ...rest, ...leading];
+}
+
 /** Run the CLI. Returns the exit code: 0 success, 1 refused request, 2 bad usage. */
 export async function run(argv: string[], io: Io): Promise<number> {
-  let [name, ...rest] = argv;
+  let [name, ...rest] = moveLeadingGlobalFlags(argv);
   if (name !== undefined && GROUPS.has(name)) {
     const sub = rest[0];
     if (sub === undefined || sub.startsWith('-') || !commands[`${name} ${sub}`]) {
@@ -483,6 +516,15 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const command = commands[name];
+  if (!command && name.startsWith('-')) {
+    io.stderr.write(
+      `mem: "${name}" is not a global flag (or lacks its value). Global flags: ${Object.keys(GLOBAL_FLAGS)
+        .filter((f) => f !== 'help')
+        .map((f) => `--${f}`)
+        .join(', ')}; a command's own flags go after the command ("mem <command> --help" lists them).\n`,
+    );
+    return 2;
+  }
   if (!command) {
     io.stderr.write(`mem: unknown command "${name}".\n\n${usage()}`);
     return 2;

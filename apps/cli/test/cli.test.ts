@@ -8,7 +8,7 @@ import type { Io } from '../src/io.js';
 import { run } from '../src/main.js';
 
 const exec = promisify(execFile);
-const BIN = join(import.meta.dirname, '..', 'bin', 'mem.js');
+const BIN = join(import.meta.dirname, '..', 'bin', 'mem-dev.js');
 
 let dir: string;
 beforeAll(() => {

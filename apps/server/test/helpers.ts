@@ -7,7 +7,7 @@ import { type RunningServer, type ServerOptions, startServer } from '../src/serv
 
 export const ROOT = join(import.meta.dirname, '..', '..', '..');
 const CLI_MAIN = join(ROOT, 'apps', 'cli', 'src', 'main.ts');
-const MEM_BIN = join(ROOT, 'apps', 'cli', 'bin', 'mem.js');
+const MEM_BIN = join(ROOT, 'apps', 'cli', 'bin', 'mem-dev.js');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'mem-cli.ts');
 
 /** True once apps/cli/src/main.ts lists the server commands (then `mem serve|mcp|keys` is the real CLI). */

@@ -176,7 +176,7 @@ function judge(op: Operation, a: Attempt, t: Attempt): void {
 async function httpAttempt(op: Operation, as: keyof typeof key, params: Json, input: Json): Promise<Attempt> {
   const http = op.http!;
   let path = http.path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(String(params[p] ?? 'x')));
-  const queryProps = http.query ? (((toJsonSchema(http.query).properties ?? {}) as Json) ?? {}) : {};
+  const queryProps = http.query ? ((toJsonSchema(http.query).properties ?? {}) as Json) : {};
   const query = Object.entries(input).filter(([k]) => k in queryProps);
   if (query.length > 0)
     path += `?${new URLSearchParams(query.map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(',') : String(v)])).toString()}`;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the mem CLI from its TypeScript source (through tsx, with the dev-source export condition).
+// Development launcher: runs the mem CLI from its TypeScript source (through tsx, with the dev-source export
+// condition). Used by `pnpm mem` and the tests inside this repository; the published `mem` runs dist/bin.js.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
