@@ -59,12 +59,47 @@ export interface OpenApiOptions {
 }
 
 /**
- * A component schema. zod puts recursive parts (e.g. a JSON value) under `$defs` and refers to them as
- * `#/$defs/…`; inside the OpenAPI document that would resolve against the document root, so a component with
- * `$defs` gets its own `$id`, which makes those references resolve within the component (JSON Schema 2020-12).
+ * Move the `$defs` that zod 4 writes for reused or recursive parts (e.g. a JSON value, as `#/$defs/__schema0`)
+ * into components of their own and point the references there: inside the OpenAPI document `#/$defs/…` would
+ * resolve against the document root, where nothing is. Identical `$defs` of several components become one
+ * component (named after the first one that uses it); `#` (a schema referring to itself) becomes its component.
  */
-function component(name: string, schema: JsonSchema): JsonSchema {
-  return schema.$defs ? { $id: `urn:mem:schema:${name}`, ...schema } : schema;
+export function hoistDefs(schemas: Record<string, JsonSchema>): void {
+  const hoisted = new Map<string, Map<string, string>>();
+  const unique = (wanted: string) => {
+    let name = wanted;
+    for (let i = 2; name in schemas; i++) name = `${wanted}${i}`;
+    return name;
+  };
+  for (const owner of Object.keys(schemas)) {
+    const { $defs, ...schema } = schemas[owner]!;
+    if (!$defs || typeof $defs !== 'object') continue;
+    const defs = $defs as Record<string, JsonSchema>;
+    const json = JSON.stringify(defs);
+    // Definitions that refer to their root (`#`) belong to that root alone.
+    const fingerprint = json.includes('"$ref":"#"') ? `${owner}\n${json}` : json;
+    const known = hoisted.get(fingerprint);
+    const names = known ?? new Map(Object.keys(defs).map((key) => [key, unique(`${owner}.${key.replace(/^_+/, '')}`)]));
+    if (!known) {
+      for (const name of names.values()) schemas[name] = {};
+      hoisted.set(fingerprint, names);
+    }
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (!node || typeof node !== 'object') return node;
+      return Object.fromEntries(
+        Object.entries(node).map(([k, v]) => {
+          if (k !== '$ref' || typeof v !== 'string') return [k, rewrite(v)];
+          if (v === '#') return [k, `#/components/schemas/${owner}`];
+          const m = /^#\/\$defs\/([^/]+)(.*)$/.exec(v);
+          const target = m && names.get(m[1]!.replace(/~1/g, '/').replace(/~0/g, '~'));
+          return [k, target ? `#/components/schemas/${target}${m[2]}` : v];
+        }),
+      );
+    };
+    if (!known) for (const [key, name] of names) schemas[name] = rewrite(defs[key]) as JsonSchema;
+    schemas[owner] = rewrite(schema) as JsonSchema;
+  }
 }
 
 /** Build the document. Every operation with an HTTP binding appears once, under its operationId. */
@@ -96,7 +131,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
         };
       } else {
         const name = `${componentName(op.name)}.body`;
-        schemas[name] = component(name, toJsonSchema(http.body ?? op.input));
+        schemas[name] = toJsonSchema(http.body ?? op.input);
         const empty = Object.keys((schemas[name].properties ?? {}) as object).length === 0;
         requestBody = {
           required: !empty && !optionalBody,
@@ -114,7 +149,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       let schema: JsonSchema = { type: 'object' };
       if (op.output) {
         const name = `${componentName(op.name)}.result`;
-        schemas[name] = component(name, toJsonSchema(op.output, 'output'));
+        schemas[name] = toJsonSchema(op.output, 'output');
         schema = { $ref: `#/components/schemas/${name}` };
       }
       success = { description: 'Success.', content: { 'application/json': { schema } } };
@@ -146,6 +181,8 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       responses: { '200': { description: 'OK', content } },
     },
   });
+  hoistDefs(schemas);
+
   paths['/healthz'] = publicGet('healthz', 'Liveness: the process answers.', {
     'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } },
   });
