@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 document, derived from the operation table (JSON Schema from zod 4's `z.toJSONSchema`). */
+import { jsonValueSchema } from '@mem/core';
 import { z } from 'zod';
 import { type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { Operation } from './operation.js';
@@ -58,11 +59,43 @@ export interface OpenApiOptions {
   title?: string;
 }
 
+/** `$ref`s to `#/$defs/<key>` of a definition as `#`, to compare definitions whatever key zod gave them. */
+const signature = (key: string, def: unknown) => JSON.stringify(def).replaceAll(`"#/$defs/${key}"`, '"#"');
+
+/** zod's definition of core's JSON value (`z.json()`), as it appears in the `$defs` of a schema that uses it. */
+const JSON_VALUE_SIGNATURE = (() => {
+  const defs = toJsonSchema(z.object({ value: jsonValueSchema })).$defs as Record<string, JsonSchema>;
+  const [key, def] = Object.entries(defs)[0]!;
+  return signature(key, def);
+})();
+
+/**
+ * The JSON value as one component. Its array branch says `items: {}` (any JSON value, which is the same set of
+ * values) instead of referring to itself: code generators type `X = … | X[]` inside `components` as a circular
+ * type (openapi-typescript: TS2502), while the object branch's self-reference types fine.
+ */
+const JSON_VALUE_COMPONENT: JsonSchema = {
+  description: 'Any JSON value: a string, number, boolean, null, array or object of JSON values.',
+  anyOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'null' },
+    { type: 'array', items: {} },
+    {
+      type: 'object',
+      propertyNames: { type: 'string' },
+      additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+    },
+  ],
+};
+
 /**
  * Move the `$defs` that zod 4 writes for reused or recursive parts (e.g. a JSON value, as `#/$defs/__schema0`)
  * into components of their own and point the references there: inside the OpenAPI document `#/$defs/…` would
- * resolve against the document root, where nothing is. Identical `$defs` of several components become one
- * component (named after the first one that uses it); `#` (a schema referring to itself) becomes its component.
+ * resolve against the document root, where nothing is. The JSON value becomes `JsonValue`; other identical
+ * `$defs` of several components become one component each (named after the first component that uses them);
+ * `#` (a schema referring to itself) points at its component.
  */
 export function hoistDefs(schemas: Record<string, JsonSchema>): void {
   const hoisted = new Map<string, Map<string, string>>();
@@ -71,6 +104,7 @@ export function hoistDefs(schemas: Record<string, JsonSchema>): void {
     for (let i = 2; name in schemas; i++) name = `${wanted}${i}`;
     return name;
   };
+  let jsonValue: string | undefined;
   for (const owner of Object.keys(schemas)) {
     const { $defs, ...schema } = schemas[owner]!;
     if (!$defs || typeof $defs !== 'object') continue;
@@ -79,9 +113,19 @@ export function hoistDefs(schemas: Record<string, JsonSchema>): void {
     // Definitions that refer to their root (`#`) belong to that root alone.
     const fingerprint = json.includes('"$ref":"#"') ? `${owner}\n${json}` : json;
     const known = hoisted.get(fingerprint);
-    const names = known ?? new Map(Object.keys(defs).map((key) => [key, unique(`${owner}.${key.replace(/^_+/, '')}`)]));
+    const names = known ?? new Map<string, string>();
     if (!known) {
-      for (const name of names.values()) schemas[name] = {};
+      for (const [key, def] of Object.entries(defs)) {
+        if (signature(key, def) === JSON_VALUE_SIGNATURE) {
+          jsonValue ??= unique('JsonValue');
+          schemas[jsonValue] = JSON_VALUE_COMPONENT;
+          names.set(key, jsonValue);
+        } else {
+          const name = unique(`${owner}.${key.replace(/^_+/, '')}`);
+          schemas[name] = {};
+          names.set(key, name);
+        }
+      }
       hoisted.set(fingerprint, names);
     }
     const rewrite = (node: unknown): unknown => {
@@ -97,7 +141,9 @@ export function hoistDefs(schemas: Record<string, JsonSchema>): void {
         }),
       );
     };
-    if (!known) for (const [key, name] of names) schemas[name] = rewrite(defs[key]) as JsonSchema;
+    if (!known) {
+      for (const [key, name] of names) if (name !== jsonValue) schemas[name] = rewrite(defs[key]) as JsonSchema;
+    }
     schemas[owner] = rewrite(schema) as JsonSchema;
   }
 }
