@@ -12,6 +12,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { classify } from './errors.js';
 import { type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { ServerLogger } from './log.js';
@@ -39,6 +40,33 @@ export interface McpOptions {
 
 const toolCache = new WeakMap<readonly Operation[], Tool[]>();
 
+/** The `structuredContent` of a refused call (`isError: true`): the code and message of the HTTP API's errors. */
+export const toolErrorResult = z
+  .object({
+    error: z.object({
+      code: z.string().describe('Stable error code, e.g. INVALID_INPUT, NOT_FOUND, FORBIDDEN_KEY.'),
+      message: z.string().describe('What was wrong and how to fix it.'),
+    }),
+  })
+  .describe('A refused call (isError: true).');
+
+/**
+ * A tool's output schema: the operation's result schema (the one of its HTTP response), or the error of a refused
+ * call — MCP clients validate every `structuredContent`, that of a tool error too. A `$defs` of the result (a
+ * recursive JSON value) moves to the root, where its references point.
+ */
+export function toolOutputSchema(op: Operation): Tool['outputSchema'] {
+  if (!op.output) throw new Error(`The tool of operation ${op.name} needs an output schema (Operation.output).`);
+  const { $defs, ...result } = toJsonSchema(op.output, 'output');
+  if (result.type !== 'object') throw new Error(`The output of tool ${op.tool?.name} must be an object schema.`);
+  return {
+    type: 'object',
+    description: `The result of ${op.tool?.name ?? op.name}; {error: {code, message}} when isError is true.`,
+    anyOf: [result, toJsonSchema(toolErrorResult, 'output')],
+    ...($defs ? { $defs } : {}),
+  } as Tool['outputSchema'];
+}
+
 /** The MCP tool definitions of a list of operations (pure; computed once per list, as each HTTP call builds a server). */
 export function toolDefinitions(operations: readonly Operation[]): Tool[] {
   const cached = toolCache.get(operations);
@@ -58,6 +86,7 @@ function buildTools(operations: readonly Operation[]): Tool[] {
         title: op.summary,
         description: op.description,
         inputSchema: schema as Tool['inputSchema'],
+        outputSchema: toolOutputSchema(op),
         annotations: {
           title: op.summary,
           readOnlyHint: !op.write,

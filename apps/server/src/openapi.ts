@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 document, derived from the operation table (JSON Schema from zod 4's `z.toJSONSchema`). */
+import { jsonValueSchema } from '@mem/core';
 import { z } from 'zod';
 import { type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { Operation } from './operation.js';
@@ -58,13 +59,93 @@ export interface OpenApiOptions {
   title?: string;
 }
 
+/** `$ref`s to `#/$defs/<key>` of a definition as `#`, to compare definitions whatever key zod gave them. */
+const signature = (key: string, def: unknown) => JSON.stringify(def).replaceAll(`"#/$defs/${key}"`, '"#"');
+
+/** zod's definition of core's JSON value (`z.json()`), as it appears in the `$defs` of a schema that uses it. */
+const JSON_VALUE_SIGNATURE = (() => {
+  const defs = toJsonSchema(z.object({ value: jsonValueSchema })).$defs as Record<string, JsonSchema>;
+  const [key, def] = Object.entries(defs)[0]!;
+  return signature(key, def);
+})();
+
 /**
- * A component schema. zod puts recursive parts (e.g. a JSON value) under `$defs` and refers to them as
- * `#/$defs/…`; inside the OpenAPI document that would resolve against the document root, so a component with
- * `$defs` gets its own `$id`, which makes those references resolve within the component (JSON Schema 2020-12).
+ * The JSON value as one component. Its array branch says `items: {}` (any JSON value, which is the same set of
+ * values) instead of referring to itself: code generators type `X = … | X[]` inside `components` as a circular
+ * type (openapi-typescript: TS2502), while the object branch's self-reference types fine.
  */
-function component(name: string, schema: JsonSchema): JsonSchema {
-  return schema.$defs ? { $id: `urn:mem:schema:${name}`, ...schema } : schema;
+const JSON_VALUE_COMPONENT: JsonSchema = {
+  description: 'Any JSON value: a string, number, boolean, null, array or object of JSON values.',
+  anyOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'null' },
+    { type: 'array', items: {} },
+    {
+      type: 'object',
+      propertyNames: { type: 'string' },
+      additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+    },
+  ],
+};
+
+/**
+ * Move the `$defs` that zod 4 writes for reused or recursive parts (e.g. a JSON value, as `#/$defs/__schema0`)
+ * into components of their own and point the references there: inside the OpenAPI document `#/$defs/…` would
+ * resolve against the document root, where nothing is. The JSON value becomes `JsonValue`; other identical
+ * `$defs` of several components become one component each (named after the first component that uses them);
+ * `#` (a schema referring to itself) points at its component.
+ */
+export function hoistDefs(schemas: Record<string, JsonSchema>): void {
+  const hoisted = new Map<string, Map<string, string>>();
+  const unique = (wanted: string) => {
+    let name = wanted;
+    for (let i = 2; name in schemas; i++) name = `${wanted}${i}`;
+    return name;
+  };
+  let jsonValue: string | undefined;
+  for (const owner of Object.keys(schemas)) {
+    const { $defs, ...schema } = schemas[owner]!;
+    if (!$defs || typeof $defs !== 'object') continue;
+    const defs = $defs as Record<string, JsonSchema>;
+    const json = JSON.stringify(defs);
+    // Definitions that refer to their root (`#`) belong to that root alone.
+    const fingerprint = json.includes('"$ref":"#"') ? `${owner}\n${json}` : json;
+    const known = hoisted.get(fingerprint);
+    const names = known ?? new Map<string, string>();
+    if (!known) {
+      for (const [key, def] of Object.entries(defs)) {
+        if (signature(key, def) === JSON_VALUE_SIGNATURE) {
+          jsonValue ??= unique('JsonValue');
+          schemas[jsonValue] = JSON_VALUE_COMPONENT;
+          names.set(key, jsonValue);
+        } else {
+          const name = unique(`${owner}.${key.replace(/^_+/, '')}`);
+          schemas[name] = {};
+          names.set(key, name);
+        }
+      }
+      hoisted.set(fingerprint, names);
+    }
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (!node || typeof node !== 'object') return node;
+      return Object.fromEntries(
+        Object.entries(node).map(([k, v]) => {
+          if (k !== '$ref' || typeof v !== 'string') return [k, rewrite(v)];
+          if (v === '#') return [k, `#/components/schemas/${owner}`];
+          const m = /^#\/\$defs\/([^/]+)(.*)$/.exec(v);
+          const target = m && names.get(m[1]!.replace(/~1/g, '/').replace(/~0/g, '~'));
+          return [k, target ? `#/components/schemas/${target}${m[2]}` : v];
+        }),
+      );
+    };
+    if (!known) {
+      for (const [key, name] of names) if (name !== jsonValue) schemas[name] = rewrite(defs[key]) as JsonSchema;
+    }
+    schemas[owner] = rewrite(schema) as JsonSchema;
+  }
 }
 
 /** Build the document. Every operation with an HTTP binding appears once, under its operationId. */
@@ -96,7 +177,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
         };
       } else {
         const name = `${componentName(op.name)}.body`;
-        schemas[name] = component(name, toJsonSchema(http.body ?? op.input));
+        schemas[name] = toJsonSchema(http.body ?? op.input);
         const empty = Object.keys((schemas[name].properties ?? {}) as object).length === 0;
         requestBody = {
           required: !empty && !optionalBody,
@@ -114,7 +195,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       let schema: JsonSchema = { type: 'object' };
       if (op.output) {
         const name = `${componentName(op.name)}.result`;
-        schemas[name] = component(name, toJsonSchema(op.output, 'output'));
+        schemas[name] = toJsonSchema(op.output, 'output');
         schema = { $ref: `#/components/schemas/${name}` };
       }
       success = { description: 'Success.', content: { 'application/json': { schema } } };
@@ -146,6 +227,8 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       responses: { '200': { description: 'OK', content } },
     },
   });
+  hoistDefs(schemas);
+
   paths['/healthz'] = publicGet('healthz', 'Liveness: the process answers.', {
     'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } },
   });

@@ -19,7 +19,13 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { defineOperation, type OpContext, type Operation } from './operation.js';
-import { emptyInput } from './schemas.js';
+import {
+  emptyInput,
+  notebookDeleteResult,
+  notebookListResult,
+  notebookReadResult,
+  notebookWriteResult,
+} from './schemas.js';
 
 /**
  * The agent an operation acts on, after checking the caller may (never another space: that comes from the key).
@@ -70,6 +76,7 @@ export const writeMemory = defineOperation({
     'Update an outdated line instead of appending a contradicting one. Pass expectedVersion from read_memory to refuse the write if the file changed meanwhile. Returns {file, version, status: created|appended|updated}.',
   group: 'notebook',
   input: writeMemoryInput,
+  output: notebookWriteResult,
   write: true,
   http: {
     method: 'POST',
@@ -92,6 +99,7 @@ export const readMemory = defineOperation({
     'Read a file of your notebook (MEMORY.md by default). Long files are cut at 65,536 characters with a marker; read on with offset. Returns the content and its version (for expectedVersion).',
   group: 'notebook',
   input: readMemoryInput,
+  output: notebookReadResult,
   write: false,
   http: {
     method: 'GET',
@@ -116,6 +124,7 @@ export const deleteMemory = defineOperation({
     'Delete a topic file of your notebook that is no longer useful. MEMORY.md cannot be deleted: edit it instead.',
   group: 'notebook',
   input: deleteMemoryInput,
+  output: notebookDeleteResult,
   write: true,
   http: {
     method: 'DELETE',
@@ -140,6 +149,7 @@ export const listMemory = defineOperation({
     'List the files of your notebook with their sizes, optionally only those under a prefix such as "plans/".',
   group: 'notebook',
   input: listMemoryInput,
+  output: notebookListResult,
   write: false,
   http: {
     method: 'GET',

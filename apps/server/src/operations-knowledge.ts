@@ -23,7 +23,21 @@ import {
 import { z } from 'zod';
 import { flattenUnionSchema } from './json-schema.js';
 import { defineOperation, type HttpParts, type Operation } from './operation.js';
-import { emptyInput, importLine, memoryGetQuery, memoryListInput, memoryListQuery, recallInput } from './schemas.js';
+import {
+  dedupResult,
+  deleteResult,
+  editResult,
+  emptyInput,
+  importLine,
+  indexResult,
+  memoryDocumentResult,
+  memoryGetQuery,
+  memoryListInput,
+  memoryListQuery,
+  rateResult,
+  recallInput,
+  storeResult,
+} from './schemas.js';
 
 const withId = ({ params, body }: HttpParts) => ({ ...(body as object | undefined), id: params.id });
 const createdUnlessDeduplicated = (r: unknown) => ((r as { deduplicated?: boolean }).deduplicated ? 200 : 201);
@@ -43,6 +57,7 @@ export const memoryStore = defineOperation({
     'Returns the id, key and chunk count; storing the same content twice returns the existing id.',
   group: 'knowledge',
   input: memoryStoreInput,
+  output: storeResult,
   write: true,
   http: { method: 'POST', path: '/v1/memories', status: createdUnlessDeduplicated, successStatus: [201] },
   tool: { name: 'memory-store' },
@@ -135,6 +150,7 @@ export const memoryGet = defineOperation({
     'Read one memory in full (all chunks joined) by its id, or by key with scope. Counts as an access, which slightly raises the memory in later rankings. Give either {id} or {key, scope}.',
   group: 'knowledge',
   input: memoryRefInput,
+  output: memoryDocumentResult,
   write: false,
   http: {
     method: 'GET',
@@ -166,6 +182,7 @@ export const memoryEdit = defineOperation({
     'Always give intent: why it changes (e.g. "standup moved to 10:30"). Identify the memory by id, or by key with scope. Only the owner or a lead may edit.',
   group: 'knowledge',
   input: memoryEditInput,
+  output: editResult,
   write: true,
   http: {
     method: 'PATCH',
@@ -184,6 +201,7 @@ export const memoryDelete = defineOperation({
     'Delete a memory (all its chunks) by id, or by key with scope. Prefer memory-edit when a memory is outdated but partly right; delete it when it is wrong or no longer applies. Only the owner or a lead may delete.',
   group: 'knowledge',
   input: memoryRefInput,
+  output: deleteResult,
   write: true,
   http: { method: 'DELETE', path: '/v1/memories/{id}', input: ({ params }) => ({ id: params.id }) },
   tool: { name: 'memory-delete', inputSchema: flattenUnionSchema(memoryRefInput) },
@@ -198,6 +216,7 @@ export const memoryRate = defineOperation({
     'One rating per memory per task (a second one is refused); note (at most 280 characters) says why.',
   group: 'knowledge',
   input: memoryRateInput,
+  output: rateResult,
   write: true,
   http: {
     method: 'POST',
@@ -228,6 +247,7 @@ export const memoryDedupCheck = defineOperation({
     'If it is a duplicate, update that memory with memory-edit instead of storing a new one. threshold defaults to 0.85 (raw cosine similarity).',
   group: 'knowledge',
   input: dedupCheckInput,
+  output: dedupResult,
   write: false,
   http: { method: 'POST', path: '/v1/memories/dedup-check' },
   tool: { name: 'memory-dedup-check' },
@@ -296,6 +316,7 @@ export const injectLearning = defineOperation({
     'Write it as one actionable sentence with the context it applies to.',
   group: 'knowledge',
   input: injectLearningInput,
+  output: storeResult,
   write: true,
   http: { method: 'POST', path: '/v1/learnings', status: createdUnlessDeduplicated, successStatus: [201] },
   tool: { name: 'inject-learning' },
@@ -309,6 +330,7 @@ export const memoryIndex = defineOperation({
     'Index a document (a README, a runbook) as a file_index memory keyed by its source path. Indexing the same path again replaces the old chunks; unchanged content is a no-op. Returns status created, updated or unchanged.',
   group: 'knowledge',
   input: memoryIndexInput,
+  output: indexResult,
   write: true,
   http: {
     method: 'POST',

@@ -78,3 +78,103 @@ export const importLine = z
 
 export type RecallInput = z.infer<typeof recallInput>;
 export type MemoryListInput = z.infer<typeof memoryListInput>;
+
+// ---------- results (OpenAPI responses and MCP output schemas) ----------
+
+const isoTime = z.string().describe('ISO-8601 time.');
+
+/** memory-store, inject-learning. */
+export const storeResult = z.object({
+  id: z.string().describe('The memory (document) id.'),
+  ids: z.array(z.string()).describe('The ids of its chunks, in order.'),
+  key: z.string(),
+  name: z.string(),
+  chunkCount: z.number().int(),
+  deduplicated: z.boolean().describe('True when the same content already existed (nothing new was written).'),
+});
+
+/** memory-index. */
+export const indexResult = storeResult.extend({ status: z.enum(['created', 'updated', 'unchanged']) });
+
+/** memory-get: the whole memory, all chunks joined. */
+export const memoryDocumentResult = z.object({
+  id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  content: z.string().describe('The whole memory (all chunks joined).'),
+  scope: scopeSchema,
+  source: sourceSchema,
+  tags: z.array(z.string()),
+  agentId: z.string().describe('The owning agent.'),
+  chunkCount: z.number().int(),
+  chunks: z.array(z.object({ id: z.string(), chunkIndex: z.number().int(), content: z.string() })),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  expiresAt: isoTime.nullable(),
+  accessCount: z.number().int(),
+  lastAccessedAt: isoTime.nullable(),
+  alpha: z.number(),
+  beta: z.number(),
+  usefulness: z.number(),
+  version: z.number().int(),
+  embeddingModel: z.string().nullable(),
+});
+
+/** memory-edit. */
+export const editResult = z.object({
+  id: z.string(),
+  key: z.string(),
+  version: z.number().int(),
+  chunkCount: z.number().int(),
+  action: z.enum(['replaced', 'moved', 'replaced-and-moved']),
+});
+
+/** memory-delete. */
+export const deleteResult = z.object({ id: z.string(), deletedChunks: z.number().int() });
+
+/** memory_rate. */
+export const rateResult = z.object({ id: z.string(), alpha: z.number(), beta: z.number(), usefulness: z.number() });
+
+/** memory-dedup-check. */
+export const dedupResult = z.object({
+  isDuplicate: z.boolean(),
+  topSimilarity: z.number(),
+  duplicates: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      similarity: z.number(),
+      scope: scopeSchema,
+      source: sourceSchema,
+      preview: z.string(),
+    }),
+  ),
+});
+
+/** write_memory. */
+export const notebookWriteResult = z.object({
+  file: z.string(),
+  version: z.string().describe('The new version (pass it as expectedVersion).'),
+  status: z.enum(['created', 'appended', 'updated']),
+  size: z.number().int().describe('Size in bytes (UTF-8).'),
+});
+
+/** read_memory. */
+export const notebookReadResult = z.object({
+  file: z.string(),
+  content: z.string().describe('The text from offset, cut with a marker when long.'),
+  version: z.string().nullable().describe('Null when the file does not exist yet (only MEMORY.md reads as empty).'),
+  size: z.number().int(),
+  totalChars: z.number().int(),
+  offset: z.number().int(),
+  truncated: z.boolean(),
+});
+
+/** delete_memory. */
+export const notebookDeleteResult = z.object({ file: z.string(), deleted: z.literal(true) });
+
+/** list_memory. */
+export const notebookListResult = z.object({
+  files: z.array(z.object({ file: z.string(), size: z.number().int(), updatedAt: isoTime })),
+  totalBytes: z.number().int(),
+});

@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
-import { knowledgeOperations } from '../src/operations-knowledge.js';
+import { createMcpServer } from '../src/mcp.js';
+import { knowledgeOperations, memoryStore } from '../src/operations-knowledge.js';
 import { structuredOperations } from '../src/operations-structured.js';
-import { call, memProcess, testServer } from './helpers.js';
+import { call, memoryStack, memProcess, testServer, worker } from './helpers.js';
+import { startEnv } from './hostile-kit.js';
 
 /** The tools SPEC §2.6 names. */
 const SPEC_TOOLS = [
@@ -181,5 +185,92 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)))).rejects.toThrow();
     await server.close();
     keys.close();
+  });
+});
+
+describe('MCP output schemas', () => {
+  it('every tool declares an object outputSchema, and each structuredContent validates against it', async () => {
+    const env = await startEnv('mem-server-mcp-output-');
+    const key = await env.key('acme', 'coder', 'worker');
+    const client = new Client({ name: 'mem-test-output', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(env.server.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      for (const name of [...SPEC_TOOLS, 'write_memory', 'read_memory', 'fact-set', 'fact-get', 'episode-store'])
+        expect(names).toContain(name);
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      const validators = new Map<string, ValidateFunction>();
+      for (const t of tools) {
+        expect(t.outputSchema, t.name).toMatchObject({ type: 'object' });
+        validators.set(t.name, ajv.compile(t.outputSchema!));
+      }
+      const valid = (name: string, content: unknown) => {
+        const validate = validators.get(name)!;
+        return validate(content) ? 'valid' : ajv.errorsText(validate.errors);
+      };
+      // The SDK client validates every structuredContent against the tool's outputSchema (it throws otherwise).
+      const checked = async (name: string, args: Record<string, unknown>) => {
+        const r = await tool(client, name, args);
+        expect(r.isError, `${name}: ${r.content[0]?.text}`).toBeFalsy();
+        expect(valid(name, r.structuredContent), name).toBe('valid');
+        return r.structuredContent;
+      };
+
+      const stored = await checked('memory-store', {
+        content: 'The deploy freeze starts on the 20th of December.',
+        name: 'Deploy freeze',
+      });
+      const found = await checked('memory-search', { query: 'deploy freeze' });
+      expect(found.results[0].id).toBe(stored.id);
+      expect(await checked('memory-get', { id: stored.id })).toMatchObject({ id: stored.id, accessCount: 1 });
+      expect(await checked('write_memory', { content: '- Deploy freeze from Dec 20.' })).toMatchObject({
+        file: 'MEMORY.md',
+        status: 'created',
+      });
+      expect((await checked('read_memory', {})).content).toContain('Deploy freeze');
+      expect(await checked('list_memory', {})).toMatchObject({ files: [{ file: 'MEMORY.md' }] });
+      const fact = await checked('fact-set', { user: 'ana', key: 'team', value: { name: 'ops', size: [3, null] } });
+      expect(fact).toMatchObject({ status: 'created', fact: { value: { name: 'ops', size: [3, null] } } });
+      expect((await checked('fact-get', { user: 'ana' })).facts).toHaveLength(1);
+      await checked('episode-store', { summary: 'Moved the deploy freeze', outcome: 'success', tags: ['deploy'] });
+
+      // A refusal's {error} is declared too, so the SDK client hands it over as a tool error.
+      const refused = await tool(client, 'memory-get', { id: 'no-such-memory' });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe('NOT_FOUND');
+      expect(valid('memory-get', refused.structuredContent)).toBe('valid');
+
+      // The check can fail: shapes other than the declared ones are refused.
+      expect(valid('memory-store', { ...stored, chunkCount: 'one' })).toMatch(/chunkCount/);
+      expect(valid('memory-search', { results: [{ id: 7 }] })).not.toBe('valid');
+      expect(valid('fact-set', { status: 'maybe', fact: fact.fact })).not.toBe('valid');
+      expect(valid('read_memory', { error: { code: 'X' } })).not.toBe('valid');
+    } finally {
+      await client.close();
+      await env.close();
+    }
+  });
+
+  it('the SDK client refuses a structuredContent that does not match the outputSchema', async () => {
+    const broken = { ...memoryStore, run: async () => ({ id: 42, chunks: 'many' }) };
+    const server = createMcpServer({ operations: [broken], stack: memoryStack(), principal: worker });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'mem-test-broken', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      await client.listTools();
+      await expect(client.callTool({ name: 'memory-store', arguments: { content: 'x' } })).rejects.toThrow(
+        /output schema/,
+      );
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });

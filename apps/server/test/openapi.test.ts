@@ -39,13 +39,41 @@ describe('GET /openapi.json', () => {
 
   it('has valid JSON Schema 2020-12 components', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      expect(() => ajv.compile(schema as object), name).not.toThrow();
+    // Components refer to each other (`#/components/schemas/…`): compile each one within the document.
+    ajv.addSchema(doc, 'urn:mem:openapi');
+    for (const name of Object.keys(doc.components.schemas)) {
+      const ref = `urn:mem:openapi#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      expect(() => ajv.compile({ $ref: ref }), name).not.toThrow();
     }
-    // The recursive JSON value of a fact resolves inside its component (its `$defs`, found through `$id`).
-    const factSet = ajv.getSchema('urn:mem:schema:fact-set.body')!;
+    // The recursive JSON value of a fact is a component of its own.
+    const factSet = ajv.compile({ $ref: 'urn:mem:openapi#/components/schemas/fact-set.body' });
     expect(factSet({ user: 'ana', key: 'team', value: { name: 'billing', members: [1, 'two', null] } })).toBe(true);
+    expect(factSet({ user: 'ana', key: 'team', value: { deep: [{ deeper: { deepest: [true] } }] } })).toBe(true);
     expect(factSet({ user: 'ana', key: 'team' })).toBe(false);
+  });
+
+  it('has no $defs and no $ref that does not resolve within the document', () => {
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        for (const item of node) walk(item);
+        return;
+      }
+      for (const [k, v] of Object.entries(node)) {
+        expect(k, 'no $defs or $id left in the document').not.toMatch(/^\$(defs|id)$/);
+        if (k === '$ref' && typeof v === 'string') refs.push(v);
+        else walk(v);
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) {
+      expect(ref, ref).toMatch(/^#\//);
+      let target: any = doc;
+      for (const part of ref.slice(2).split('/')) target = target?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+      expect(target, `${ref} resolves`).toBeTypeOf('object');
+    }
   });
 
   it('lists every operation of the table once, with its MCP tool', () => {
@@ -121,8 +149,19 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/v1/memories/search'].post.responses['200'].content['application/json'].schema.$ref).toBe(
       '#/components/schemas/memory-search.result',
     );
-    // Structured memory: core's schemas too; a recursive JSON value keeps its `$defs` inside the component ($id).
-    expect(body('fact-set')).toEqual({ $id: 'urn:mem:schema:fact-set.body', ...toJsonSchema(factSetInput) });
+    // Structured memory: core's schemas too; the recursive JSON value (zod's `$defs`) is the component JsonValue,
+    // shared by every schema that uses it.
+    const { $defs, ...factSetJson } = toJsonSchema(factSetInput) as { $defs: Record<string, unknown> };
+    expect(Object.keys($defs)).toEqual(['__schema0']);
+    expect(body('fact-set')).toEqual({
+      ...factSetJson,
+      properties: { ...(factSetJson as any).properties, value: { $ref: '#/components/schemas/JsonValue' } },
+    });
+    expect(doc.components.schemas.JsonValue.anyOf).toHaveLength(6);
+    expect(JSON.stringify(doc.components.schemas['episode-store.body'])).toContain(
+      '"$ref":"#/components/schemas/JsonValue"',
+    );
+    expect(Object.keys(doc.components.schemas).filter((n) => /schema\d|JsonValue/.test(n))).toEqual(['JsonValue']);
     expect(tools.find((t) => t.name === 'fact-set')!.inputSchema).toEqual(toJsonSchema(factSetInput));
     expect(doc.paths['/v1/facts'].put['x-mcp-tool']).toBe('fact-set');
     expect(doc.paths['/v1/facts'].delete.requestBody.required).toBe(false);
