@@ -35,7 +35,9 @@ export const benchCommands: Record<string, Command> = {
       if (!rel) throw new UsageError(`give a benchmark: ${Object.keys(SCRIPTS).join(', ')}.`);
       const script = fileURLToPath(new URL(rel, import.meta.url));
       if (!existsSync(script))
-        throw new UsageError(`the ${name} benchmark is not part of this installation (${script}).`);
+        throw new UsageError(
+          `the benchmarks are not part of the installed mem command: they need the benchmark data and tools of the repository. Run them from a clone: pnpm mem bench ${name} … (looked for ${script}).`,
+        );
       const tsx = createRequire(import.meta.url).resolve('tsx');
       const child = spawn(process.execPath, ['--conditions=dev-source', '--import', tsx, script, ...args], {
         stdio: 'inherit',
