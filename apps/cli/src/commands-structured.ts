@@ -1,4 +1,4 @@
-/** `mem facts|episodes|procedures|consolidate`: the structured, episodic and procedural memory of SPEC §5–6. */
+/** `mem facts|episodes|procedures|consolidate`: the structured, episodic and procedural memory of docs/structured.md */
 import {
   type FactSource,
   factSetInput,
@@ -22,7 +22,7 @@ async function structured<K extends keyof StructuredStores>(ctx: Ctx, port: K): 
     if (MemError.is(e, 'CAPABILITY_MISSING')) {
       throw new MemError(
         'CAPABILITY_MISSING',
-        `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or memory for it.`,
+        `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or in-memory for it.`,
       );
     }
     throw e;

@@ -1,5 +1,5 @@
 /**
- * Per-agent operations: the notebook (SPEC §4) and the conversation (SPEC §3), under `/v1/agents/{agent}/…`.
+ * Per-agent operations: the notebook (docs/notebooks.md) and the conversation (docs/conversations.md), under `/v1/agents/{agent}/…`.
  * Over MCP the notebook tools act on the caller's own notebook; over HTTP a worker may open only its own agent,
  * a lead any agent of its space. The space always comes from the key.
  */

@@ -36,7 +36,7 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
   const knowledge = createSqliteStore({ path: db });
   const stack = createStack({
     knowledge,
-    // Facts, episodes and procedures (SPEC §5–6) in the same SQLite file, as `mem` does.
+    // Facts, episodes and procedures (docs/structured.md) in the same SQLite file, as `mem` does.
     structured: createSqliteStructuredStores({ db: knowledge.db }),
     embedder: options.embedder ?? createLocalEmbedder(),
     transcripts,

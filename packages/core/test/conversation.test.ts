@@ -3,7 +3,7 @@ import {
   Conversation,
   ConversationService,
   createGptTokenizer,
-  createMemoryTranscriptStore,
+  createInMemoryTranscriptStore,
   type Logger,
   ManualClock,
   MemError,
@@ -60,7 +60,7 @@ function setup(
   extra: Partial<ConstructorParameters<typeof Conversation>[0]> = {},
 ) {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-  const store = createMemoryTranscriptStore();
+  const store = createInMemoryTranscriptStore();
   const logger = recordingLogger();
   const conv = new Conversation({
     store,
@@ -147,7 +147,7 @@ describe('Conversation: writing and loading', () => {
   });
 
   it('refuses bad names and roles with INVALID_INPUT', async () => {
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     for (const agentId of ['../x', 'a/b', '.hidden', '', 'x'.repeat(81)]) {
       expect(() => new Conversation({ store, space: 'acme', agentId })).toThrowError(MemError);
     }
@@ -216,7 +216,7 @@ describe('Conversation: context assembly', () => {
 
   it('assembling context costs about the same at 100k messages as at 1k', async () => {
     async function timeAt(n: number): Promise<number> {
-      const store = createMemoryTranscriptStore();
+      const store = createInMemoryTranscriptStore();
       const conv = new Conversation({
         store,
         space: 's',
@@ -357,7 +357,7 @@ describe('Conversation: automatic compression', () => {
 
   it('messages appended by another writer while the summary is written are carried over, not lost', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const other = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer });
     const slow: Summarizer = {
       id: 'slow',
@@ -391,7 +391,7 @@ describe('Conversation: automatic compression', () => {
 
   it('a compaction that lost the race to another writer is skipped and the history reloaded', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const a = new Conversation({
       store,
       space: 'acme',
@@ -485,7 +485,7 @@ describe('Conversation: other strategies', () => {
 
 describe('ConversationService', () => {
   it('opens conversations per agent with shared defaults, lists agents, forgets', async () => {
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const service = new ConversationService({ store, tokenizer: realTokenizer, clock: new ManualClock() });
     await service.open({ space: 'acme', agentId: 'alice' }).add('user', 'hi');
     await service.open({ space: 'acme', agentId: 'bob' }).add('user', 'hey');

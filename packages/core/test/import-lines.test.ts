@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   createHashingEmbedder,
-  createMemoryKnowledgeStore,
+  createInMemoryKnowledgeStore,
   createStack,
   ManualClock,
   MemError,
@@ -12,7 +12,7 @@ const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
 
 function stack() {
   return createStack({
-    knowledge: createMemoryKnowledgeStore(),
+    knowledge: createInMemoryKnowledgeStore(),
     embedder: createHashingEmbedder({ dimension: 16 }),
     clock: new ManualClock('2026-03-01T12:00:00.000Z'),
   });
@@ -20,7 +20,7 @@ function stack() {
 
 describe('importLines in batches', () => {
   it('reports each bad line by its number across batch boundaries, and imports the rest', async () => {
-    const { memory } = stack();
+    const { knowledge: memory } = stack();
     const lines: string[] = [];
     for (let i = 0; i < 12; i++) lines.push(JSON.stringify({ content: `fact number ${i}` }));
     lines[2] = '{not json';
@@ -48,7 +48,7 @@ describe('importLines in batches', () => {
   });
 
   it('storeMany dedups within the batch and returns one entry per input', async () => {
-    const { memory } = stack();
+    const { knowledge: memory } = stack();
     const results = await memory.storeMany(alice, [{ content: 'same' }, { content: 'same' }, { content: '' }]);
     expect(results).toHaveLength(3);
     const [a, b, c] = results;

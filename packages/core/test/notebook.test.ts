@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   createGptTokenizer,
-  createMemoryNotebookStore,
+  createInMemoryNotebookStore,
   ManualClock,
   MemError,
   type MemErrorCode,
@@ -15,7 +15,7 @@ const alice: NotebookOwner = { space: 'acme', agentId: 'alice' };
 
 function setup(options: ConstructorParameters<typeof Notebook>[0]['options'] = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-  const store = createMemoryNotebookStore();
+  const store = createInMemoryNotebookStore();
   return { clock, store, notebook: new Notebook({ store, clock, tokenizer, options }) };
 }
 

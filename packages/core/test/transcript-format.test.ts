@@ -54,7 +54,7 @@ const transcript: fc.Arbitrary<Transcript> = fc.record({
 });
 
 describe('Markdown transcript format', () => {
-  it('renders the SPEC §3 layout', () => {
+  it('renders the documented transcript layout', () => {
     const text = renderTranscript('alice', {
       header: { conversationId: 'c1', createdAt: '2026-03-01T12:00:00.000Z' },
       messages: [{ role: 'user', content: 'Hello', at: '2026-03-01T12:00:01.000Z' }],

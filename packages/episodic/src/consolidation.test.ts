@@ -1,6 +1,6 @@
 import {
-  createMemoryEpisodeStore,
-  createMemoryFactStore,
+  createInMemoryEpisodeStore,
+  createInMemoryFactStore,
   type EpisodeInput,
   type FactExtractor,
   type FactStore,
@@ -78,9 +78,9 @@ async function seedHistory(memory: EpisodicMemory): Promise<void> {
 
 function setup() {
   const clock = new ManualClock('2026-01-05T00:00:00.000Z');
-  const episodes = createMemoryEpisodeStore();
+  const episodes = createInMemoryEpisodeStore();
   const memory = createEpisodicMemory({ store: episodes, clock });
-  const facts = createMemoryFactStore();
+  const facts = createInMemoryFactStore();
   return { clock, episodes, memory, facts };
 }
 
@@ -164,7 +164,7 @@ describe('ConsolidationPipeline', () => {
     expect(third).toMatchObject({ newFacts: 0, updatedFacts: 0, knownFacts: 8 });
     // Control: over an empty fact store, the same episodes give 8 new facts again.
     expect(
-      (await createConsolidationPipeline({ episodes, facts: createMemoryFactStore(), clock }).run(S)).newFacts,
+      (await createConsolidationPipeline({ episodes, facts: createInMemoryFactStore(), clock }).run(S)).newFacts,
     ).toBe(8);
     expect(await facts.get(S, 'agent')).toHaveLength(8);
   });

@@ -1,6 +1,6 @@
 import {
   createHashingEmbedder,
-  createMemoryProcedureStore,
+  createInMemoryProcedureStore,
   InMemoryProcedureStore,
   ManualClock,
   MemError,
@@ -37,7 +37,7 @@ const deploy = (name: string, extra: Partial<ProcedureInput> = {}): ProcedureInp
 
 function setup(withEmbedder = false): { memory: ProceduralMemory; clock: ManualClock; store: InMemoryProcedureStore } {
   const clock = new ManualClock('2026-03-01T09:00:00.000Z');
-  const store = createMemoryProcedureStore();
+  const store = createInMemoryProcedureStore();
   const memory = createProceduralMemory({
     store,
     embedder: withEmbedder ? createHashingEmbedder({ dimension: 128 }) : undefined,

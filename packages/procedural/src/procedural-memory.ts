@@ -26,9 +26,9 @@ import {
   systemClock,
 } from '@mem/core';
 
-/** Every number of procedural memory, with SPEC §6 defaults. */
+/** Every number of procedural memory, with defaults (docs/structured.md). */
 export interface ProceduralMemoryOptions extends CandidateSearchOptions {
-  /** `suggest` without topK (SPEC: 3). */
+  /** `suggest` without topK (default 3). */
   suggestTopK: number;
   /** How relevance and success rate combine (`procedureScore` of @mem/core). */
   ranking: ProcedureRankingOptions;
@@ -49,7 +49,7 @@ export interface ProceduralMemoryDeps {
 }
 
 /**
- * Procedural memory (SPEC §6) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
+ * Procedural memory (docs/structured.md) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
  * for a situation ranked by relevance combined with success rate (`rankProcedures` of @mem/core, the same formula
  * for every backend), and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
  */

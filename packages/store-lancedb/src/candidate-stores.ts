@@ -1,5 +1,5 @@
 /**
- * The episode and procedure stores (SPEC §6) on LanceDB. They return candidates: keyword hits from the table's
+ * The episode and procedure stores (docs/structured.md) on LanceDB. They return candidates: keyword hits from the table's
  * full-text index (BM25 `_score` over exactly `episodeSearchText` / `procedureSearchText` of @mem/core, terms OR-ed
  * in one match query) and vector hits by cosine over the vectors of the same embedder model. @mem/episodic and
  * @mem/procedural rank them. They share the connection, write lock and index upkeep of the knowledge store.

@@ -80,7 +80,7 @@ function strip(t: Transcript): Transcript {
 }
 
 /**
- * TranscriptStore on Markdown files (SPEC §3): `<root>/agents/<agent>/MEMORY.md` plus `archive/history_<time>.md`
+ * TranscriptStore on Markdown files (docs/conversations.md): `<root>/agents/<agent>/MEMORY.md` plus `archive/history_<time>.md`
  * (other spaces under `<root>/spaces/<space>/`). Human-readable, durable and safe for several processes:
  *
  * - `append` takes the agent's lock file, writes every block of the call in one `write()` at the end of the file

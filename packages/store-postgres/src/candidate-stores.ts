@@ -1,5 +1,5 @@
 /**
- * The episode and procedure stores (SPEC §6) on PostgreSQL. They return candidates: keyword hits from the same
+ * The episode and procedure stores (docs/structured.md) on PostgreSQL. They return candidates: keyword hits from the same
  * tsquery as the knowledge store (`tsqueryFromTerms`, english lexemes OR-ed, never parsed as query syntax) over a
  * generated tsvector of exactly `episodeSearchText` / `procedureSearchText` of @mem/core, ranked by `ts_rank_cd`;
  * vector hits by exact cosine (pgvector `<=>`) over the vectors of the same embedder model. @mem/episodic and

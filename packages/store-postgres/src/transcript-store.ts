@@ -1,5 +1,5 @@
 /**
- * The TranscriptStore port (SPEC §3) on PostgreSQL: a header row per (space, agent) with the next sequence number,
+ * The TranscriptStore port (docs/conversations.md) on PostgreSQL: a header row per (space, agent) with the next sequence number,
  * one row per message, and archives as frozen copies. Every statement is filtered by space and agent.
  *
  * Locking: every transcript has an advisory lock, `hashtextextended(<schema, space, agent>)`. `compact`, `remove` and

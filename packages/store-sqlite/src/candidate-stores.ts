@@ -1,5 +1,5 @@
 /**
- * The episode and procedure stores (SPEC §6) on SQLite. They return candidates: keyword hits from FTS5 (BM25 over
+ * The episode and procedure stores (docs/structured.md) on SQLite. They return candidates: keyword hits from FTS5 (BM25 over
  * exactly `episodeSearchText` / `procedureSearchText` of @mem/core, terms OR-ed, each quoted) and vector hits by
  * exact cosine over the vectors of the same embedder model (sqlite-vec when loaded, else JavaScript).
  * @mem/episodic and @mem/procedural rank them.

@@ -1,5 +1,5 @@
 /**
- * The NotebookStore port (SPEC §4) on SQLite: one row per file in `notebook_files` (migration 3), keyed by
+ * The NotebookStore port (docs/notebooks.md) on SQLite: one row per file in `notebook_files` (migration 3), keyed by
  * (space, agent, user, topic, path). Writes are compare-and-set on the content hash inside one `BEGIN IMMEDIATE`
  * transaction, so two writers on any number of connections or processes never lose each other's change.
  */

@@ -1,5 +1,5 @@
 /**
- * The small structured ports of SPEC §5 on SQLite: messages, facts, goals, summaries, users, session state, phases
+ * The small structured ports of docs/structured.md on SQLite: messages, facts, goals, summaries, users, session state, phases
  * and tool events. Every statement is filtered by space. The rules (fact priority and merge) are the functions of
  * @mem/core; this file only stores and retrieves.
  */
@@ -634,7 +634,7 @@ function toolEventStore(c: SqliteLease): ToolEventStore {
 export interface SqliteStructuredStores extends StructuredStores, SqliteHandle {}
 
 /**
- * Every structured port of SPEC §5–6 on one SQLite file: `{ path }` opens a connection (closed by `close()`),
+ * Every structured port of docs/structured.md on one SQLite file: `{ path }` opens a connection (closed by `close()`),
  * `{ db }` shares an open one, e.g. the knowledge store's (`{ db: knowledge.db }`; never closed here).
  * Pending migrations run on open unless `autoMigrate` is false. The ports are unguarded, like every adapter: the
  * stack wraps them with `guardStructuredStores`.

@@ -1,5 +1,5 @@
 /**
- * The TranscriptStore port (SPEC §3) on SQLite: one transcript per (space, agent) as a header row plus message rows,
+ * The TranscriptStore port (docs/conversations.md) on SQLite: one transcript per (space, agent) as a header row plus message rows,
  * archives as frozen copies. Every write is one `BEGIN IMMEDIATE` transaction (see write-lock.ts), durable on commit
  * (`synchronous=FULL`); every statement is filtered by space and agent.
  */

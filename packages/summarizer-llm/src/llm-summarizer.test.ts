@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   Conversation,
-  createMemoryTranscriptStore,
+  createInMemoryTranscriptStore,
   ManualClock,
   silentLogger,
   type TranscriptMessage,
@@ -183,7 +183,7 @@ describe('LLM summariser', () => {
 
   it('compresses a conversation at the threshold through the model', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const conv = new Conversation({
       store,
       space: 'acme',

@@ -1,5 +1,5 @@
 /**
- * Conformance suites of the episode and procedure stores (SPEC §6). These are storage ports: they return
+ * Conformance suites of the episode and procedure stores (docs/structured.md). These are storage ports: they return
  * candidates (keyword hits, vector hits); the ranking is checked in @mem/episodic and @mem/procedural.
  */
 import {

@@ -29,7 +29,7 @@ const wordTokenizer: Tokenizer = { id: 'words', count: (s) => s.split(/\s+/).fil
 const expectCode = expectMemError;
 
 /**
- * The conformance suite of the NotebookStore port (SPEC §4), and of the Notebook service over it. Every adapter runs
+ * The conformance suite of the NotebookStore port (docs/notebooks.md), and of the Notebook service over it. Every adapter runs
  * it with a factory of fresh stores; `openAnother` opens a second instance on the same data, as a second process would.
  */
 export function describeNotebookStore(

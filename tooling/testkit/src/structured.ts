@@ -1,5 +1,5 @@
 /**
- * Conformance suites of the small structured ports (SPEC §5): messages, facts, goals, summaries, users, session
+ * Conformance suites of the small structured ports (docs/structured.md): messages, facts, goals, summaries, users, session
  * state, phases and tool events. Behaviour is checked on the port itself; bad input is checked through the core
  * guard (`guard*Store`), which is how the stack reaches every adapter.
  */

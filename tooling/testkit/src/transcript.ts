@@ -59,7 +59,7 @@ const TRICKY_CONTENTS = [
 ];
 
 /**
- * The conformance suite of the TranscriptStore port (SPEC §3). Every adapter runs it with a factory of fresh
+ * The conformance suite of the TranscriptStore port (docs/conversations.md). Every adapter runs it with a factory of fresh
  * stores; `openAnother` opens a second instance on the same data, as a second process would.
  */
 export function describeTranscriptStore(

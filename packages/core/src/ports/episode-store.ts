@@ -9,7 +9,7 @@ export interface CandidateStoreCapabilities {
 }
 
 /**
- * Storage of episodes (SPEC §6). A storage port: it returns candidates, @mem/episodic ranks them.
+ * Storage of episodes (docs/structured.md). A storage port: it returns candidates, @mem/episodic ranks them.
  * Every method is scoped by space.
  *
  * - Keyword arm: BM25-like scoring over `episodeSearchText(episode)` of @mem/core (summary, key decisions, tags),

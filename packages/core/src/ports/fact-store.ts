@@ -1,7 +1,7 @@
 import type { Fact, FactUpsertResult, FactWrite } from '../types-structured.js';
 
 /**
- * Facts about users (SPEC §5): one value per (space, user, topic, key), `topic` null for a global fact.
+ * Facts about users (docs/structured.md): one value per (space, user, topic, key), `topic` null for a global fact.
  * Every method is scoped by space.
  *
  * Source priority is decided by `mayReplaceFact` / `factPriority` of @mem/core (user > ai_inferred > mcp > other):

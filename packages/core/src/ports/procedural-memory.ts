@@ -16,7 +16,7 @@ export interface ProcedureSuggestion {
 }
 
 /**
- * Procedural memory (SPEC §6), a capability port implemented by @mem/procedural over a ProcedureStore.
+ * Procedural memory (docs/structured.md), a capability port implemented by @mem/procedural over a ProcedureStore.
  * Every method is scoped by space.
  */
 export interface ProceduralMemory {

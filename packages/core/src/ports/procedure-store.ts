@@ -3,7 +3,7 @@ import type { CandidateStoreCapabilities } from './episode-store.js';
 import type { KeywordHit, VectorHit } from './knowledge-store.js';
 
 /**
- * Storage of procedures (SPEC §6). A storage port: it returns candidates, @mem/procedural ranks them with
+ * Storage of procedures (docs/structured.md). A storage port: it returns candidates, @mem/procedural ranks them with
  * `rankProcedures` of @mem/core (one formula for every backend). Every method is scoped by space.
  *
  * - Keyword arm: BM25-like scoring over `procedureSearchText(procedure)` of @mem/core (name, description, trigger),

@@ -1,5 +1,5 @@
 import type { StructuredStores } from '../ports/structured-stores.js';
-import { InMemoryEpisodeStore, InMemoryProcedureStore } from './memory-candidates.js';
+import { InMemoryEpisodeStore, InMemoryProcedureStore } from './in-memory-candidates.js';
 import {
   InMemoryFactStore,
   InMemoryGoalStore,
@@ -9,10 +9,10 @@ import {
   InMemorySummaryStore,
   InMemoryToolEventStore,
   InMemoryUserStore,
-} from './memory-structured.js';
+} from './in-memory-structured.js';
 
 /** Every structured port kept in process memory (unguarded: wrap with `guardStructuredStores` before use). */
-export function createMemoryStructuredStores(): StructuredStores {
+export function createInMemoryStructuredStores(): StructuredStores {
   return {
     messages: new InMemoryMessageStore(),
     facts: new InMemoryFactStore(),
