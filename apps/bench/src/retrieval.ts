@@ -12,12 +12,11 @@ import { parseArgs } from 'node:util';
 import {
   createHashingEmbedder,
   createStack,
-  DEFAULT_FUSION,
-  type Embedder,
-  type KnowledgeStore,
+  DEFAULT_KNOWLEDGE_OPTIONS,
   type KnowledgeOptions,
   type Principal,
 } from '@mem/core';
+import type { Embedder, KnowledgeStore } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { type Conversation, loadLocomo } from './locomo.js';
@@ -239,7 +238,7 @@ for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
   const [kw, vw] = w.split(':').map(Number);
   results.push(
     await evaluate(`mem-w${kw}:${vw}`, withLocal, local, {
-      fusion: { ...DEFAULT_FUSION, keywordWeight: kw!, vectorWeight: vw! },
+      fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, keywordWeight: kw!, vectorWeight: vw! },
     }),
   );
 }

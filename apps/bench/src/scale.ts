@@ -13,17 +13,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  cosine,
-  createHashingEmbedder,
-  createInMemoryKnowledgeStore,
-  createStack,
-  type Embedder,
-  type KnowledgeStore,
-  MemError,
-  type Principal,
-  type SearchFilter,
-} from '@mem/core';
+import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, MemError, type Principal } from '@mem/core';
+import { cosine, type Embedder, type KnowledgeStore, type SearchFilter } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { corpus, queries } from './corpus.js';

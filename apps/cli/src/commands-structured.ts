@@ -7,9 +7,9 @@ import {
   MemError,
   type Procedure,
   parseInput,
-  type StructuredStores,
   withEpisodeAuthor,
 } from '@mem/core';
+import type { StructuredStores } from '@mem/core/adapter';
 import { checkConsolidator, createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createProceduralMemory } from '@mem/procedural';
 import { bool, type Command, type Ctx, defined, int, need, readTextFile, str, tags } from './command.js';

@@ -7,13 +7,13 @@ import {
   createInMemoryStructuredStores,
   createInMemoryTranscriptStore,
   createStack,
-  type Embedder,
   MemError,
   type Principal,
   type Role,
   type Stack,
   type StackOptions,
 } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
 export class UsageError extends Error {

@@ -8,10 +8,8 @@ import {
   conversationAddInput,
   conversationCompactInput,
   deleteMemoryInput,
-  invalidArchiveId,
   listMemoryInput,
   MemError,
-  parseArchiveId,
   parseInput,
   readMemoryInput,
   searchMemoryInput,
@@ -297,8 +295,7 @@ export const conversationArchive = defineOperation({
   },
   run: async (ctx, raw) => {
     const { archive } = parseInput(archiveInput, 'conversation-archive', raw);
-    // Checked here too, before any store sees it: an archive id is never a path.
-    if (!parseArchiveId(archive)) throw invalidArchiveId(archive);
+    // The service checks the id (never a path) before any store sees it.
     return conversationsOf(ctx).readArchive(ctx.principal.space, targetAgent(ctx), archive);
   },
 });

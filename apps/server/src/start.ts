@@ -6,7 +6,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createStack, type Embedder, MemError, type Principal } from '@mem/core';
+import { createStack, MemError, type Principal } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';

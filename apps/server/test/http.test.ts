@@ -3,11 +3,11 @@ import {
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
   createStack,
-  type KnowledgeStore,
   MemError,
   type Stack,
   searchResultJson,
 } from '@mem/core';
+import type { KnowledgeStore } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';

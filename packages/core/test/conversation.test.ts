@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Conversation,
-  ConversationService,
-  createGptTokenizer,
-  createInMemoryTranscriptStore,
-  type Logger,
-  ManualClock,
-  MemError,
-  type Summarizer,
-  type Tokenizer,
-  type TranscriptStore,
-} from '../src/index.js';
+import { createGptTokenizer } from '../src/adapters/gpt-tokenizer.js';
+import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import type { Logger } from '../src/ports/logger.js';
+import type { Summarizer } from '../src/ports/summarizer.js';
+import type { Tokenizer } from '../src/ports/tokenizer.js';
+import type { TranscriptStore } from '../src/ports/transcript-store.js';
+import { Conversation, ConversationService } from '../src/services/conversation.js';
 
 const realTokenizer = createGptTokenizer();
 

@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createHashingEmbedder,
-  createInMemoryKnowledgeStore,
-  createInMemoryNotebookStore,
-  createInMemoryStructuredStores,
-  createInMemoryTranscriptStore,
-  createStack,
-  type Episode,
-  episodeAuthor,
-  forget,
-  forgetInput,
-  gc,
-  ManualClock,
-  MemError,
-  type Principal,
-  type Stack,
-  withEpisodeAuthor,
-} from '../src/index.js';
+import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
+import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
+import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { forgetInput } from '../src/schemas-forget.js';
+import { episodeAuthor, forget, withEpisodeAuthor } from '../src/services/forget.js';
+import { gc } from '../src/services/gc.js';
+import { createStack, type Stack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
+import type { Episode } from '../src/types-structured.js';
 
 const lead: Principal = { space: 'acme', agentId: 'lead-1', role: 'lead' };
 const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };

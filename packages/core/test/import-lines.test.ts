@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createHashingEmbedder,
-  createInMemoryKnowledgeStore,
-  createStack,
-  ManualClock,
-  MemError,
-  type Principal,
-} from '../src/index.js';
+import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { createStack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
 
 const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
 

@@ -6,19 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  assertNoSecrets,
-  createInMemoryKnowledgeStore,
-  createInMemoryNotebookStore,
-  createInMemoryStructuredStores,
-  createStack,
-  findSecrets,
-  ManualClock,
-  MemError,
-  type Principal,
-  SECRET_RULES,
-  type Stack,
-} from '../src/index.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
+import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
+import { assertNoSecrets, findSecrets, SECRET_RULES } from '../src/domain/secrets.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { createStack, type Stack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
 
 /** Deterministic filler: `n` characters drawn from `alphabet` (no two samples share a value). */
 function fill(seed: number, n: number, alphabet = 'aB3dE5gH7jK9mN2pQ4sT6vW8yZ'): string {

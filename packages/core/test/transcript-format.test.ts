@@ -1,19 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { archiveId, compareArchiveIds, parseArchiveId } from '../src/domain/archive-names.js';
 import {
   appendRepair,
-  archiveId,
-  compareArchiveIds,
-  MemError,
-  parseArchiveId,
   parseTranscript,
   renderMessageLine,
   renderTranscript,
   renderTranscriptBlock,
   renderTranscriptHeader,
-  type Transcript,
-  type TranscriptMessage,
-} from '../src/index.js';
+} from '../src/domain/transcript-format.js';
+import { MemError } from '../src/errors.js';
+import type { Transcript, TranscriptMessage } from '../src/ports/transcript-store.js';
 
 const tricky = fc.constantFrom(
   '---',

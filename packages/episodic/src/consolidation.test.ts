@@ -1,12 +1,5 @@
-import {
-  createInMemoryEpisodeStore,
-  createInMemoryFactStore,
-  type EpisodeInput,
-  type FactExtractor,
-  type FactStore,
-  ManualClock,
-  MemError,
-} from '@mem/core';
+import { createInMemoryStructuredStores, type EpisodeInput, MemError } from '@mem/core';
+import { type FactExtractor, type FactStore, ManualClock } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import {
   checkConsolidator,
@@ -78,9 +71,9 @@ async function seedHistory(memory: EpisodicMemory): Promise<void> {
 
 function setup() {
   const clock = new ManualClock('2026-01-05T00:00:00.000Z');
-  const episodes = createInMemoryEpisodeStore();
+  const episodes = createInMemoryStructuredStores().episodes;
   const memory = createEpisodicMemory({ store: episodes, clock });
-  const facts = createInMemoryFactStore();
+  const facts = createInMemoryStructuredStores().facts;
   return { clock, episodes, memory, facts };
 }
 
@@ -164,7 +157,8 @@ describe('ConsolidationPipeline', () => {
     expect(third).toMatchObject({ newFacts: 0, updatedFacts: 0, knownFacts: 8 });
     // Control: over an empty fact store, the same episodes give 8 new facts again.
     expect(
-      (await createConsolidationPipeline({ episodes, facts: createInMemoryFactStore(), clock }).run(S)).newFacts,
+      (await createConsolidationPipeline({ episodes, facts: createInMemoryStructuredStores().facts, clock }).run(S))
+        .newFacts,
     ).toBe(8);
     expect(await facts.get(S, 'agent')).toHaveLength(8);
   });

@@ -1,18 +1,14 @@
+import { checkName, type FactSource, type JsonValue, MemError, type Principal } from '@mem/core';
 import {
   type Clock,
-  checkName,
   type EpisodeStore,
   type ExtractedFact,
   type FactExtractor,
-  type FactSource,
   type FactStore,
   guardFactStore,
-  type JsonValue,
   jsonEqual,
-  MemError,
-  type Principal,
   systemClock,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { clusterEpisodesByTag, createKeywordExtractor } from './keyword-extractor.js';
 
 export interface ConsolidationOptions {

@@ -1,26 +1,28 @@
 import {
+  checkName,
+  type Episode,
+  type EpisodeInput,
+  episodeInput,
+  episodeRecallInput,
+  MemError,
+  parseInput,
+  tagSchema,
+} from '@mem/core';
+import {
   assertNoSecrets,
   type CandidateSearchOptions,
   type Clock,
-  checkName,
   DEFAULT_CANDIDATE_SEARCH,
   type Embedder,
-  type Episode,
-  type EpisodeInput,
   type EpisodeRecall,
   type EpisodeStore,
   type EpisodicMemory as EpisodicMemoryPort,
   embedText,
-  episodeInput,
-  episodeRecallInput,
   episodeSearchText,
-  MemError,
   newId,
-  parseInput,
   searchCandidates,
   systemClock,
-  tagSchema,
-} from '@mem/core';
+} from '@mem/core/adapter';
 
 /** Every number of episodic memory, with defaults (docs/structured.md). */
 export interface EpisodicMemoryOptions extends CandidateSearchOptions {

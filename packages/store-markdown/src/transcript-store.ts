@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { checkName, MemError, type TranscriptMessage } from '@mem/core';
 import {
   type ArchiveInfo,
   appendRepair,
@@ -8,7 +9,6 @@ import {
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkName,
   checkTranscriptHeader,
   checkTranscriptMessage,
   checkTranscriptRef,
@@ -16,17 +16,15 @@ import {
   invalidArchiveId,
   isEmptyContent,
   type LockedTranscript,
-  MemError,
   parseArchiveId,
   parseTranscript,
   renderTranscript,
   renderTranscriptBlock,
   type Transcript,
   type TranscriptHeader,
-  type TranscriptMessage,
   type TranscriptStore,
   wrapStoreError,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   commitExclusive,
   commitReplace,

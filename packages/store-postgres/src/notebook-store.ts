@@ -5,18 +5,17 @@
  * with the same base version the second waits for the first's row lock, re-checks the version against the committed
  * row and matches nothing, so it gets CONFLICT: no change is ever lost, on any number of connections.
  */
+import { MemError, type NotebookScope } from '@mem/core';
 import {
   checkNotebookPath,
   checkNotebookScope,
-  MemError,
   type NotebookEntry,
   type NotebookFile,
-  type NotebookScope,
   type NotebookStore,
   type NotebookStoreCapabilities,
   notebookVersion,
   utf8Bytes,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { ADAPTER, exec } from './connection.js';
 import { notebookMigrations } from './migrations.js';
 import { iso } from './queries.js';

@@ -3,17 +3,16 @@
  * (space, agent, user, topic, path). Writes are compare-and-set on the content hash inside one `BEGIN IMMEDIATE`
  * transaction, so two writers on any number of connections or processes never lose each other's change.
  */
+import { MemError, type NotebookScope } from '@mem/core';
 import {
   checkNotebookPath,
   checkNotebookScope,
-  MemError,
   type NotebookEntry,
   type NotebookFile,
-  type NotebookScope,
   type NotebookStore,
   notebookVersion,
   utf8Bytes,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { acquireConnection, type SqliteHandle, type SqliteOpenOptions } from './connection.js';
 import { ADAPTER } from './database.js';
 import { CONVERSATION_SCHEMA_VERSION } from './migrations.js';

@@ -1,17 +1,14 @@
+import { checkName, type Episode, type JsonValue, MemError } from '@mem/core';
 import {
-  checkName,
-  type Episode,
   type ExtractedFact,
   type FactExtraction,
   type FactExtractionInput,
   type FactExtractor,
-  type JsonValue,
   type Logger,
-  MemError,
   redactSecrets,
   silentLogger,
   type TokenUsage,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   type ChatAnswer,
   type ChatEndpointOptions,

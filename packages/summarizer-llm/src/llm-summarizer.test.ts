@@ -1,11 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  Conversation,
-  createInMemoryTranscriptStore,
-  ManualClock,
-  silentLogger,
-  type TranscriptMessage,
-} from '@mem/core';
+import { Conversation, createInMemoryTranscriptStore, type TranscriptMessage } from '@mem/core';
+import { ManualClock, silentLogger } from '@mem/core/adapter';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeChatServer } from '../test/fake-chat-server.js';
 import { createLlmSummarizer, DEFAULT_SUMMARY_PROMPT, type LlmSummarizerOptions } from './index.js';

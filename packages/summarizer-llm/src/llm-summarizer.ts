@@ -1,11 +1,11 @@
+import { createTemplateSummarizer } from '@mem/core';
 import {
-  createTemplateSummarizer,
   renderMessageLine,
   type SummarizeInput,
   type Summarizer,
   type SummaryResult,
   type TokenUsage,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   addUsage,
   type ChatAnswer,

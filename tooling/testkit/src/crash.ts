@@ -16,17 +16,19 @@ import {
   type ConversationOptions,
   ConversationService,
   createHashingEmbedder,
-  type KnowledgeStore,
-  MemError,
-  type MemoryRecord,
   KnowledgeService,
+  MemError,
   Notebook,
-  type NotebookStore,
   type Principal,
+} from '@mem/core';
+import {
+  type KnowledgeStore,
+  type MemoryRecord,
+  type NotebookStore,
   systemClock,
   type Tokenizer,
   type TranscriptStore,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   type ChildProgram,
   type ChildRun,

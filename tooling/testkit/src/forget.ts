@@ -4,15 +4,17 @@ import {
   createStack,
   type Episode,
   forget,
+  type Principal,
+  type Stack,
+  withEpisodeAuthor,
+} from '@mem/core';
+import {
   type KnowledgeStore,
   ManualClock,
   type NotebookStore,
-  type Principal,
-  type Stack,
   type StructuredStores,
   type TranscriptStore,
-  withEpisodeAuthor,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 /**

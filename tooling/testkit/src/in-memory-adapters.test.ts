@@ -1,4 +1,5 @@
-import { createInMemoryKnowledgeStore, type KnowledgeStore } from '@mem/core';
+import { createInMemoryKnowledgeStore } from '@mem/core';
+import type { KnowledgeStore } from '@mem/core/adapter';
 import { describeKnowledgeCounterRaces, describeKnowledgeStore } from './index.js';
 
 // The in-memory adapters of @mem/core run every suite too.

@@ -5,7 +5,8 @@
  * its write must still count afterwards. The interleaving is forced: the editing store runs the other writer's call
  * right before it replaces the chunks. Runs on adapters whose fixture can open a second, independent instance.
  */
-import { createHashingEmbedder, type KnowledgeStore, KnowledgeService, type Principal, systemClock } from '@mem/core';
+import { createHashingEmbedder, KnowledgeService, type Principal } from '@mem/core';
+import { type KnowledgeStore, systemClock } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KnowledgeStoreFactory, KnowledgeStoreFixture } from './knowledge.js';
 

@@ -1,14 +1,5 @@
-import {
-  contentHash,
-  createHashingEmbedder,
-  createStack,
-  type KnowledgeStore,
-  ManualClock,
-  MemError,
-  type Principal,
-  type SearchFilter,
-  type Stack,
-} from '@mem/core';
+import { createHashingEmbedder, createStack, MemError, type Principal, type Stack } from '@mem/core';
+import { contentHash, type KnowledgeStore, ManualClock, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 
@@ -497,7 +488,10 @@ export function describeKnowledgeStore(
         embedder: createHashingEmbedder({ dimension: 32 }),
         clock,
       });
-      const e = await expectCode(other.knowledge.store(alice, { content: 'A 32-dimension write.' }), 'EMBEDDING_MISMATCH');
+      const e = await expectCode(
+        other.knowledge.store(alice, { content: 'A 32-dimension write.' }),
+        'EMBEDDING_MISMATCH',
+      );
       expect(e.message).toMatch(/mem reindex/);
       await expectCode(other.knowledge.search(alice, { query: 'vectors' }), 'EMBEDDING_MISMATCH');
       const done = await other.knowledge.reindex();

@@ -1,13 +1,5 @@
-import {
-  ManualClock,
-  MemError,
-  Notebook,
-  type NotebookOwner,
-  type NotebookScope,
-  type NotebookStore,
-  notebookVersion,
-  type Tokenizer,
-} from '@mem/core';
+import { MemError, Notebook, type NotebookOwner, type NotebookScope } from '@mem/core';
+import { ManualClock, type NotebookStore, notebookVersion, type Tokenizer } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 

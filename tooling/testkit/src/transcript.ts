@@ -1,15 +1,12 @@
+import { Conversation, createTemplateSummarizer, MemError, type TranscriptMessage } from '@mem/core';
 import {
   type CompactionStepHook,
-  Conversation,
-  createTemplateSummarizer,
   ManualClock,
-  MemError,
   type Tokenizer,
   type Transcript,
   type TranscriptHeader,
-  type TranscriptMessage,
   type TranscriptStore,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 

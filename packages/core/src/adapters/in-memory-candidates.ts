@@ -195,6 +195,3 @@ export class InMemoryProcedureStore extends InMemoryCandidateStore<Procedure> im
     return copy(row.record);
   }
 }
-
-export const createInMemoryEpisodeStore = (): InMemoryEpisodeStore => new InMemoryEpisodeStore();
-export const createInMemoryProcedureStore = (): InMemoryProcedureStore => new InMemoryProcedureStore();

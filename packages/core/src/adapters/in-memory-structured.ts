@@ -409,14 +409,3 @@ export class InMemoryToolEventStore implements ToolEventStore {
     return this.matching(space, filter).length;
   }
 }
-
-// ---------- factories ----------
-
-export const createInMemoryMessageStore = (): InMemoryMessageStore => new InMemoryMessageStore();
-export const createInMemoryFactStore = (): InMemoryFactStore => new InMemoryFactStore();
-export const createInMemoryGoalStore = (): InMemoryGoalStore => new InMemoryGoalStore();
-export const createInMemorySummaryStore = (): InMemorySummaryStore => new InMemorySummaryStore();
-export const createInMemoryUserStore = (): InMemoryUserStore => new InMemoryUserStore();
-export const createInMemorySessionStateStore = (): InMemorySessionStateStore => new InMemorySessionStateStore();
-export const createInMemoryPhaseStore = (): InMemoryPhaseStore => new InMemoryPhaseStore();
-export const createInMemoryToolEventStore = (): InMemoryToolEventStore => new InMemoryToolEventStore();

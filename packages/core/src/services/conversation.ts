@@ -1,5 +1,6 @@
 import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
 import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
+import { invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
 import {
   COMPACTION_STRATEGIES,
   type CompactionPolicy,
@@ -409,6 +410,8 @@ export class Conversation {
   }
 
   async readArchive(id: string): Promise<Transcript> {
+    // Checked before any store sees it: an archive id is never a path.
+    if (!parseArchiveId(id)) throw invalidArchiveId(id);
     return this.store.readArchive(this.space, this.agentId, id);
   }
 
@@ -675,7 +678,9 @@ export class ConversationService {
     return this.store.listArchives(space, agentId);
   }
 
-  readArchive(space: string, agentId: string, id: string): Promise<Transcript> {
+  async readArchive(space: string, agentId: string, id: string): Promise<Transcript> {
+    // Checked before any store sees it: an archive id is never a path.
+    if (!parseArchiveId(id)) throw invalidArchiveId(id);
     return this.store.readArchive(space, agentId, id);
   }
 
