@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, type Principal, type Stack } from '@mem/core';
+import {
+  createHashingEmbedder,
+  createInMemoryKnowledgeStore,
+  createStack,
+  type Principal,
+  type Stack,
+} from '@mem/core';
 import { silentLogger } from '../src/log.js';
 import { type RunningServer, type ServerOptions, startServer } from '../src/server.js';
 

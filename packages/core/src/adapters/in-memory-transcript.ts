@@ -112,7 +112,10 @@ export function createInMemoryTranscriptStore(
         const e = entry(space, agent, false);
         const current = e?.transcript;
         if (!e || !current)
-          throw new MemError('NOT_FOUND', `in-memory: agent "${agent}" has no transcript to compact in space "${space}".`);
+          throw new MemError(
+            'NOT_FOUND',
+            `in-memory: agent "${agent}" has no transcript to compact in space "${space}".`,
+          );
         checkCompactionBasis(current, change, agent);
         const carried = current.messages.slice(change.basis.messageCount);
         const archivedAt = change.archivedAt;
