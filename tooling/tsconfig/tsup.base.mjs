@@ -1,4 +1,4 @@
-// Shared tsup options: every package builds ESM + declarations from src/index.ts.
+// Shared tsup options: every package builds ESM + declarations from src/index.ts (override `entry` for more).
 export function base(overrides = {}) {
   return {
     entry: ['src/index.ts'],

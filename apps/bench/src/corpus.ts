@@ -1,5 +1,6 @@
 /** A deterministic synthetic corpus of realistic short agent memories (seeded), and queries over it. */
-import { type Scope, type Source, seededRandom } from '@mem/core';
+import type { Scope, Source } from '@mem/core';
+import { seededRandom } from '@mem/core/adapter';
 
 export const rng = seededRandom;
 

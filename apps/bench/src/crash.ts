@@ -1,5 +1,5 @@
 /**
- * Crash safety and concurrency (issue 9, SPEC §8): the long runs of the tests in packages/store-*\/test/crash*.test.ts
+ * Crash safety and concurrency (issue 9, docs/safety.md): the long runs of the tests in packages/store-*\/test/crash*.test.ts
  * and concurrency.test.ts, on the harness of @mem/testkit (`crash.ts`).
  *   - Crash: a writer process is killed with SIGKILL at a random point, `--kills` times per store and workload
  *     (knowledge store/edit/move on SQLite and PostgreSQL; transcript appends + compactions and notebook writes on

@@ -12,12 +12,11 @@ import { parseArgs } from 'node:util';
 import {
   createHashingEmbedder,
   createStack,
-  DEFAULT_FUSION,
-  type Embedder,
-  type KnowledgeStore,
-  type MemoryOptions,
+  DEFAULT_KNOWLEDGE_OPTIONS,
+  type KnowledgeOptions,
   type Principal,
 } from '@mem/core';
+import type { Embedder, KnowledgeStore } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { type Conversation, loadLocomo } from './locomo.js';
@@ -114,7 +113,7 @@ async function ingest(embedder: Embedder | undefined, convs: Conversation[]): Pr
     const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
     const m = new Map<string, string>();
     for (const t of c.turns) {
-      const r = await stack.memory.import(p, { content: t.content, createdAt: t.createdAt, source: 'manual' });
+      const r = await stack.knowledge.import(p, { content: t.content, createdAt: t.createdAt, source: 'manual' });
       m.set(t.diaId, r.id);
     }
     ids.set(c.id, m);
@@ -140,14 +139,14 @@ async function evaluate(
   name: string,
   data: Ingested,
   embedder: Embedder | undefined,
-  memory: Partial<MemoryOptions>,
+  memory: Partial<KnowledgeOptions>,
   store = data.store,
 ): Promise<StackResult> {
-  const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}), memory });
+  const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}), knowledgeOptions: memory });
   const search = async (c: Conversation, query: string) => {
     const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
     const t0 = performance.now();
-    const results = await stack.memory.search(p, { query, limit: 20 });
+    const results = await stack.knowledge.search(p, { query, limit: 20 });
     return { ids: results.map((r) => r.docId), ms: performance.now() - t0 };
   };
   return score(name, data.ingestS, (c) => (diaId) => data.ids.get(c.id)!.get(diaId), search);
@@ -239,7 +238,7 @@ for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
   const [kw, vw] = w.split(':').map(Number);
   results.push(
     await evaluate(`mem-w${kw}:${vw}`, withLocal, local, {
-      fusion: { ...DEFAULT_FUSION, keywordWeight: kw!, vectorWeight: vw! },
+      fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, keywordWeight: kw!, vectorWeight: vw! },
     }),
   );
 }

@@ -5,7 +5,7 @@
  * size, peak RSS, and recall@10 of the store's vector arm against exact brute force.
  * Ingest goes through `storeMany` in batches of 1,000 (the batch path of `mem import`); the durability cost of one
  * write per memory (`store`, one transaction each) is not measured here but by the per-item store/import paths.
- * Usage: node --conditions=dev-source --import tsx apps/bench/src/scale.ts [--n 10000] [--store sqlite,memory,lancedb,lancedb-flat,postgres]
+ * Usage: node --conditions=dev-source --import tsx apps/bench/src/scale.ts [--n 10000] [--store sqlite,in-memory,lancedb,lancedb-flat,postgres]
  *        [--queries 200] [--json] [--out bench-results]   (postgres needs MEM_BENCH_POSTGRES_URL)
  *        Peers: `--store mem0,langgraph` (src/peers/; budgets MEM_BENCH_PEER_INGEST_S=600, MEM_BENCH_PEER_SEARCH_S=180).
  */
@@ -13,17 +13,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  cosine,
-  createHashingEmbedder,
-  createMemoryKnowledgeStore,
-  createStack,
-  type Embedder,
-  type KnowledgeStore,
-  MemError,
-  type Principal,
-  type SearchFilter,
-} from '@mem/core';
+import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, MemError, type Principal } from '@mem/core';
+import { cosine, type Embedder, type KnowledgeStore, type SearchFilter } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { corpus, queries } from './corpus.js';
@@ -58,8 +49,8 @@ function dirSize(path: string): number {
 
 async function open(kind: string, dir: string): Promise<{ store: KnowledgeStore; disk: () => number }> {
   switch (kind) {
-    case 'memory':
-      return { store: createMemoryKnowledgeStore(), disk: () => 0 };
+    case 'in-memory':
+      return { store: createInMemoryKnowledgeStore(), disk: () => 0 };
     case 'sqlite':
       return { store: createSqliteStore({ path: join(dir, 'bench.db') }), disk: () => dirSize(dir) };
     case 'lancedb':
@@ -141,7 +132,7 @@ for (const n of sizes) {
       const loader: Principal = { space: 'bench', agentId: 'bench-loader', role: 'lead' };
       for (let start = 0; start < items.length; start += INGEST_BATCH) {
         const slice = items.slice(start, start + INGEST_BATCH);
-        const results = await stack.memory.storeMany(
+        const results = await stack.knowledge.storeMany(
           loader,
           slice.map((it) => ({ content: it.content, tags: it.tags, scope: it.scope, source: 'manual' })),
           slice.map((it) => ({
@@ -159,7 +150,7 @@ for (const n of sizes) {
       let recallSum = 0;
       for (const [qi, q] of qs.entries()) {
         t0 = performance.now();
-        await stack.memory.search(viewer, { query: q, limit: 10 });
+        await stack.knowledge.search(viewer, { query: q, limit: 10 });
         engine.push(performance.now() - t0);
         const filter: SearchFilter = { space: 'bench', viewerAgentId: 'agent-1', now: new Date().toISOString() };
         const got = await store.vectorSearch({ filter, vector: queryVectors[qi]!, limit: 10 });
@@ -179,7 +170,7 @@ for (const n of sizes) {
       const e2e: number[] = [];
       for (const q of qs.slice(0, Math.min(qn, 100))) {
         t0 = performance.now();
-        await e2eStack.memory.search(viewer, { query: q, limit: 10 });
+        await e2eStack.knowledge.search(viewer, { query: q, limit: 10 });
         e2e.push(performance.now() - t0);
       }
       await store.close();

@@ -21,7 +21,7 @@ export const benchCommands: Record<string, Command> = {
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
-      '       mem bench scale [--n 10000,100000] [--store sqlite,memory,lancedb,lancedb-flat,postgres,mem0,langgraph]\n' +
+      '       mem bench scale [--n 10000,100000] [--store sqlite,in-memory,lancedb,lancedb-flat,postgres,mem0,langgraph]\n' +
       '                 [--queries 200] [--json]\n' +
       '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
       '       mem bench server [--duration 20] [--connections 16] [--runs 1] [--embedder hashing|local] [--json]\n' +

@@ -1,4 +1,4 @@
-/** `mem convo …` and `mem notes …`: conversation memory (SPEC §3) and the agent notebook (SPEC §4). */
+/** `mem convo …` and `mem notes …`: conversation memory (docs/conversations.md) and the agent notebook (docs/notebooks.md). */
 import { type ConversationService, MemError, type Notebook, type TranscriptRole } from '@mem/core';
 import { type Command, type Ctx, int, need, str } from './command.js';
 import { UsageError } from './context.js';
@@ -99,7 +99,7 @@ export const conversationCommands: Record<string, Command> = {
         ctx.flags['with-notes'] === true ? (await (await notebook(ctx)).inject(owner(ctx))).text : undefined;
       const recall =
         ctx.flags.recall === true && turn
-          ? ((await (await ctx.stack()).memory.recall(ctx.p, turn)).block ?? undefined)
+          ? ((await (await ctx.stack()).knowledge.recall(ctx.p, turn)).block ?? undefined)
           : undefined;
       const assembled = await convo.context({
         ...(turn ? { turn } : {}),

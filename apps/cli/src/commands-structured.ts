@@ -1,4 +1,4 @@
-/** `mem facts|episodes|procedures|consolidate`: the structured, episodic and procedural memory of SPEC §5–6. */
+/** `mem facts|episodes|procedures|consolidate`: the structured, episodic and procedural memory of docs/structured.md */
 import {
   type FactSource,
   factSetInput,
@@ -7,9 +7,9 @@ import {
   MemError,
   type Procedure,
   parseInput,
-  type StructuredStores,
   withEpisodeAuthor,
 } from '@mem/core';
+import type { StructuredStores } from '@mem/core/adapter';
 import { checkConsolidator, createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createProceduralMemory } from '@mem/procedural';
 import { bool, type Command, type Ctx, defined, int, need, readTextFile, str, tags } from './command.js';
@@ -22,7 +22,7 @@ async function structured<K extends keyof StructuredStores>(ctx: Ctx, port: K): 
     if (MemError.is(e, 'CAPABILITY_MISSING')) {
       throw new MemError(
         'CAPABILITY_MISSING',
-        `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or memory for it.`,
+        `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or in-memory for it.`,
       );
     }
     throw e;

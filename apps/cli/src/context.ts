@@ -2,18 +2,18 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   createHashingEmbedder,
-  createMemoryKnowledgeStore,
-  createMemoryNotebookStore,
-  createMemoryStructuredStores,
-  createMemoryTranscriptStore,
+  createInMemoryKnowledgeStore,
+  createInMemoryNotebookStore,
+  createInMemoryStructuredStores,
+  createInMemoryTranscriptStore,
   createStack,
-  type Embedder,
   MemError,
   type Principal,
   type Role,
   type Stack,
   type StackOptions,
 } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
 export class UsageError extends Error {
@@ -60,8 +60,8 @@ export function globalOptions(values: Record<string, unknown>, env: Env, cwd: st
   const role = pick('role', 'MEM_ROLE', 'worker');
   if (role !== 'lead' && role !== 'worker') throw new UsageError(`--role must be "lead" or "worker" (got "${role}").`);
   const store = pick('store', 'MEM_STORE', 'sqlite');
-  if (!['sqlite', 'postgres', 'lancedb', 'memory'].includes(store)) {
-    throw new UsageError(`--store must be one of sqlite, postgres, lancedb, memory (got "${store}").`);
+  if (!['sqlite', 'postgres', 'lancedb', 'in-memory'].includes(store)) {
+    throw new UsageError(`--store must be one of sqlite, postgres, lancedb, in-memory (got "${store}").`);
   }
   const embedder = pick('embedder', 'MEM_EMBEDDER', 'local');
   if (!['local', 'hashing', 'openai', 'none'].includes(embedder)) {
@@ -161,12 +161,12 @@ export async function optionalPackage<T>(name: string, load: () => Promise<T>, s
 export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
   const options: Partial<StackOptions> = {};
   switch (g.store) {
-    case 'memory': {
-      options.knowledge = createMemoryKnowledgeStore();
-      options.structured = createMemoryStructuredStores();
+    case 'in-memory': {
+      options.knowledge = createInMemoryKnowledgeStore();
+      options.structured = createInMemoryStructuredStores();
       if (g.transcripts === 'store') {
-        options.transcripts = createMemoryTranscriptStore();
-        options.notebooks = createMemoryNotebookStore();
+        options.transcripts = createInMemoryTranscriptStore();
+        options.notebooks = createInMemoryNotebookStore();
       }
       break;
     }

@@ -65,7 +65,7 @@ const memories: [Principal, Record<string, unknown>][] = [
 
 console.log(`mem demo — SQLite at ${path}, local embedder\n`);
 for (const [who, input] of memories) {
-  const r = await stack.memory.store(who, input);
+  const r = await stack.knowledge.store(who, input);
   console.log(`stored ${r.key}  (${who.agentId})`);
 }
 
@@ -75,23 +75,23 @@ for (const query of [
   'what happens when a webhook fails',
 ]) {
   console.log(`\nsearch "${query}" as coder:`);
-  for (const r of await stack.memory.search(coder, { query, limit: 3 })) {
+  for (const r of await stack.knowledge.search(coder, { query, limit: 3 })) {
     console.log(`  ${r.score.toFixed(3)}  ${r.name}  [${r.key}]`);
   }
 }
 
-const recall = await stack.memory.recall(coder, 'Fix the invoice due date shown to Acme in the billing service');
+const recall = await stack.knowledge.recall(coder, 'Fix the invoice due date shown to Acme in the billing service');
 console.log(`\nrecall block for a new task:\n${recall.block ?? '(nothing relevant)'}`);
 
-const [hit] = await stack.memory.search(coder, { query: 'staging database reset', limit: 1 });
+const [hit] = await stack.knowledge.search(coder, { query: 'staging database reset', limit: 1 });
 if (hit) {
-  await stack.memory.edit(coder, {
+  await stack.knowledge.edit(coder, {
     id: hit.docId,
     intent: 'the reset moved',
     oldText: 'Sunday night',
     newText: 'Saturday night',
   });
-  const doc = await stack.memory.get(coder, { id: hit.docId });
+  const doc = await stack.knowledge.get(coder, { id: hit.docId });
   console.log(`\nedited ${doc.id}: "${doc.content}" (version ${doc.version})`);
 }
 

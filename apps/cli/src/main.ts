@@ -26,7 +26,7 @@ const USAGE_HEAD = `mem — long-term memory for LLM agents
 Usage: mem <command> [arguments] [flags]
 
 Global flags:
-  --store sqlite|postgres|lancedb|memory   where memories live (default sqlite, env MEM_STORE)
+  --store sqlite|postgres|lancedb|in-memory  where memories live (default sqlite, env MEM_STORE)
   --db <path|url>                          database (default ./.mem/mem.db, env MEM_DB)
   --space <name>                           tenant / swarm (default "default", env MEM_SPACE)
   --agent <name>                           acting agent (default "main", env MEM_AGENT)
@@ -75,7 +75,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       let content = need(ctx, 0, 'the content to store (or - to read it from stdin)');
       if (content === '-') content = await ctx.io.readStdin();
-      const r = await (await ctx.stack()).memory.store(
+      const r = await (await ctx.stack()).knowledge.store(
         ctx.p,
         defined({
           content,
@@ -106,7 +106,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the search query.');
-      const results = await (await ctx.stack()).memory.search(
+      const results = await (await ctx.stack()).knowledge.search(
         ctx.p,
         defined({
           query,
@@ -125,7 +125,7 @@ const knowledgeCommands: Record<string, Command> = {
     usage: 'mem get <id> | mem get --key K [--scope S]',
     flags: { key: { type: 'string' }, scope: { type: 'string' } },
     async run(ctx) {
-      const doc = await (await ctx.stack()).memory.get(ctx.p, refFrom(ctx));
+      const doc = await (await ctx.stack()).knowledge.get(ctx.p, refFrom(ctx));
       ctx.out(doc, () =>
         [
           `${doc.name}`,
@@ -155,7 +155,7 @@ const knowledgeCommands: Record<string, Command> = {
       if (!intent) throw new UsageError('--intent "why this changes" is required.');
       let content = str(ctx.flags, 'content');
       if (content === '-') content = await ctx.io.readStdin();
-      const r = await (await ctx.stack()).memory.edit(
+      const r = await (await ctx.stack()).knowledge.edit(
         ctx.p,
         defined({
           ...refFrom(ctx),
@@ -179,7 +179,7 @@ const knowledgeCommands: Record<string, Command> = {
     usage: 'mem delete <id> | mem delete --key K [--scope S]',
     flags: { key: { type: 'string' }, scope: { type: 'string' } },
     async run(ctx) {
-      const r = await (await ctx.stack()).memory.delete(ctx.p, refFrom(ctx));
+      const r = await (await ctx.stack()).knowledge.delete(ctx.p, refFrom(ctx));
       ctx.out(r, () => `Deleted ${r.id} (${r.deletedChunks} chunk${r.deletedChunks === 1 ? '' : 's'})`);
     },
   },
@@ -190,7 +190,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const taskId = str(ctx.flags, 'task-id');
       if (!taskId) throw new UsageError('--task-id T is required (a memory counts once per task).');
-      const r = await (await ctx.stack()).memory.rate(
+      const r = await (await ctx.stack()).knowledge.rate(
         ctx.p,
         defined({
           id: need(ctx, 0, 'the memory id'),
@@ -209,7 +209,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const text = ctx.args.join(' ');
       if (!text.trim()) throw new UsageError('missing the text to check.');
-      const r = await (await ctx.stack()).memory.dedupCheck(
+      const r = await (await ctx.stack()).knowledge.dedupCheck(
         ctx.p,
         defined({ text, threshold: num(ctx.flags, 'threshold'), limit: int(ctx.flags, 'limit') }),
       );
@@ -227,7 +227,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const task = ctx.args.join(' ');
       if (!task.trim()) throw new UsageError('missing the task text.');
-      const r = await (await ctx.stack()).memory.recall(
+      const r = await (await ctx.stack()).knowledge.recall(
         ctx.p,
         task,
         defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
@@ -244,7 +244,7 @@ const knowledgeCommands: Record<string, Command> = {
     flags: { limit: { type: 'string' } },
     async run(ctx) {
       if (ctx.args.length === 0) throw new UsageError('give at least one query.');
-      const r = await (await ctx.stack()).memory.smartRecall(
+      const r = await (await ctx.stack()).knowledge.smartRecall(
         ctx.p,
         defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }),
       );
@@ -258,7 +258,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const task = ctx.args.join(' ');
       const queries = ctx.flags.query as string[] | undefined;
-      const r = await (await ctx.stack()).memory.taskContext(
+      const r = await (await ctx.stack()).knowledge.taskContext(
         ctx.p,
         defined({ task, queries, limit: int(ctx.flags, 'limit') }),
       );
@@ -277,7 +277,7 @@ const knowledgeCommands: Record<string, Command> = {
       const learning = ctx.args.join(' ');
       const agentId = str(ctx.flags, 'for');
       if (!agentId) throw new UsageError('--for <agentId> is required.');
-      const r = await (await ctx.stack()).memory.injectLearning(
+      const r = await (await ctx.stack()).knowledge.injectLearning(
         ctx.p,
         defined({ agentId, learning, category: str(ctx.flags, 'category') }),
       );
@@ -291,13 +291,13 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       if (ctx.args.length === 0) throw new UsageError('give at least one file to index.');
       const stack = await ctx.stack();
-      const results: ({ file: string } & Awaited<ReturnType<Stack['memory']['index']>>)[] = [];
+      const results: ({ file: string } & Awaited<ReturnType<Stack['knowledge']['index']>>)[] = [];
       for (const file of ctx.args) {
         const content = readTextFile(file, 'the document');
         const scope = str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined;
         results.push({
           file,
-          ...(await stack.memory.index(ctx.p, { sourcePath: file, content }, scope ? { scope } : {})),
+          ...(await stack.knowledge.index(ctx.p, { sourcePath: file, content }, scope ? { scope } : {})),
         });
       }
       ctx.out({ results }, () =>
@@ -310,7 +310,7 @@ const knowledgeCommands: Record<string, Command> = {
     usage: 'mem history <id>',
     flags: { key: { type: 'string' }, scope: { type: 'string' } },
     async run(ctx) {
-      const versions = await (await ctx.stack()).memory.versions(ctx.p, refFrom(ctx));
+      const versions = await (await ctx.stack()).knowledge.versions(ctx.p, refFrom(ctx));
       ctx.out({ versions }, () =>
         versions.length === 0
           ? 'No earlier versions.'
@@ -357,7 +357,7 @@ const knowledgeCommands: Record<string, Command> = {
     usage: 'mem stats',
     flags: {},
     async run(ctx) {
-      const s = await (await ctx.stack()).memory.stats(ctx.p);
+      const s = await (await ctx.stack()).knowledge.stats(ctx.p);
       ctx.out(
         s,
         () =>
@@ -385,7 +385,7 @@ const knowledgeCommands: Record<string, Command> = {
         sink.on('error', (e) => (failure = e));
       }
       let n = 0;
-      for await (const rec of stack.memory.export(ctx.p)) {
+      for await (const rec of stack.knowledge.export(ctx.p)) {
         const line = `${JSON.stringify(rec)}\n`;
         if (sink) {
           if (!sink.write(line))
@@ -413,7 +413,7 @@ const knowledgeCommands: Record<string, Command> = {
       const text = file === '-' ? await ctx.io.readStdin() : readTextFile(file, 'the JSON Lines file');
       const stack = await ctx.stack();
       const progress = new Progress(ctx.io, 'Importing', null);
-      const r = await stack.memory.importLines(ctx.p, text, {
+      const r = await stack.knowledge.importLines(ctx.p, text, {
         onLine: (done, total, error) => {
           if (error)
             ctx.io.stderr.write(
@@ -434,7 +434,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const stack = await ctx.stack();
       const progress = new Progress(ctx.io, 'Re-embedding chunks:', null);
-      const r = await stack.memory.reindex({ onProgress: (n) => progress.update(n) });
+      const r = await stack.knowledge.reindex({ onProgress: (n) => progress.update(n) });
       progress.done();
       ctx.out(r, () => `Re-embedded ${r.chunks} chunks with ${r.model} (${r.dimension} dimensions).`);
     },

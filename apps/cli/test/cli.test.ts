@@ -207,6 +207,15 @@ describe('mem CLI (in process)', () => {
     expect(out[2].scope).toBe('swarm');
   });
 
+  it('keeps memories in process with --store in-memory and names the store choices when one is wrong', async () => {
+    const stored = await mem(['store', 'Kept in process only.', '--json', '--store', 'in-memory']);
+    expect(stored.code).toBe(0);
+    expect(stored.json().id).toEqual(expect.any(String));
+    const wrong = await mem(['search', 'x', '--store', 'memory']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('sqlite, postgres, lancedb, in-memory');
+  });
+
   it('gc removes expired memories; reindex switches embedders', async () => {
     const db = join(dir, 'gc.db');
     await mem(['store', 'A short-lived summary.', '--source', 'session_summary', '--json'], { db });

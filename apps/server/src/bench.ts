@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type BenchReport, machine, renderMarkdown, writeReport } from '@mem/bench/report';
-import { seededRandom } from '@mem/core';
+import { seededRandom } from '@mem/core/adapter';
 import autocannon from 'autocannon';
 
 export interface ServerBenchOptions {
@@ -152,7 +152,7 @@ async function serveChild(args: { db: string; embedder: string }): Promise<void>
     import('./server.js'),
     import('./log.js'),
   ]);
-  let embedder: import('@mem/core').Embedder;
+  let embedder: import('@mem/core/adapter').Embedder;
   if (args.embedder === 'local') embedder = (await import('@mem/embed-local')).createLocalEmbedder();
   else embedder = (await import('@mem/core')).createHashingEmbedder();
   const stack = createStack({ knowledge: createSqliteStore({ path: args.db }), embedder });

@@ -4,7 +4,7 @@
  *
  * The keys live in their own SQLite file (by default `<db>.keys.db` beside the store): credentials stay out of
  * the memory database (its copies, backups and exports), the file works the same whatever the store is
- * (sqlite, memory, a postgres URL), and its schema steps never mix with the store's migration sequence.
+ * (sqlite, in-memory, a postgres URL), and its schema steps never mix with the store's migration sequence.
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { join, resolve } from 'node:path';

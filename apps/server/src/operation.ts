@@ -57,7 +57,7 @@ export interface HttpBinding {
 }
 
 export interface ToolBinding {
-  /** The MCP tool name agents see (SPEC §2.6). */
+  /** The MCP tool name agents see (docs/ranking.md). */
   name: string;
   /** JSON Schema shown to agents, when the operation input is not an object (e.g. a union) — derived, not written. */
   inputSchema?: Record<string, unknown>;

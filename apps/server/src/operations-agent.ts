@@ -1,5 +1,5 @@
 /**
- * Per-agent operations: the notebook (SPEC §4) and the conversation (SPEC §3), under `/v1/agents/{agent}/…`.
+ * Per-agent operations: the notebook (docs/notebooks.md) and the conversation (docs/conversations.md), under `/v1/agents/{agent}/…`.
  * Over MCP the notebook tools act on the caller's own notebook; over HTTP a worker may open only its own agent,
  * a lead any agent of its space. The space always comes from the key.
  */
@@ -8,10 +8,8 @@ import {
   conversationAddInput,
   conversationCompactInput,
   deleteMemoryInput,
-  invalidArchiveId,
   listMemoryInput,
   MemError,
-  parseArchiveId,
   parseInput,
   readMemoryInput,
   searchMemoryInput,
@@ -307,8 +305,7 @@ export const conversationArchive = defineOperation({
   },
   run: async (ctx, raw) => {
     const { archive } = parseInput(archiveInput, 'conversation-archive', raw);
-    // Checked here too, before any store sees it: an archive id is never a path.
-    if (!parseArchiveId(archive)) throw invalidArchiveId(archive);
+    // The service checks the id (never a path) before any store sees it.
     return conversationsOf(ctx).readArchive(ctx.principal.space, targetAgent(ctx), archive);
   },
 });

@@ -1,4 +1,4 @@
-/** The knowledge operations of SPEC §2.6, each described once for HTTP, OpenAPI and MCP. */
+/** The knowledge operations of docs/ranking.md, each described once for HTTP, OpenAPI and MCP. */
 import {
   dedupCheckInput,
   type ExportRecord,
@@ -61,7 +61,7 @@ export const memoryStore = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/memories', status: createdUnlessDeduplicated, successStatus: [201] },
   tool: { name: 'memory-store' },
-  run: ({ principal, stack }, input) => stack.memory.store(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.store(principal, input),
 });
 
 export const memorySearch = defineOperation({
@@ -78,7 +78,7 @@ export const memorySearch = defineOperation({
   http: { method: 'POST', path: '/v1/memories/search' },
   tool: { name: 'memory-search' },
   run: async ({ principal, stack }, input) => ({
-    results: (await stack.memory.search(principal, input)).map(toSearchJson),
+    results: (await stack.knowledge.search(principal, input)).map(toSearchJson),
   }),
 });
 
@@ -119,7 +119,7 @@ export const memoryList = defineOperation({
     const now = Date.now();
     const kept: ExportRecord[] = [];
     let matched = 0;
-    for await (const rec of stack.memory.export(principal)) {
+    for await (const rec of stack.knowledge.export(principal)) {
       if (signal?.aborted) break;
       if (rec.expiresAt !== null && Date.parse(rec.expiresAt) <= now) continue;
       if (input.keyPrefix !== undefined && !rec.key.startsWith(input.keyPrefix)) continue;
@@ -166,9 +166,9 @@ export const memoryGet = defineOperation({
     // `peek` (read without counting an access) is a query flag of the HTTP route only; over MCP it is refused.
     if (transport === 'http' && typeof input === 'object' && input !== null && 'peek' in input) {
       const { peek: _peek, ...ref } = input as { peek: true };
-      return stack.memory.peek(principal, ref);
+      return stack.knowledge.peek(principal, ref);
     }
-    return stack.memory.get(principal, input);
+    return stack.knowledge.get(principal, input);
   },
 });
 
@@ -191,7 +191,7 @@ export const memoryEdit = defineOperation({
     input: withId,
   },
   tool: { name: 'memory-edit' },
-  run: ({ principal, stack }, input) => stack.memory.edit(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.edit(principal, input),
 });
 
 export const memoryDelete = defineOperation({
@@ -205,7 +205,7 @@ export const memoryDelete = defineOperation({
   write: true,
   http: { method: 'DELETE', path: '/v1/memories/{id}', input: ({ params }) => ({ id: params.id }) },
   tool: { name: 'memory-delete', inputSchema: flattenUnionSchema(memoryRefInput) },
-  run: ({ principal, stack }, input) => stack.memory.delete(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.delete(principal, input),
 });
 
 export const memoryRate = defineOperation({
@@ -225,7 +225,7 @@ export const memoryRate = defineOperation({
     input: withId,
   },
   tool: { name: 'memory_rate' },
-  run: ({ principal, stack }, input) => stack.memory.rate(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.rate(principal, input),
 });
 
 export const memoryVersions = defineOperation({
@@ -236,7 +236,7 @@ export const memoryVersions = defineOperation({
   input: memoryRefInput,
   write: false,
   http: { method: 'GET', path: '/v1/memories/{id}/versions', input: ({ params }) => ({ id: params.id }) },
-  run: async ({ principal, stack }, input) => ({ versions: await stack.memory.versions(principal, input) }),
+  run: async ({ principal, stack }, input) => ({ versions: await stack.knowledge.versions(principal, input) }),
 });
 
 export const memoryDedupCheck = defineOperation({
@@ -251,7 +251,7 @@ export const memoryDedupCheck = defineOperation({
   write: false,
   http: { method: 'POST', path: '/v1/memories/dedup-check' },
   tool: { name: 'memory-dedup-check' },
-  run: ({ principal, stack }, input) => stack.memory.dedupCheck(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.dedupCheck(principal, input),
 });
 
 export const recall = defineOperation({
@@ -266,7 +266,7 @@ export const recall = defineOperation({
   http: { method: 'POST', path: '/v1/recall' },
   run: async ({ principal, stack }, raw) => {
     const input = parseInput(recallInput, 'recall', raw);
-    const r = await stack.memory.recall(principal, input.task, {
+    const r = await stack.knowledge.recall(principal, input.task, {
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
       ...(input.threshold !== undefined ? { threshold: input.threshold } : {}),
     });
@@ -286,7 +286,7 @@ export const smartRecall = defineOperation({
   http: { method: 'POST', path: '/v1/smart-recall' },
   tool: { name: 'smart-recall' },
   run: async ({ principal, stack }, input) => ({
-    results: (await stack.memory.smartRecall(principal, input)).map(toSmartRecallJson),
+    results: (await stack.knowledge.smartRecall(principal, input)).map(toSmartRecallJson),
   }),
 });
 
@@ -303,7 +303,7 @@ export const taskContext = defineOperation({
   http: { method: 'POST', path: '/v1/task-context' },
   tool: { name: 'task-context-gathering' },
   run: async ({ principal, stack }, input) => {
-    const r = await stack.memory.taskContext(principal, input);
+    const r = await stack.knowledge.taskContext(principal, input);
     return { task: r.task, memories: r.memories.map(toSmartRecallJson) };
   },
 });
@@ -320,7 +320,7 @@ export const injectLearning = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/learnings', status: createdUnlessDeduplicated, successStatus: [201] },
   tool: { name: 'inject-learning' },
-  run: ({ principal, stack }, input) => stack.memory.injectLearning(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.injectLearning(principal, input),
 });
 
 export const memoryIndex = defineOperation({
@@ -339,7 +339,7 @@ export const memoryIndex = defineOperation({
     successStatus: [201],
   },
   tool: { name: 'memory-index' },
-  run: ({ principal, stack }, input) => stack.memory.index(principal, input),
+  run: ({ principal, stack }, input) => stack.knowledge.index(principal, input),
 });
 
 export const whoami = defineOperation({
@@ -363,7 +363,7 @@ export const stats = defineOperation({
   input: emptyInput,
   write: false,
   http: { method: 'GET', path: '/v1/stats', input: () => ({}) },
-  run: async ({ principal, stack }) => ({ space: principal.space, ...(await stack.memory.stats(principal)) }),
+  run: async ({ principal, stack }) => ({ space: principal.space, ...(await stack.knowledge.stats(principal)) }),
 });
 
 export const gc = defineOperation({
@@ -388,7 +388,7 @@ export const exportMemories = defineOperation({
   output: importLine,
   write: false,
   http: { method: 'GET', path: '/v1/export', responseType: 'ndjson', input: () => ({}) },
-  run: async ({ principal, stack }) => stack.memory.export(principal),
+  run: async ({ principal, stack }) => stack.knowledge.export(principal),
 });
 
 export const importMemories = defineOperation({
@@ -408,7 +408,7 @@ export const importMemories = defineOperation({
   http: { method: 'POST', path: '/v1/import', bodyType: 'ndjson', input: ({ body }) => body },
   run: async ({ principal, stack, signal }, raw) => {
     if (typeof raw !== 'string') throw new MemError('INVALID_INPUT', 'import expects JSON Lines text.');
-    return stack.memory.importLines(principal, raw, signal ? { signal } : {});
+    return stack.knowledge.importLines(principal, raw, signal ? { signal } : {});
   },
 });
 

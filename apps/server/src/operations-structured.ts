@@ -1,5 +1,5 @@
 /**
- * Structured, episodic and procedural memory (SPEC §5–6) over HTTP and MCP: facts about users, episodes (what
+ * Structured, episodic and procedural memory (docs/structured.md) over HTTP and MCP: facts about users, episodes (what
  * happened) and procedures (what worked), plus consolidation of episodes into facts. They behave like
  * `mem facts|episodes|procedures|consolidate` (apps/cli/src/commands-structured.ts): facts set defaults to source
  * `user`, times come from the stack's clock, and the space always comes from the principal. A stack without the

@@ -1,11 +1,11 @@
 /**
- * Inputs of the operations that core has no schema for (they have no MCP tool of SPEC §2.6, or they are
+ * Inputs of the operations that core has no schema for (they have no MCP tool of docs/ranking.md, or they are
  * HTTP-only views). Every other operation uses core's schemas directly (packages/core/src/schemas*.ts).
  */
 import { scopeSchema, sourceSchema, tagSchema } from '@mem/core';
 import { z } from 'zod';
 
-/** The pre-task recall block (SPEC §2.6 "Recall block"). */
+/** The pre-task recall block (docs/ranking.md "Recall block"). */
 export const recallInput = z
   .object({
     task: z

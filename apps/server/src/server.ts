@@ -372,7 +372,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        options.stack.knowledge.getEmbeddingInfo(),
+        options.stack.knowledgeStore.getEmbeddingInfo(),
         new Promise((_, fail) => {
           timer = setTimeout(
             () => fail(new MemError('STORE_UNAVAILABLE', 'The store did not answer within 2 s.')),

@@ -6,7 +6,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createStack, type Embedder, MemError, type Principal } from '@mem/core';
+import { createStack, MemError, type Principal } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
@@ -36,7 +37,7 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
   const knowledge = createSqliteStore({ path: db });
   const stack = createStack({
     knowledge,
-    // Facts, episodes and procedures (SPEC §5–6) in the same SQLite file, as `mem` does.
+    // Facts, episodes and procedures (docs/structured.md) in the same SQLite file, as `mem` does.
     structured: createSqliteStructuredStores({ db: knowledge.db }),
     embedder: options.embedder ?? createLocalEmbedder(),
     transcripts,

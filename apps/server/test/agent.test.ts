@@ -1,4 +1,4 @@
-import { ConversationService, createMemoryNotebookStore, createMemoryTranscriptStore, Notebook } from '@mem/core';
+import { ConversationService, createInMemoryNotebookStore, createInMemoryTranscriptStore, Notebook } from '@mem/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,8 +19,8 @@ async function setup() {
     other: (await keys.create({ space: 'globex', agentId: 'coder', role: 'lead' })).key,
   };
   const services = {
-    notebook: new Notebook({ store: createMemoryNotebookStore() }),
-    conversations: new ConversationService({ store: createMemoryTranscriptStore() }),
+    notebook: new Notebook({ store: createInMemoryNotebookStore() }),
+    conversations: new ConversationService({ store: createInMemoryTranscriptStore() }),
   };
   const s = await testServer({ keys, services, stack: memoryStack() });
   open.push(s, keys);

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createHashingEmbedder, createMemoryKnowledgeStore, createStack, type Principal, type Stack } from '@mem/core';
+import {
+  createHashingEmbedder,
+  createInMemoryKnowledgeStore,
+  createStack,
+  type Principal,
+  type Stack,
+} from '@mem/core';
 import { silentLogger } from '../src/log.js';
 import { type RunningServer, type ServerOptions, startServer } from '../src/server.js';
 
@@ -23,7 +29,7 @@ export function memProcess(args: string[]): { command: string; args: string[] } 
 export const worker: Principal = { space: 'default', agentId: 'main', role: 'worker' };
 
 export function memoryStack(): Stack {
-  return createStack({ knowledge: createMemoryKnowledgeStore(), embedder: createHashingEmbedder() });
+  return createStack({ knowledge: createInMemoryKnowledgeStore(), embedder: createHashingEmbedder() });
 }
 
 /** A listening server on 127.0.0.1 (port 0) over an in-memory store with the hashing embedder. */

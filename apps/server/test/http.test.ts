@@ -1,13 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import {
   createHashingEmbedder,
-  createMemoryKnowledgeStore,
+  createInMemoryKnowledgeStore,
   createStack,
-  type KnowledgeStore,
   MemError,
   type Stack,
   searchResultJson,
 } from '@mem/core';
+import type { KnowledgeStore } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';
@@ -26,7 +26,7 @@ async function server(options: Parameters<typeof testServer>[0] = {}) {
 
 /** A stack whose knowledge store can be made to fail or stall, method by method. */
 function faultyStack(faults: Partial<Record<keyof KnowledgeStore, (...args: any[]) => Promise<unknown>>>): Stack {
-  const inner = createMemoryKnowledgeStore();
+  const inner = createInMemoryKnowledgeStore();
   const knowledge = new Proxy(inner, {
     get(target, prop, receiver) {
       const fault = faults[prop as keyof KnowledgeStore];
@@ -62,7 +62,7 @@ describe('knowledge routes', () => {
     const search = await call(s.url, 'POST', '/v1/memories/search', { body: { query: 'nightly build artifacts' } });
     expect(search.status).toBe(200);
     const first = search.body.results[0];
-    // The shape of `mem search --json` (SPEC §9), from the one shared mapping.
+    // The shape of `mem search --json` (docs/cli.md), from the one shared mapping.
     expect(Object.keys(first).sort()).toEqual(Object.keys(searchResultJson.shape).sort());
     expect(first).toMatchObject({ id, key, name: 'Nightly artifacts', scope: 'agent', source: 'manual', tags: ['ci'] });
     for (const field of ['similarity', 'relevance', 'score', 'createdAt', 'content'])

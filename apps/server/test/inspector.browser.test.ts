@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConversationService, createMemoryNotebookStore, createMemoryTranscriptStore, Notebook } from '@mem/core';
+import { ConversationService, createInMemoryNotebookStore, createInMemoryTranscriptStore, Notebook } from '@mem/core';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
@@ -29,8 +29,8 @@ describe.skipIf(skip)('web inspector in headless Chromium', () => {
     server = await testServer({
       keys,
       services: {
-        notebook: new Notebook({ store: createMemoryNotebookStore() }),
-        conversations: new ConversationService({ store: createMemoryTranscriptStore() }),
+        notebook: new Notebook({ store: createInMemoryNotebookStore() }),
+        conversations: new ConversationService({ store: createInMemoryTranscriptStore() }),
       },
     });
     for (const body of [

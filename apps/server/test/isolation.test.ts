@@ -9,7 +9,7 @@
  *   - no 403 where 404 is due (a 403 only for a role refusal that is the same for a missing target);
  *   - B's data is unchanged afterwards (export, versions, notebooks, transcripts, archives, facts, episodes, procedures).
  */
-import { newId } from '@mem/core';
+import { newId } from '@mem/core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonSchema } from '../src/json-schema.js';
 import type { Operation } from '../src/operation.js';

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createHashingEmbedder,
-  createMemoryKnowledgeStore,
-  createMemoryNotebookStore,
-  createMemoryStructuredStores,
-  createMemoryTranscriptStore,
+  createInMemoryKnowledgeStore,
+  createInMemoryNotebookStore,
+  createInMemoryStructuredStores,
+  createInMemoryTranscriptStore,
   createStack,
 } from '@mem/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -36,11 +36,11 @@ describe('server logs at info level (issue 9 §8)', () => {
     const lead = await keys.create({ space: 'acme', agentId: 'lead-1', role: 'lead' });
     const worker = await keys.create({ space: 'acme', agentId: 'alice', role: 'worker' });
     const stack = createStack({
-      knowledge: createMemoryKnowledgeStore(),
+      knowledge: createInMemoryKnowledgeStore(),
       embedder: createHashingEmbedder(),
-      structured: createMemoryStructuredStores(),
-      transcripts: createMemoryTranscriptStore(),
-      notebooks: createMemoryNotebookStore(),
+      structured: createInMemoryStructuredStores(),
+      transcripts: createInMemoryTranscriptStore(),
+      notebooks: createInMemoryNotebookStore(),
     });
     const server = await startServer({
       stack,

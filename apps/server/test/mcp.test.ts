@@ -14,8 +14,8 @@ import { structuredOperations } from '../src/operations-structured.js';
 import { call, memoryStack, memProcess, testServer, worker } from './helpers.js';
 import { startEnv } from './hostile-kit.js';
 
-/** The tools SPEC §2.6 names. */
-const SPEC_TOOLS = [
+/** The MCP tools of the knowledge operations (docs/ranking.md). */
+const OPERATION_TOOLS = [
   'memory-store',
   'memory-search',
   'memory-get',
@@ -41,7 +41,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('MCP over stdio (mem mcp)', () => {
-  it('lists the SPEC tools with teaching descriptions, runs them, and returns refusals as tool errors', async () => {
+  it('lists the operation tools with teaching descriptions, runs them, and returns refusals as tool errors', async () => {
     const db = join(dir, 'stdio.db');
     const p = memProcess(['mcp', '--db', db, '--embedder', 'hashing', '--space', 'acme', '--agent', 'coder']);
     const stderr: string[] = [];
@@ -58,7 +58,7 @@ describe('MCP over stdio (mem mcp)', () => {
       expect(client.getInstructions()).toContain('one fact');
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      for (const name of SPEC_TOOLS) expect(names).toContain(name);
+      for (const name of OPERATION_TOOLS) expect(names).toContain(name);
       const store = tools.find((t) => t.name === 'memory-store')!;
       expect(store.inputSchema).toMatchObject({ type: 'object', required: ['content'], additionalProperties: false });
       for (const phrase of ['one fact', 'searchable name', 'context', 'secrets', 'memory-edit', 'memory-dedup-check'])

@@ -1,7 +1,7 @@
 import {
   ConversationService,
-  createMemoryNotebookStore,
-  createMemoryTranscriptStore,
+  createInMemoryNotebookStore,
+  createInMemoryTranscriptStore,
   factSetInput,
   memoryEditInput,
   memoryStoreInput,
@@ -16,8 +16,8 @@ import { defaultOperations } from '../src/operations.js';
 import { call, memoryStack, testServer } from './helpers.js';
 
 const services = {
-  notebook: new Notebook({ store: createMemoryNotebookStore() }),
-  conversations: new ConversationService({ store: createMemoryTranscriptStore() }),
+  notebook: new Notebook({ store: createInMemoryNotebookStore() }),
+  conversations: new ConversationService({ store: createInMemoryTranscriptStore() }),
 };
 let server: Awaited<ReturnType<typeof testServer>>;
 let doc: any;

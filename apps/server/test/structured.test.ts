@@ -1,7 +1,7 @@
 import {
   createHashingEmbedder,
-  createMemoryKnowledgeStore,
-  createMemoryStructuredStores,
+  createInMemoryKnowledgeStore,
+  createInMemoryStructuredStores,
   createStack,
   type Stack,
 } from '@mem/core';
@@ -18,9 +18,9 @@ afterEach(async () => {
 
 function structuredStack(withStructured = true): Stack {
   return createStack({
-    knowledge: createMemoryKnowledgeStore(),
+    knowledge: createInMemoryKnowledgeStore(),
     embedder: createHashingEmbedder(),
-    ...(withStructured ? { structured: createMemoryStructuredStores() } : {}),
+    ...(withStructured ? { structured: createInMemoryStructuredStores() } : {}),
   });
 }
 

@@ -1,48 +1,135 @@
-export * from './adapters/gpt-tokenizer.js';
-export * from './adapters/hashing-embedder.js';
-export * from './adapters/memory-candidates.js';
-export * from './adapters/memory-knowledge.js';
-export * from './adapters/memory-notebook.js';
-export * from './adapters/memory-structured.js';
-export * from './adapters/memory-structured-stores.js';
-export * from './adapters/memory-transcript.js';
-export * from './adapters/template-summarizer.js';
-export * from './domain/archive-names.js';
-export * from './domain/chunking.js';
-export * from './domain/compaction.js';
-export * from './domain/facts.js';
-export * from './domain/filter.js';
-export * from './domain/ids.js';
-export * from './domain/injection.js';
-export * from './domain/json.js';
-export * from './domain/keys.js';
-export * from './domain/lifecycle.js';
-export * from './domain/names.js';
-export * from './domain/notebook.js';
-export * from './domain/procedure-ranking.js';
-export * from './domain/random.js';
-export * from './domain/ranking.js';
-export * from './domain/search-text.js';
-export * from './domain/secrets.js';
-export * from './domain/text.js';
-export * from './domain/token-budget.js';
-export * from './domain/tool-event-filter.js';
-export * from './domain/transcript-format.js';
-export * from './domain/vector-index.js';
-export * from './errors.js';
-export * from './ports/index.js';
-export * from './results.js';
-export * from './schemas.js';
-export * from './schemas-forget.js';
-export * from './schemas-notebook.js';
-export * from './schemas-structured.js';
-export * from './services/candidate-search.js';
-export * from './services/conversation.js';
-export * from './services/forget.js';
-export * from './services/gc.js';
-export * from './services/memory.js';
-export * from './services/notebook.js';
-export * from './services/structured-guards.js';
-export * from './stack.js';
-export * from './types.js';
-export * from './types-structured.js';
+/**
+ * `@mem/core`: what an application uses. Assemble a stack with `createStack`, then call its services. Port
+ * interfaces and the helpers adapter authors need are in `@mem/core/adapter`. Every name here is listed in README.md.
+ */
+
+export { createGptTokenizer, type GptEncoding } from './adapters/gpt-tokenizer.js';
+export { createHashingEmbedder } from './adapters/hashing-embedder.js';
+export { createInMemoryKnowledgeStore } from './adapters/in-memory-knowledge.js';
+export { createInMemoryNotebookData, createInMemoryNotebookStore } from './adapters/in-memory-notebook.js';
+export { createInMemoryStructuredStores } from './adapters/in-memory-structured-stores.js';
+export { createInMemoryTranscriptData, createInMemoryTranscriptStore } from './adapters/in-memory-transcript.js';
+export { createTemplateSummarizer, type TemplateSummarizerOptions } from './adapters/template-summarizer.js';
+export { checkKey, pathWeight } from './domain/keys.js';
+export { checkName } from './domain/names.js';
+export { MemError, type MemErrorCode } from './errors.js';
+export type { NotebookScope } from './ports/notebook-store.js';
+export type { TranscriptMessage, TranscriptRole } from './ports/transcript-store.js';
+export {
+  type SearchResultJson,
+  type SmartRecallResultJson,
+  searchResultJson,
+  smartRecallResultJson,
+  toSearchJson,
+  toSmartRecallJson,
+} from './results.js';
+export {
+  dedupCheckInput,
+  injectLearningInput,
+  memoryEditInput,
+  memoryIndexInput,
+  memoryRateInput,
+  memoryRefInput,
+  memorySearchInput,
+  memoryStoreInput,
+  parseInput,
+  scopeSchema,
+  smartRecallInput,
+  sourceSchema,
+  tagSchema,
+  taskContextInput,
+} from './schemas.js';
+export { forgetInput, gcInput } from './schemas-forget.js';
+export {
+  conversationAddInput,
+  conversationCompactInput,
+  deleteMemoryInput,
+  listMemoryInput,
+  readMemoryInput,
+  searchMemoryInput,
+  writeMemoryInput,
+} from './schemas-notebook.js';
+export {
+  type EpisodeInput,
+  episodeInput,
+  episodeOutcomeSchema,
+  episodeRecallInput,
+  factGetInput,
+  factKeySchema,
+  factSetInput,
+  factSourceSchema,
+  jsonObjectSchema,
+  jsonValueSchema,
+  nameSchema,
+  type ProcedureInput,
+  procedureInput,
+  procedureOutcomeInput,
+  procedureSuggestInput,
+  refSchema,
+} from './schemas-structured.js';
+export {
+  type AssembledContext,
+  type CompressionOutcome,
+  type ContextInput,
+  type ContextMessage,
+  Conversation,
+  type ConversationOptions,
+  ConversationService,
+} from './services/conversation.js';
+export {
+  type ForgetOptions,
+  type ForgetReport,
+  type ForgetSubject,
+  forget,
+  withEpisodeAuthor,
+} from './services/forget.js';
+export { type GcOptions, type GcReport, gc } from './services/gc.js';
+export {
+  DEFAULT_KNOWLEDGE_OPTIONS,
+  type DedupResult,
+  type EditResult,
+  type ExportRecord,
+  type ImportLineError,
+  type ImportRecord,
+  type ImportReport,
+  type KnowledgeOptions,
+  KnowledgeService,
+  type MemoryDocument,
+  type RecallBlock,
+  type SearchResult,
+  type SmartRecallResult,
+  type StoreOverrides,
+  type StoreResult,
+} from './services/knowledge.js';
+export {
+  Notebook,
+  type NotebookListResult,
+  type NotebookOptions,
+  type NotebookOwner,
+  type NotebookSearchHit,
+  type ReadMemoryResult,
+  type WriteMemoryResult,
+} from './services/notebook.js';
+export { createStack, type Stack, type StackOptions, type StackPort } from './stack.js';
+export type { MemoryVersion, Principal, Role, Scope, Source } from './types.js';
+export type {
+  Episode,
+  EpisodeOutcome,
+  Fact,
+  FactSource,
+  Goal,
+  GoalStatus,
+  JsonObject,
+  JsonValue,
+  MessageRole,
+  PhaseChange,
+  Procedure,
+  ProcedureStep,
+  SessionState,
+  SessionSummary,
+  StoredMessage,
+  ToolCall,
+  ToolEvent,
+  ToolEventFilter,
+  UserRecord,
+} from './types-structured.js';

@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import type { SearchResult, SmartRecallResult } from './services/memory.js';
+import type { SearchResult, SmartRecallResult } from './services/knowledge.js';
 
 const scope = z.enum(['agent', 'swarm']);
 const source = z.enum(['manual', 'file_index', 'task_completion', 'session_summary']);

@@ -1,5 +1,5 @@
 /**
- * Input of `forget` (SPEC §8) for the server, the CLI and MCP: exactly one of `agentId` or `userId`.
+ * Input of `forget` (docs/safety.md) for the server, the CLI and MCP: exactly one of `agentId` or `userId`.
  * An object (not a union) so that OpenAPI and MCP tool definitions can be derived from it.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Input schemas of the notebook tools (SPEC §4) and of the conversation operations (SPEC §3). The services
+ * Input schemas of the notebook tools (docs/notebooks.md) and of the conversation operations (docs/conversations.md). The services
  * validate with them; the server derives its OpenAPI document and MCP tool definitions from the same objects.
  */
 import { z } from 'zod';

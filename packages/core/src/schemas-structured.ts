@@ -1,5 +1,5 @@
 /**
- * Schemas of the structured stores and of episodic / procedural memory (SPEC §5–6). The guards of
+ * Schemas of the structured stores and of episodic / procedural memory (docs/structured.md). The guards of
  * services/structured-guards.ts and the services of @mem/episodic and @mem/procedural validate with them; the
  * CLI, server and MCP tools can reuse the same objects, so no input is described twice.
  */

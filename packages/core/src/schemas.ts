@@ -1,5 +1,5 @@
 /**
- * One schema per operation (SPEC §2.6). The services validate with them; the server derives its OpenAPI
+ * One schema per operation (docs/ranking.md). The services validate with them; the server derives its OpenAPI
  * document and MCP tool definitions from the same objects, so no operation's input is described twice.
  */
 import { z } from 'zod';

@@ -9,7 +9,7 @@ import type { Summarizer } from './ports/summarizer.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { TranscriptStore } from './ports/transcript-store.js';
 import { type ConversationOptions, ConversationService } from './services/conversation.js';
-import { type MemoryOptions, MemoryService } from './services/memory.js';
+import { type KnowledgeOptions, KnowledgeService } from './services/knowledge.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
 
@@ -19,14 +19,14 @@ interface Closable {
 }
 
 export interface StackOptions {
-  /** Where knowledge memories live (e.g. createSqliteStore from @mem/store-sqlite, or createMemoryKnowledgeStore()). */
+  /** Where knowledge memories live (e.g. createSqliteStore from @mem/store-sqlite, or createInMemoryKnowledgeStore()). */
   knowledge: KnowledgeStore;
   /** Turns text into vectors; without one, search uses the keyword arm alone. */
   embedder?: Embedder;
   clock?: Clock;
-  /** Any number of SPEC §2 (weights, limits, tiers, thresholds…). */
-  memory?: Partial<MemoryOptions>;
-  /** The structured stores of SPEC §5–6 (messages, facts, goals, …, episodes, procedures), e.g. createSqliteStructuredStores. */
+  /** Options of the knowledge service: weights, limits, tiers, thresholds… (docs/configuration.md). */
+  knowledgeOptions?: Partial<KnowledgeOptions>;
+  /** The structured stores of docs/structured.md (messages, facts, goals, …, episodes, procedures), e.g. createSqliteStructuredStores. */
   structured?: Partial<StructuredStores> & Closable;
   /**
    * Ports the application needs. Assembly fails with CAPABILITY_MISSING, naming adapters that provide them, when a
@@ -35,9 +35,9 @@ export interface StackOptions {
   requires?: StackPort[];
   /** Size limits checked on structured writes. */
   structuredLimits?: Partial<StructuredLimits>;
-  /** Per-agent transcripts (SPEC §3), e.g. createMarkdownStores(...).transcripts or createSqliteTranscriptStore. */
+  /** Per-agent transcripts (docs/conversations.md), e.g. createMarkdownStores(...).transcripts or createSqliteTranscriptStore. */
   transcripts?: TranscriptStore;
-  /** Agent-written notebooks (SPEC §4). */
+  /** Agent-written notebooks (docs/notebooks.md). */
   notebooks?: NotebookStore;
   /** Writes compaction summaries; the template summarizer when absent. */
   summarizer?: Summarizer;
@@ -49,8 +49,8 @@ export interface StackOptions {
 }
 
 export interface Stack {
-  memory: MemoryService;
-  knowledge: KnowledgeStore;
+  knowledge: KnowledgeService;
+  knowledgeStore: KnowledgeStore;
   embedder: Embedder | undefined;
   clock: Clock;
   /** The structured stores, validated (secrets refused in facts, sizes capped), or undefined when not configured. */
@@ -68,18 +68,18 @@ export interface Stack {
 export type StackPort = keyof StructuredStores | 'transcripts' | 'notebooks' | 'embedder';
 
 const PROVIDERS: Record<StackPort, string> = {
-  messages: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  facts: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  goals: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  summaries: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  users: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  sessionState: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  phases: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  toolEvents: '@mem/store-sqlite, @mem/store-postgres or createMemoryStructuredStores()',
-  episodes: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createMemoryStructuredStores()',
-  procedures: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createMemoryStructuredStores()',
-  transcripts: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createMemoryTranscriptStore()',
-  notebooks: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createMemoryNotebookStore()',
+  messages: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  facts: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  goals: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  summaries: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  users: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  sessionState: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  phases: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  toolEvents: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  episodes: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
+  procedures: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
+  transcripts: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createInMemoryTranscriptStore()',
+  notebooks: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createInMemoryNotebookStore()',
   embedder: '@mem/embed-local, @mem/embed-openai or createHashingEmbedder()',
 };
 
@@ -105,15 +105,15 @@ export function createStack(options: StackOptions): Stack {
           : !!options.structured?.[p];
   for (const p of options.requires ?? []) if (!present(p)) throw missingPort(p, 'The stack being assembled');
   const structured = options.structured ? guardStructuredStores(options.structured, options.structuredLimits) : {};
-  const memory = new MemoryService({
+  const knowledge = new KnowledgeService({
     store: options.knowledge,
     embedder: options.embedder,
     clock,
-    options: options.memory,
+    options: options.knowledgeOptions,
   });
   return {
-    memory,
-    knowledge: options.knowledge,
+    knowledge,
+    knowledgeStore: options.knowledge,
     embedder: options.embedder,
     clock,
     structured,

@@ -1,5 +1,5 @@
 /**
- * Record types of the structured stores (SPEC §5) and of episodic / procedural memory (SPEC §6).
+ * Record types of the structured stores (docs/structured.md) and of episodic / procedural memory (docs/structured.md).
  * Every record lives in a space; the space is a method argument of every port, so it is not repeated in
  * the records the ports hand back unless a caller needs it.
  */
@@ -169,7 +169,7 @@ export interface ToolEventFilter {
   failed?: boolean;
 }
 
-// ---------- episodes (SPEC §6) ----------
+// ---------- episodes (docs/structured.md) ----------
 
 export type EpisodeOutcome = 'success' | 'failure' | 'partial' | 'unknown';
 export const EPISODE_OUTCOMES: readonly EpisodeOutcome[] = ['success', 'failure', 'partial', 'unknown'];
@@ -194,7 +194,7 @@ export interface StoredEmbedding {
   model: string;
 }
 
-// ---------- procedures (SPEC §6) ----------
+// ---------- procedures (docs/structured.md) ----------
 
 export interface ProcedureStep {
   toolName: string;

@@ -1,4 +1,4 @@
-/** Shared record types of the knowledge memory (SPEC §1–2). */
+/** Shared record types of the knowledge memory (docs/keys-and-roots.md). */
 
 export type Scope = 'agent' | 'swarm';
 export type Source = 'manual' | 'file_index' | 'task_completion' | 'session_summary';

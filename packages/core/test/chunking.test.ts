@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkContent, DEFAULT_CHUNKING, reassemble } from '../src/index.js';
+import { chunkContent, DEFAULT_CHUNKING, reassemble } from '../src/domain/chunking.js';
 
 const markdownish = fc
   .array(

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createTemplateSummarizer,
-  dropOldToolResults,
-  shouldCompress,
-  slidingWindow,
-  summaryMessage,
-  type TranscriptMessage,
-  templateSummary,
-} from '../src/index.js';
+import { createTemplateSummarizer, templateSummary } from '../src/adapters/template-summarizer.js';
+import { dropOldToolResults, shouldCompress, slidingWindow, summaryMessage } from '../src/domain/compaction.js';
+import type { TranscriptMessage } from '../src/ports/transcript-store.js';
 
 const at = '2026-03-01T12:00:00.000Z';
 const m = (role: TranscriptMessage['role'], content: string): TranscriptMessage => ({ role, content, at });

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Conversation,
-  ConversationService,
-  createGptTokenizer,
-  createMemoryTranscriptStore,
-  type Logger,
-  ManualClock,
-  MemError,
-  type Summarizer,
-  type Tokenizer,
-  type TranscriptStore,
-} from '../src/index.js';
+import { createGptTokenizer } from '../src/adapters/gpt-tokenizer.js';
+import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import type { Logger } from '../src/ports/logger.js';
+import type { Summarizer } from '../src/ports/summarizer.js';
+import type { Tokenizer } from '../src/ports/tokenizer.js';
+import type { TranscriptStore } from '../src/ports/transcript-store.js';
+import { Conversation, ConversationService } from '../src/services/conversation.js';
 
 const realTokenizer = createGptTokenizer();
 
@@ -60,7 +57,7 @@ function setup(
   extra: Partial<ConstructorParameters<typeof Conversation>[0]> = {},
 ) {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-  const store = createMemoryTranscriptStore();
+  const store = createInMemoryTranscriptStore();
   const logger = recordingLogger();
   const conv = new Conversation({
     store,
@@ -147,7 +144,7 @@ describe('Conversation: writing and loading', () => {
   });
 
   it('refuses bad names and roles with INVALID_INPUT', async () => {
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     for (const agentId of ['../x', 'a/b', '.hidden', '', 'x'.repeat(81)]) {
       expect(() => new Conversation({ store, space: 'acme', agentId })).toThrowError(MemError);
     }
@@ -216,7 +213,7 @@ describe('Conversation: context assembly', () => {
 
   it('assembling context costs about the same at 100k messages as at 1k', async () => {
     async function timeAt(n: number): Promise<number> {
-      const store = createMemoryTranscriptStore();
+      const store = createInMemoryTranscriptStore();
       const conv = new Conversation({
         store,
         space: 's',
@@ -357,7 +354,7 @@ describe('Conversation: automatic compression', () => {
 
   it('messages appended by another writer while the summary is written are carried over, not lost', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const other = new Conversation({ store, space: 'acme', agentId: 'alice', clock, tokenizer: realTokenizer });
     const slow: Summarizer = {
       id: 'slow',
@@ -391,7 +388,7 @@ describe('Conversation: automatic compression', () => {
 
   it('a compaction that lost the race to another writer is skipped and the history reloaded', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const a = new Conversation({
       store,
       space: 'acme',
@@ -485,7 +482,7 @@ describe('Conversation: other strategies', () => {
 
 describe('ConversationService', () => {
   it('opens conversations per agent with shared defaults, lists agents, forgets', async () => {
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const service = new ConversationService({ store, tokenizer: realTokenizer, clock: new ManualClock() });
     await service.open({ space: 'acme', agentId: 'alice' }).add('user', 'hi');
     await service.open({ space: 'acme', agentId: 'bob' }).add('user', 'hey');

@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalJson,
-  FACT_SOURCES,
-  type Fact,
-  type FactSource,
-  factPriority,
-  type JsonValue,
-  jsonEqual,
-  mayReplaceFact,
-  mergeFacts,
-} from '../src/index.js';
+import { factPriority, mayReplaceFact, mergeFacts } from '../src/domain/facts.js';
+import { canonicalJson, jsonEqual } from '../src/domain/json.js';
+import { FACT_SOURCES, type Fact, type FactSource, type JsonValue } from '../src/types-structured.js';
 
 const source = fc.constantFrom<FactSource>(...FACT_SOURCES);
 const fact = (key: string, topic: string | null, value: JsonValue, src: FactSource = 'user'): Fact => ({

@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createHashingEmbedder,
-  createMemoryKnowledgeStore,
-  createMemoryNotebookStore,
-  createMemoryStructuredStores,
-  createMemoryTranscriptStore,
-  createStack,
-  type Episode,
-  episodeAuthor,
-  forget,
-  forgetInput,
-  gc,
-  ManualClock,
-  MemError,
-  type Principal,
-  type Stack,
-  withEpisodeAuthor,
-} from '../src/index.js';
+import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
+import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
+import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { forgetInput } from '../src/schemas-forget.js';
+import { episodeAuthor, forget, withEpisodeAuthor } from '../src/services/forget.js';
+import { gc } from '../src/services/gc.js';
+import { createStack, type Stack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
+import type { Episode } from '../src/types-structured.js';
 
 const lead: Principal = { space: 'acme', agentId: 'lead-1', role: 'lead' };
 const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
@@ -24,14 +19,14 @@ const bob: Principal = { space: 'acme', agentId: 'bob', role: 'worker' };
 const aliceElsewhere: Principal = { space: 'globex', agentId: 'alice', role: 'worker' };
 const MARKER = 'zanzibar-quokka';
 
-function fullStack(): { stack: Stack; notebooks: ReturnType<typeof createMemoryNotebookStore> } {
-  const notebooks = createMemoryNotebookStore();
+function fullStack(): { stack: Stack; notebooks: ReturnType<typeof createInMemoryNotebookStore> } {
+  const notebooks = createInMemoryNotebookStore();
   const stack = createStack({
-    knowledge: createMemoryKnowledgeStore(),
+    knowledge: createInMemoryKnowledgeStore(),
     embedder: createHashingEmbedder({ dimension: 64 }),
     clock: new ManualClock('2026-03-01T12:00:00.000Z'),
-    structured: createMemoryStructuredStores(),
-    transcripts: createMemoryTranscriptStore(),
+    structured: createInMemoryStructuredStores(),
+    transcripts: createInMemoryTranscriptStore(),
     notebooks,
   });
   return { stack, notebooks };
@@ -49,14 +44,14 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<MemE
 
 async function exported(stack: Stack, p: Principal): Promise<string> {
   const out: unknown[] = [];
-  for await (const r of stack.memory.export(p)) out.push(r);
+  for await (const r of stack.knowledge.export(p)) out.push(r);
   return JSON.stringify(out);
 }
 
-describe('forget (SPEC §8)', () => {
+describe('forget (docs/safety.md)', () => {
   it('removes every trace of an agent: memories, versions, ratings, transcript, archives, notebooks', async () => {
     const { stack, notebooks } = fullStack();
-    const { memory } = stack;
+    const { knowledge: memory } = stack;
     const notebook = stack.notebook!;
     const conversations = stack.conversations!;
 
@@ -142,7 +137,7 @@ describe('forget (SPEC §8)', () => {
       expect(JSON.stringify(hits)).not.toContain(MARKER);
       expect(await exported(stack, p)).not.toContain(MARKER);
     }
-    expect(await stack.knowledge.listVersions('acme', own.id)).toEqual([]);
+    expect(await stack.knowledgeStore.listVersions('acme', own.id)).toEqual([]);
     expect(await conversations.store.read('acme', 'alice')).toBeNull();
     expect(await conversations.archives('acme', 'alice')).toEqual([]);
     expect(await conversations.agents('acme')).toEqual(['bob']);
@@ -220,7 +215,7 @@ describe('forget (SPEC §8)', () => {
 
   it('is lead only, needs exactly one subject, and checks names', async () => {
     const { stack } = fullStack();
-    await stack.memory.store(alice, { content: 'Still here.' });
+    await stack.knowledge.store(alice, { content: 'Still here.' });
     const e = await expectCode(forget(stack, alice, { agentId: 'alice' }), 'FORBIDDEN');
     expect(e.message).toMatch(/lead/);
     await expectCode(forget(stack, lead, {}), 'INVALID_INPUT');
@@ -228,7 +223,7 @@ describe('forget (SPEC §8)', () => {
     await expectCode(forget(stack, lead, { agentId: '../etc' }), 'INVALID_INPUT');
     await expectCode(forget(stack, lead, { userId: 'a/b' }), 'INVALID_INPUT');
     await expectCode(forget(stack, lead, { userId: 'u-1' }, { agents: ['..'] }), 'INVALID_INPUT');
-    expect((await stack.memory.stats(alice)).documents).toBe(1);
+    expect((await stack.knowledge.stats(alice)).documents).toBe(1);
     expect(forgetInput.safeParse({ agentId: 'alice' }).success).toBe(true);
     expect(forgetInput.safeParse({ userId: 'u-1' }).success).toBe(true);
     expect(forgetInput.safeParse({}).success).toBe(false);
@@ -237,8 +232,8 @@ describe('forget (SPEC §8)', () => {
   });
 
   it('reports the ports a stack lacks and removes what it can', async () => {
-    const stack = createStack({ knowledge: createMemoryKnowledgeStore() });
-    await stack.memory.store(alice, { content: 'Alice alone.' });
+    const stack = createStack({ knowledge: createInMemoryKnowledgeStore() });
+    await stack.knowledge.store(alice, { content: 'Alice alone.' });
     const agent = await forget(stack, lead, { agentId: 'alice' });
     expect(agent.removed.memories.documents).toBe(1);
     expect(agent.skipped).toEqual(['transcripts', 'notebooks', 'episodes']);
@@ -248,13 +243,13 @@ describe('forget (SPEC §8)', () => {
   });
 });
 
-describe('gc: archive retention (SPEC §3)', () => {
+describe('gc: archive retention (docs/lifecycles.md)', () => {
   async function withArchives(): Promise<{ stack: Stack; clock: ManualClock }> {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
     const stack = createStack({
-      knowledge: createMemoryKnowledgeStore(),
+      knowledge: createInMemoryKnowledgeStore(),
       clock,
-      transcripts: createMemoryTranscriptStore(),
+      transcripts: createInMemoryTranscriptStore(),
     });
     // alice: 4 archives, 10 days apart; bob: 1 archive at the start.
     for (const agentId of ['alice', 'bob']) {
@@ -307,9 +302,9 @@ describe('gc: archive retention (SPEC §3)', () => {
   it('uses the stack retention as the default, and refuses a bad policy', async () => {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
     const stack = createStack({
-      knowledge: createMemoryKnowledgeStore(),
+      knowledge: createInMemoryKnowledgeStore(),
       clock,
-      transcripts: createMemoryTranscriptStore(),
+      transcripts: createInMemoryTranscriptStore(),
       conversation: { retention: { maxAgeDays: null, maxCount: 1 } },
     });
     const conv = stack.conversations!.open({
@@ -331,7 +326,7 @@ describe('gc: archive retention (SPEC §3)', () => {
     for (const bad of [{ archiveMaxCount: -1 }, { archiveMaxAgeDays: 1.5 }, { archiveMaxCount: 'x' }, { other: 1 }]) {
       await expectCode(gc(stack, lead, bad as never), 'INVALID_INPUT');
     }
-    const noTranscripts = createStack({ knowledge: createMemoryKnowledgeStore() });
+    const noTranscripts = createStack({ knowledge: createInMemoryKnowledgeStore() });
     expect((await gc(noTranscripts, lead, { archiveMaxCount: 1 })).archives.skipped).toBe(
       'this stack has no transcript store',
     );

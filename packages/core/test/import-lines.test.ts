@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createHashingEmbedder,
-  createMemoryKnowledgeStore,
-  createStack,
-  ManualClock,
-  MemError,
-  type Principal,
-} from '../src/index.js';
+import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { createStack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
 
 const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
 
 function stack() {
   return createStack({
-    knowledge: createMemoryKnowledgeStore(),
+    knowledge: createInMemoryKnowledgeStore(),
     embedder: createHashingEmbedder({ dimension: 16 }),
     clock: new ManualClock('2026-03-01T12:00:00.000Z'),
   });
@@ -20,7 +18,7 @@ function stack() {
 
 describe('importLines in batches', () => {
   it('reports each bad line by its number across batch boundaries, and imports the rest', async () => {
-    const { memory } = stack();
+    const { knowledge: memory } = stack();
     const lines: string[] = [];
     for (let i = 0; i < 12; i++) lines.push(JSON.stringify({ content: `fact number ${i}` }));
     lines[2] = '{not json';
@@ -48,7 +46,7 @@ describe('importLines in batches', () => {
   });
 
   it('storeMany dedups within the batch and returns one entry per input', async () => {
-    const { memory } = stack();
+    const { knowledge: memory } = stack();
     const results = await memory.storeMany(alice, [{ content: 'same' }, { content: 'same' }, { content: '' }]);
     expect(results).toHaveLength(3);
     const [a, b, c] = results;

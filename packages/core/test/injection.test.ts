@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildNotebookInjection, createGptTokenizer, NOTEBOOK_GUIDANCE, type NotebookEntry } from '../src/index.js';
+import { createGptTokenizer } from '../src/adapters/gpt-tokenizer.js';
+import { buildNotebookInjection, NOTEBOOK_GUIDANCE } from '../src/domain/injection.js';
+import type { NotebookEntry } from '../src/ports/notebook-store.js';
 
 const tokenizer = createGptTokenizer();
 const files = (n: number): NotebookEntry[] =>

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { autoKey, checkKey, checkKeyShape, keyFromSourcePath, MemError, pathWeight } from '../src/index.js';
+import { autoKey, checkKey, checkKeyShape, keyFromSourcePath, pathWeight } from '../src/domain/keys.js';
+import { MemError } from '../src/errors.js';
 
 const seg = (first: boolean) =>
   fc.stringMatching(first ? /^[a-z0-9-]{1,12}$/ : /^[a-z0-9._-]{1,12}$/).filter((s) => s !== '.' && s !== '..');

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyNotebookEdit, checkNotebookPath, MemError, normalizeNotebookPath } from '../src/index.js';
+import { applyNotebookEdit, checkNotebookPath, normalizeNotebookPath } from '../src/domain/notebook.js';
+import { MemError } from '../src/errors.js';
 
 function error(fn: () => unknown): MemError {
   try {

@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createGptTokenizer,
-  createMemoryNotebookStore,
-  ManualClock,
-  MemError,
-  type MemErrorCode,
-  Notebook,
-  type NotebookOwner,
-  notebookVersion,
-} from '../src/index.js';
+import { createGptTokenizer } from '../src/adapters/gpt-tokenizer.js';
+import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
+import { notebookVersion } from '../src/domain/notebook.js';
+import { MemError, type MemErrorCode } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { Notebook, type NotebookOwner } from '../src/services/notebook.js';
 
 const tokenizer = createGptTokenizer();
 const alice: NotebookOwner = { space: 'acme', agentId: 'alice' };
 
 function setup(options: ConstructorParameters<typeof Notebook>[0]['options'] = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-  const store = createMemoryNotebookStore();
+  const store = createInMemoryNotebookStore();
   return { clock, store, notebook: new Notebook({ store, clock, tokenizer, options }) };
 }
 

@@ -7,7 +7,7 @@ import {
   rankingRate,
   rankProcedures,
   successRate,
-} from '../src/index.js';
+} from '../src/domain/procedure-ranking.js';
 
 const count = fc.integer({ min: 0, max: 500 });
 const relevance = fc.double({ min: 0.01, max: 1, noNaN: true });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { accessFactor, finalScore, fuseRRF, recencyFactor, usefulnessFactor } from '../src/index.js';
+import { accessFactor, finalScore, fuseRRF, recencyFactor, usefulnessFactor } from '../src/domain/ranking.js';
 
 const unit = fc.double({ min: 0.01, max: 1, noNaN: true });
 const positive = fc.double({ min: 0.1, max: 3, noNaN: true });

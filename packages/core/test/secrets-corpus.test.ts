@@ -6,19 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  assertNoSecrets,
-  createMemoryKnowledgeStore,
-  createMemoryNotebookStore,
-  createMemoryStructuredStores,
-  createStack,
-  findSecrets,
-  ManualClock,
-  MemError,
-  type Principal,
-  SECRET_RULES,
-  type Stack,
-} from '../src/index.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
+import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
+import { assertNoSecrets, findSecrets, SECRET_RULES } from '../src/domain/secrets.js';
+import { MemError } from '../src/errors.js';
+import { ManualClock } from '../src/ports/clock.js';
+import { createStack, type Stack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
 
 /** Deterministic filler: `n` characters drawn from `alphabet` (no two samples share a value). */
 function fill(seed: number, n: number, alphabet = 'aB3dE5gH7jK9mN2pQ4sT6vW8yZ'): string {
@@ -115,10 +110,10 @@ const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
 
 function stack(): Stack {
   return createStack({
-    knowledge: createMemoryKnowledgeStore(),
+    knowledge: createInMemoryKnowledgeStore(),
     clock: new ManualClock('2026-03-01T12:00:00.000Z'),
-    structured: createMemoryStructuredStores(),
-    notebooks: createMemoryNotebookStore(),
+    structured: createInMemoryStructuredStores(),
+    notebooks: createInMemoryNotebookStore(),
   });
 }
 
@@ -163,9 +158,9 @@ describe('secret corpus (issue 9 §4)', () => {
     const refused: string[] = [];
     for (const sample of CORPUS) {
       const text = sample.text(sample.secret);
-      expectRefusedFor(await refusal(s.memory.store(alice, { content: `Ops note. ${text}` })), sample);
-      expectRefusedFor(await refusal(s.memory.store(alice, { content: 'A harmless note.', name: text })), sample);
-      expectRefusedFor(await refusal(s.memory.store(lead, { content: text, scope: 'swarm' })), sample);
+      expectRefusedFor(await refusal(s.knowledge.store(alice, { content: `Ops note. ${text}` })), sample);
+      expectRefusedFor(await refusal(s.knowledge.store(alice, { content: 'A harmless note.', name: text })), sample);
+      expectRefusedFor(await refusal(s.knowledge.store(lead, { content: text, scope: 'swarm' })), sample);
       expectRefusedFor(await refusal(notebook.write(alice, { content: `- ${text}` })), sample);
       expectRefusedFor(await refusal(notebook.write(alice, { content: text, file: 'ops/creds.md' })), sample);
       expectRefusedFor(
@@ -185,11 +180,11 @@ describe('secret corpus (issue 9 §4)', () => {
     }
     expect(refused).toHaveLength(CORPUS.length);
     // Nothing was written anywhere.
-    expect((await s.memory.stats(lead)).documents).toBe(0);
+    expect((await s.knowledge.stats(lead)).documents).toBe(0);
     expect((await notebook.list(alice, {})).files).toEqual([]);
     expect(await facts.get('acme', 'ada')).toEqual([]);
     // The same texts with the secret replaced by a reference are accepted.
-    const ok = await s.memory.store(alice, { content: CORPUS[0]!.text('the key in the team vault') });
+    const ok = await s.knowledge.store(alice, { content: CORPUS[0]!.text('the key in the team vault') });
     expect(ok.id).toBeTruthy();
   });
 
@@ -225,7 +220,7 @@ describe('secret corpus (issue 9 §4)', () => {
     let stored = 0;
     for (const t of turns) {
       assertNoSecrets(t);
-      await s.memory.store(alice, { content: t });
+      await s.knowledge.store(alice, { content: t });
       stored++;
     }
     expect(stored).toBe(turns.length);

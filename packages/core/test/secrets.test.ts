@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertNoSecrets, findSecrets, MemError, redactSecrets } from '../src/index.js';
+import { assertNoSecrets, findSecrets, redactSecrets } from '../src/domain/secrets.js';
+import { MemError } from '../src/errors.js';
 
 const samples: [string, string][] = [
   ['aws-access-key-id', 'key AKIAIOSFODNN7EXAMPLE here'],

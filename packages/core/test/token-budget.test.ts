@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RunningTokens } from '../src/index.js';
+import { RunningTokens } from '../src/domain/token-budget.js';
 
 describe('running token totals', () => {
   it('total and from() equal the sums, and fitFrom() is the smallest start that fits', () => {

@@ -1,19 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { archiveId, compareArchiveIds, parseArchiveId } from '../src/domain/archive-names.js';
 import {
   appendRepair,
-  archiveId,
-  compareArchiveIds,
-  MemError,
-  parseArchiveId,
   parseTranscript,
   renderMessageLine,
   renderTranscript,
   renderTranscriptBlock,
   renderTranscriptHeader,
-  type Transcript,
-  type TranscriptMessage,
-} from '../src/index.js';
+} from '../src/domain/transcript-format.js';
+import { MemError } from '../src/errors.js';
+import type { Transcript, TranscriptMessage } from '../src/ports/transcript-store.js';
 
 const tricky = fc.constantFrom(
   '---',
@@ -54,7 +51,7 @@ const transcript: fc.Arbitrary<Transcript> = fc.record({
 });
 
 describe('Markdown transcript format', () => {
-  it('renders the SPEC §3 layout', () => {
+  it('renders the documented transcript layout', () => {
     const text = renderTranscript('alice', {
       header: { conversationId: 'c1', createdAt: '2026-03-01T12:00:00.000Z' },
       messages: [{ role: 'user', content: 'Hello', at: '2026-03-01T12:00:01.000Z' }],

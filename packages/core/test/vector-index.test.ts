@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../src/domain/random.js';
+import { cosine } from '../src/domain/ranking.js';
 import {
   assignList,
-  cosine,
   dot,
   nearestCentroid,
   probeLists,
   quantizeInt8,
-  seededRandom,
   sphericalKMeans,
   trainIvf,
   unitVector,
-} from '../src/index.js';
+} from '../src/domain/vector-index.js';
 
 /** Uniform numbers in [-0.5, 0.5), seeded. */
 function seeded(seed: number): () => number {

@@ -1,4 +1,5 @@
-import { type Embedder, MemError } from '@mem/core';
+import { MemError } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 
 /** Model id stored next to every vector this embedder produces. */
 export const LOCAL_EMBEDDER_ID = 'use-lite-512';

@@ -1,4 +1,5 @@
-import { type Embedder, MemError } from '@mem/core';
+import { MemError } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';

@@ -1,12 +1,5 @@
-import {
-  createMemoryEpisodeStore,
-  createMemoryFactStore,
-  type EpisodeInput,
-  type FactExtractor,
-  type FactStore,
-  ManualClock,
-  MemError,
-} from '@mem/core';
+import { createInMemoryStructuredStores, type EpisodeInput, MemError } from '@mem/core';
+import { type FactExtractor, type FactStore, ManualClock } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import {
   checkConsolidator,
@@ -78,9 +71,9 @@ async function seedHistory(memory: EpisodicMemory): Promise<void> {
 
 function setup() {
   const clock = new ManualClock('2026-01-05T00:00:00.000Z');
-  const episodes = createMemoryEpisodeStore();
+  const episodes = createInMemoryStructuredStores().episodes;
   const memory = createEpisodicMemory({ store: episodes, clock });
-  const facts = createMemoryFactStore();
+  const facts = createInMemoryStructuredStores().facts;
   return { clock, episodes, memory, facts };
 }
 
@@ -164,7 +157,8 @@ describe('ConsolidationPipeline', () => {
     expect(third).toMatchObject({ newFacts: 0, updatedFacts: 0, knownFacts: 8 });
     // Control: over an empty fact store, the same episodes give 8 new facts again.
     expect(
-      (await createConsolidationPipeline({ episodes, facts: createMemoryFactStore(), clock }).run(S)).newFacts,
+      (await createConsolidationPipeline({ episodes, facts: createInMemoryStructuredStores().facts, clock }).run(S))
+        .newFacts,
     ).toBe(8);
     expect(await facts.get(S, 'agent')).toHaveLength(8);
   });

@@ -1,24 +1,20 @@
+import { checkName, type FactSource, type JsonValue, MemError, type Principal } from '@mem/core';
 import {
   type Clock,
-  checkName,
   type EpisodeStore,
   type ExtractedFact,
   type FactExtractor,
-  type FactSource,
   type FactStore,
   guardFactStore,
-  type JsonValue,
   jsonEqual,
-  MemError,
-  type Principal,
   systemClock,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { clusterEpisodesByTag, createKeywordExtractor } from './keyword-extractor.js';
 
 export interface ConsolidationOptions {
-  /** Read at most this many of the most recent episodes (SPEC: 50). */
+  /** Read at most this many of the most recent episodes (default 50). */
   maxEpisodes: number;
-  /** Skip the run when fewer episodes exist (SPEC: 3). */
+  /** Skip the run when fewer episodes exist (default 3). */
   minEpisodes: number;
   /** A tag needs this many episodes to form a cluster. */
   minClusterSize: number;
@@ -90,7 +86,7 @@ export interface ConsolidationReport {
 }
 
 /**
- * Consolidation (SPEC §6): read the most recent episodes, skip when too few, cluster them by tag, extract facts,
+ * Consolidation (docs/structured.md): read the most recent episodes, skip when too few, cluster them by tag, extract facts,
  * drop facts the fact store already holds with the same value (a persistent check through the FactStore, so a new
  * pipeline or another process finds them too), store the rest, and report what happened.
  */

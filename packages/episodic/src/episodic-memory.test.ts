@@ -1,4 +1,5 @@
-import { createHashingEmbedder, createMemoryEpisodeStore, ManualClock, MemError, type MemErrorCode } from '@mem/core';
+import { createHashingEmbedder, createInMemoryStructuredStores, MemError, type MemErrorCode } from '@mem/core';
+import { ManualClock } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { createEpisodicMemory, type EpisodicMemory } from './index.js';
 
@@ -18,7 +19,7 @@ async function expectCode(promise: Promise<unknown>, code: MemErrorCode): Promis
 function setup(withEmbedder = false): { memory: EpisodicMemory; clock: ManualClock } {
   const clock = new ManualClock('2026-02-01T10:00:00.000Z');
   const memory = createEpisodicMemory({
-    store: createMemoryEpisodeStore(),
+    store: createInMemoryStructuredStores().episodes,
     embedder: withEmbedder ? createHashingEmbedder({ dimension: 128 }) : undefined,
     clock,
   });
@@ -168,7 +169,7 @@ describe('EpisodicMemory', () => {
 
   it('reports a failing embedder as EMBEDDER_FAILED', async () => {
     const memory = createEpisodicMemory({
-      store: createMemoryEpisodeStore(),
+      store: createInMemoryStructuredStores().episodes,
       embedder: { id: 'broken', dimension: 4, embed: async () => Promise.reject(new Error('connection refused')) },
     });
     const e = await expectCode(memory.store(S, { summary: 'x' }), 'EMBEDDER_FAILED');

@@ -1,30 +1,32 @@
 import {
+  checkName,
+  type Episode,
+  type EpisodeInput,
+  episodeInput,
+  episodeRecallInput,
+  MemError,
+  parseInput,
+  tagSchema,
+} from '@mem/core';
+import {
   assertNoSecrets,
   type CandidateSearchOptions,
   type Clock,
-  checkName,
   DEFAULT_CANDIDATE_SEARCH,
   type Embedder,
-  type Episode,
-  type EpisodeInput,
   type EpisodeRecall,
   type EpisodeStore,
   type EpisodicMemory as EpisodicMemoryPort,
   embedText,
-  episodeInput,
-  episodeRecallInput,
   episodeSearchText,
-  MemError,
   newId,
-  parseInput,
   searchCandidates,
   systemClock,
-  tagSchema,
-} from '@mem/core';
+} from '@mem/core/adapter';
 
-/** Every number of episodic memory, with SPEC §6 defaults. */
+/** Every number of episodic memory, with defaults (docs/structured.md). */
 export interface EpisodicMemoryOptions extends CandidateSearchOptions {
-  /** `recall` without topK (SPEC: 5). */
+  /** `recall` without topK (default 5). */
   recallTopK: number;
   /** `recallRecent` without n. */
   recentLimit: number;
@@ -57,7 +59,7 @@ function checkCount(value: number, what: string): number {
 }
 
 /**
- * Episodic memory (SPEC §6) over an EpisodeStore and an optional Embedder: store what happened, recall it by
+ * Episodic memory (docs/structured.md) over an EpisodeStore and an optional Embedder: store what happened, recall it by
  * keyword relevance (BM25, any term may match) fused with vector similarity (weighted RRF), list the newest, or
  * list by exact tag. Every method is scoped by space.
  */

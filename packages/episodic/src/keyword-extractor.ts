@@ -1,11 +1,11 @@
+import type { Episode } from '@mem/core';
 import type {
-  Episode,
   EpisodeCluster,
   ExtractedFact,
   FactExtraction,
   FactExtractionInput,
   FactExtractor,
-} from '@mem/core';
+} from '@mem/core/adapter';
 
 export interface KeywordExtractorOptions {
   /** A tool or tag needs at least this many episodes behind it to become a fact. */

@@ -1,12 +1,11 @@
 import {
   createHashingEmbedder,
-  createMemoryProcedureStore,
-  InMemoryProcedureStore,
-  ManualClock,
+  createInMemoryStructuredStores,
   MemError,
   type MemErrorCode,
   type ProcedureInput,
 } from '@mem/core';
+import { ManualClock, type StructuredStores } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { createProceduralMemory, type ProceduralMemory } from './index.js';
 
@@ -35,15 +34,16 @@ const deploy = (name: string, extra: Partial<ProcedureInput> = {}): ProcedureInp
   ...extra,
 });
 
-function setup(withEmbedder = false): { memory: ProceduralMemory; clock: ManualClock; store: InMemoryProcedureStore } {
+function setup(withEmbedder = false): { memory: ProceduralMemory; clock: ManualClock; stores: StructuredStores } {
   const clock = new ManualClock('2026-03-01T09:00:00.000Z');
-  const store = createMemoryProcedureStore();
+  const stores = createInMemoryStructuredStores();
+  const store = stores.procedures;
   const memory = createProceduralMemory({
     store,
     embedder: withEmbedder ? createHashingEmbedder({ dimension: 128 }) : undefined,
     clock,
   });
-  return { memory, clock, store };
+  return { memory, clock, stores };
 }
 
 describe('ProceduralMemory', () => {
@@ -133,9 +133,9 @@ describe('ProceduralMemory', () => {
   });
 
   it('records outcomes atomically, also from two instances over one store', async () => {
-    const { memory, store, clock } = setup();
+    const { memory, stores, clock } = setup();
     const p = await memory.store(S, deploy('Contested'));
-    const other = createProceduralMemory({ store: new InMemoryProcedureStore(store), clock });
+    const other = createProceduralMemory({ store: createInMemoryStructuredStores(stores).procedures, clock });
     await Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? memory : other).recordOutcome(S, p.id, i % 4 !== 0)),
     );

@@ -1,36 +1,38 @@
 import {
+  checkName,
+  MemError,
+  type Procedure,
+  type ProcedureInput,
+  parseInput,
+  procedureInput,
+  procedureOutcomeInput,
+  procedureSuggestInput,
+  refSchema,
+} from '@mem/core';
+import {
   assertNoSecrets,
   type CandidateSearchOptions,
   type Clock,
-  checkName,
   DEFAULT_CANDIDATE_SEARCH,
   DEFAULT_PROCEDURE_RANKING,
   type Embedder,
   embedText,
-  MemError,
   newId,
   type ProceduralMemory as ProceduralMemoryPort,
-  type Procedure,
-  type ProcedureInput,
   type ProcedureRankingOptions,
   type ProcedureStore,
   type ProcedureSuggestion,
-  parseInput,
-  procedureInput,
-  procedureOutcomeInput,
   procedureSearchText,
-  procedureSuggestInput,
   rankProcedures,
-  refSchema,
   searchCandidates,
   systemClock,
-} from '@mem/core';
+} from '@mem/core/adapter';
 
-/** Every number of procedural memory, with SPEC §6 defaults. */
+/** Every number of procedural memory, with defaults (docs/structured.md). */
 export interface ProceduralMemoryOptions extends CandidateSearchOptions {
-  /** `suggest` without topK (SPEC: 3). */
+  /** `suggest` without topK (default 3). */
   suggestTopK: number;
-  /** How relevance and success rate combine (`procedureScore` of @mem/core). */
+  /** How relevance and success rate combine (see `rankProcedures` of @mem/core/adapter). */
   ranking: ProcedureRankingOptions;
 }
 
@@ -49,8 +51,8 @@ export interface ProceduralMemoryDeps {
 }
 
 /**
- * Procedural memory (SPEC §6) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
- * for a situation ranked by relevance combined with success rate (`rankProcedures` of @mem/core, the same formula
+ * Procedural memory (docs/structured.md) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
+ * for a situation ranked by relevance combined with success rate (`rankProcedures` of @mem/core/adapter, the same formula
  * for every backend), and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
  */
 export class ProceduralMemory implements ProceduralMemoryPort {
@@ -100,7 +102,7 @@ export class ProceduralMemory implements ProceduralMemoryPort {
 
   /**
    * Procedures for a situation, best first. Candidates come from both arms (`candidateMultiplier × topK` each) and
-   * are ranked by `rankProcedures` of @mem/core: a score-based relevance combined with the success rate.
+   * are ranked by `rankProcedures` of @mem/core/adapter: a score-based relevance combined with the success rate.
    */
   async suggest(space: string, query: string, topK?: number): Promise<ProcedureSuggestion[]> {
     checkName(space, 'space');

@@ -1,18 +1,10 @@
-import {
-  type Episode,
-  type EpisodeOutcome,
-  episodeSearchText,
-  type JsonObject,
-  type Procedure,
-  type ProcedureStep,
-  procedureSearchText,
-  type StoredEmbedding,
-} from '@mem/core';
+import type { Episode, EpisodeOutcome, JsonObject, Procedure, ProcedureStep } from '@mem/core';
+import { episodeSearchText, procedureSearchText, type StoredEmbedding } from '@mem/core/adapter';
 import { arrow, FTS_COLUMN, int32, listOf, type Row, utf8, utf8List, vectorColumn } from './schema.js';
 
 /**
  * The episode and procedure tables. Each row carries the port's search text in `fts_text` (exactly
- * `episodeSearchText` / `procedureSearchText` of @mem/core: the full-text column), the embedder model of its vector
+ * `episodeSearchText` / `procedureSearchText` of @mem/core/adapter: the full-text column), the embedder model of its vector
  * in `embedding_model`, and the vector itself in the `vec_<dimension>` column of its dimension (added on first
  * use, as in the knowledge table). String lists are Arrow lists (tags are matched with `array_has`: exact);
  * free-form JSON (metadata, steps) is stored as JSON text.

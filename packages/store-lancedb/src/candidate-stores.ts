@@ -1,18 +1,18 @@
 /**
- * The episode and procedure stores (SPEC §6) on LanceDB. They return candidates: keyword hits from the table's
- * full-text index (BM25 `_score` over exactly `episodeSearchText` / `procedureSearchText` of @mem/core, terms OR-ed
+ * The episode and procedure stores (docs/structured.md) on LanceDB. They return candidates: keyword hits from the table's
+ * full-text index (BM25 `_score` over exactly `episodeSearchText` / `procedureSearchText` of @mem/core/adapter, terms OR-ed
  * in one match query) and vector hits by cosine over the vectors of the same embedder model. @mem/episodic and
  * @mem/procedural rank them. They share the connection, write lock and index upkeep of the knowledge store.
  */
-import {
-  type CandidateStoreCapabilities,
-  type EpisodeStore,
-  type KeywordHit,
-  MemError,
-  type ProcedureStore,
-  type StoredEmbedding,
-  type VectorHit,
-} from '@mem/core';
+import { MemError } from '@mem/core';
+import type {
+  CandidateStoreCapabilities,
+  EpisodeStore,
+  KeywordHit,
+  ProcedureStore,
+  StoredEmbedding,
+  VectorHit,
+} from '@mem/core/adapter';
 import {
   EPISODE_COLUMNS,
   EPISODE_SCHEMA,

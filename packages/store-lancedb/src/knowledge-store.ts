@@ -1,4 +1,6 @@
 import type * as lancedb from '@lancedb/lancedb';
+import type { MemoryVersion, Scope } from '@mem/core';
+import { MemError } from '@mem/core';
 import type {
   EmbeddingInfo,
   KeywordHit,
@@ -7,14 +9,11 @@ import type {
   KnowledgeStore,
   KnowledgeStoreCapabilities,
   MemoryRecord,
-  MemoryVersion,
   Rating,
   ScanOptions,
-  Scope,
   VectorHit,
   VectorQuery,
-} from '@mem/core';
-import { MemError } from '@mem/core';
+} from '@mem/core/adapter';
 import { ADAPTER, LanceDatabase, PortRunner } from './database.js';
 import { indexSettings, type LanceIndexState, type LanceOptimizeReport, type LanceStoreOptions } from './options.js';
 import {

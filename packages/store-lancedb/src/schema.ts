@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import type { MemoryRecord, MemoryVersion, Rating, Scope, Source } from '@mem/core';
+import type { MemoryVersion, Scope, Source } from '@mem/core';
+import type { MemoryRecord, Rating } from '@mem/core/adapter';
 
 /**
  * apache-arrow loaded through `require`: @lancedb/lancedb is a CommonJS package and checks `instanceof` against

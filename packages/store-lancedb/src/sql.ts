@@ -1,5 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
-import type { SearchFilter } from '@mem/core';
+import type { SearchFilter } from '@mem/core/adapter';
 import type { Row } from './schema.js';
 
 /** Longest IN (…) list per query. */
@@ -47,7 +47,7 @@ export function docPredicate(space: string, docId: string): string {
 }
 
 /**
- * The predicate every search arm shares, mirroring `matchesFilter` of @mem/core: space, visibility (swarm scope or
+ * The predicate every search arm shares, mirroring the filter of the in-memory knowledge store of @mem/core: space, visibility (swarm scope or
  * the viewer's own agent scope), not expired, then the optional scope, key prefix (literal and case-sensitive:
  * `starts_with`, never LIKE, so `%` and `_` are plain characters), tags (every tag listed, exact) and source.
  * LanceDB applies it before the top-k cut (prefilter) in both the vector and the full-text arm.

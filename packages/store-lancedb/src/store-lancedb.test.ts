@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chunkId, MemError, type MemoryRecord, type SearchFilter } from '@mem/core';
+import { MemError } from '@mem/core';
+import { chunkId, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLanceEpisodeStore,

@@ -1,5 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import type { KeywordHit, VectorHit } from '@mem/core';
+import type { KeywordHit, VectorHit } from '@mem/core/adapter';
 import type { IndexSettings, LanceIndexState, LanceOptimizeReport } from './options.js';
 import { FTS_COLUMN, type Row, vectorColumn, vectorDimension, vectorField } from './schema.js';
 import { matchText } from './sql.js';

@@ -1,7 +1,8 @@
 // One of two processes racing on one LanceDB folder (see store-lancedb.test.ts), through the three stores of
 // `createLanceStores`: 20 keyed writes, one contested key, 10 ratings of a shared document, 5 episodes, and 10
 // outcome reports of a shared procedure. Prints a JSON summary on stdout.
-import { MemError, type MemoryRecord } from '@mem/core';
+import { MemError } from '@mem/core';
+import type { MemoryRecord } from '@mem/core/adapter';
 import { createLanceStores } from '../src/index.js';
 
 const [uri, name, target] = process.argv.slice(2) as [string, string, string];

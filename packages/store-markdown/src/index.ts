@@ -1,4 +1,4 @@
-import type { NotebookStore, TranscriptStore } from '@mem/core';
+import type { NotebookStore, TranscriptStore } from '@mem/core/adapter';
 import type { MarkdownStoreOptions } from './layout.js';
 import { createMarkdownNotebookStore } from './notebook-store.js';
 import { createMarkdownTranscriptStore, type MarkdownTranscriptStoreOptions } from './transcript-store.js';

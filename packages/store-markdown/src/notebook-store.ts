@@ -1,16 +1,15 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { MemError, type NotebookScope } from '@mem/core';
 import {
   checkNotebookPath,
   checkNotebookScope,
-  MemError,
   type NotebookEntry,
   type NotebookFile,
-  type NotebookScope,
   type NotebookStore,
   notebookVersion,
   wrapStoreError,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { ensureDir, fsyncDir, isCode, replaceFile } from './fs-utils.js';
 import { type MarkdownStoreOptions, notebookDir, resolveOptions } from './layout.js';
 import { withFileLock } from './lock.js';

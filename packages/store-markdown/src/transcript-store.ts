@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { checkName, MemError, type TranscriptMessage } from '@mem/core';
 import {
   type ArchiveInfo,
   appendRepair,
@@ -8,7 +9,6 @@ import {
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkName,
   checkTranscriptHeader,
   checkTranscriptMessage,
   checkTranscriptRef,
@@ -16,17 +16,15 @@ import {
   invalidArchiveId,
   isEmptyContent,
   type LockedTranscript,
-  MemError,
   parseArchiveId,
   parseTranscript,
   renderTranscript,
   renderTranscriptBlock,
   type Transcript,
   type TranscriptHeader,
-  type TranscriptMessage,
   type TranscriptStore,
   wrapStoreError,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   commitExclusive,
   commitReplace,
@@ -80,7 +78,7 @@ function strip(t: Transcript): Transcript {
 }
 
 /**
- * TranscriptStore on Markdown files (SPEC §3): `<root>/agents/<agent>/MEMORY.md` plus `archive/history_<time>.md`
+ * TranscriptStore on Markdown files (docs/conversations.md): `<root>/agents/<agent>/MEMORY.md` plus `archive/history_<time>.md`
  * (other spaces under `<root>/spaces/<space>/`). Human-readable, durable and safe for several processes:
  *
  * - `append` takes the agent's lock file, writes every block of the call in one `write()` at the end of the file

@@ -7,7 +7,7 @@ import { openMarkdownPorts } from './crash-ports.js';
 
 // Writers in real processes, killed with SIGKILL at random points (not only at the compaction steps of
 // src/processes.test.ts); after each kill the folder is read by a fresh store and every acknowledged message and
-// notebook write must be there (SPEC §3, §4, §8). `mem bench crash` runs the same with hundreds of kills.
+// notebook write must be there (docs/conversations.md, docs/notebooks.md, docs/safety.md). `mem bench crash` runs the same with hundreds of kills.
 const root = mkdtempSync(join(tmpdir(), 'mem-md-crash-'));
 describeCrashCampaigns('Markdown stores', {
   child: fileURLToPath(new URL('./crash-child.ts', import.meta.url)),

@@ -1,26 +1,28 @@
 /**
- * The episode and procedure stores (SPEC §6) on PostgreSQL. They return candidates: keyword hits from the same
+ * The episode and procedure stores (docs/structured.md) on PostgreSQL. They return candidates: keyword hits from the same
  * tsquery as the knowledge store (`tsqueryFromTerms`, english lexemes OR-ed, never parsed as query syntax) over a
- * generated tsvector of exactly `episodeSearchText` / `procedureSearchText` of @mem/core, ranked by `ts_rank_cd`;
+ * generated tsvector of exactly `episodeSearchText` / `procedureSearchText` of @mem/core/adapter, ranked by `ts_rank_cd`;
  * vector hits by exact cosine (pgvector `<=>`) over the vectors of the same embedder model. @mem/episodic and
  * @mem/procedural rank them. Every statement is filtered by space.
  */
 import {
-  type CandidateStoreCapabilities,
   type Episode,
   type EpisodeOutcome,
-  type EpisodeStore,
-  episodeSearchText,
   type JsonObject,
-  type KeywordHit,
   MemError,
   type Procedure,
   type ProcedureStep,
+} from '@mem/core';
+import {
+  type CandidateStoreCapabilities,
+  type EpisodeStore,
+  episodeSearchText,
+  type KeywordHit,
   type ProcedureStore,
   procedureSearchText,
   type StoredEmbedding,
   type VectorHit,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { ADAPTER, exec } from './connection.js';
 import { episodicMigrations } from './migrations.js';
 import { candidateKeywordQuery, candidateVectorQuery, iso, termsText } from './queries.js';

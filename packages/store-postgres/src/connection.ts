@@ -1,4 +1,5 @@
-import { MemError, wrapStoreError } from '@mem/core';
+import { MemError } from '@mem/core';
+import { wrapStoreError } from '@mem/core/adapter';
 import postgres from 'postgres';
 
 export const ADAPTER = 'postgres';

@@ -1,3 +1,5 @@
+import type { MemoryVersion, Scope, Source } from '@mem/core';
+import { MemError } from '@mem/core';
 import type {
   EmbeddingInfo,
   KeywordHit,
@@ -6,15 +8,11 @@ import type {
   KnowledgeStore,
   KnowledgeStoreCapabilities,
   MemoryRecord,
-  MemoryVersion,
   Rating,
   ScanOptions,
-  Scope,
-  Source,
   VectorHit,
   VectorQuery,
-} from '@mem/core';
-import { MemError } from '@mem/core';
+} from '@mem/core/adapter';
 import {
   ADAPTER,
   type ClientOptions,

@@ -121,7 +121,7 @@ const knowledgeV1: Migration = {
 export const knowledgeMigrations: PortMigrations = { port: 'knowledge', steps: [knowledgeV1] };
 
 /**
- * Transcripts (SPEC §3): a header row per (space, agent) with the next sequence number, the messages, and archives
+ * Transcripts (docs/conversations.md): a header row per (space, agent) with the next sequence number, the messages, and archives
  * (frozen copies). Times are kept as the ISO-8601 text the core validated, so a transcript round-trips exactly.
  */
 const transcriptsV1: Migration = {
@@ -177,7 +177,7 @@ const transcriptsV1: Migration = {
 /** The transcript port's steps. */
 export const transcriptMigrations: PortMigrations = { port: 'transcripts', steps: [transcriptsV1] };
 
-/** Notebooks (SPEC §4): one row per file; user and topic are '' when absent (never a valid name). */
+/** Notebooks (docs/notebooks.md): one row per file; user and topic are '' when absent (never a valid name). */
 const notebooksV1: Migration = {
   version: 1,
   name: 'notebooks',
@@ -202,7 +202,7 @@ const notebooksV1: Migration = {
 /** The notebook port's steps. */
 export const notebookMigrations: PortMigrations = { port: 'notebooks', steps: [notebooksV1] };
 
-/** The small structured ports (SPEC §5). JSON values are jsonb; `rid` columns record insertion order. */
+/** The small structured ports (docs/structured.md). JSON values are jsonb; `rid` columns record insertion order. */
 const structuredV1: Migration = {
   version: 1,
   name: 'structured',
@@ -315,7 +315,7 @@ const structuredV1: Migration = {
 export const structuredMigrations: PortMigrations = { port: 'structured', steps: [structuredV1] };
 
 /**
- * Episodes and procedures (SPEC §6): `search_text` holds exactly `episodeSearchText` / `procedureSearchText` of the
+ * Episodes and procedures (docs/structured.md): `search_text` holds exactly `episodeSearchText` / `procedureSearchText` of the
  * core, `fts` is its english tsvector (as the knowledge store's), `embedding` an untyped pgvector `vector` with the
  * model that made it.
  */

@@ -1,22 +1,21 @@
 /**
- * The NotebookStore port (SPEC §4) on PostgreSQL: one row per file in `notebook_files`, keyed by
+ * The NotebookStore port (docs/notebooks.md) on PostgreSQL: one row per file in `notebook_files`, keyed by
  * (space, agent, user, topic, path). Every write is one compare-and-set statement on the version (a content hash):
  * a create is `INSERT … ON CONFLICT DO NOTHING`, an update is `UPDATE … WHERE version = <expected>`. Of two writers
  * with the same base version the second waits for the first's row lock, re-checks the version against the committed
  * row and matches nothing, so it gets CONFLICT: no change is ever lost, on any number of connections.
  */
+import { MemError, type NotebookScope } from '@mem/core';
 import {
   checkNotebookPath,
   checkNotebookScope,
-  MemError,
   type NotebookEntry,
   type NotebookFile,
-  type NotebookScope,
   type NotebookStore,
   type NotebookStoreCapabilities,
   notebookVersion,
   utf8Bytes,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { ADAPTER, exec } from './connection.js';
 import { notebookMigrations } from './migrations.js';
 import { iso } from './queries.js';

@@ -71,8 +71,8 @@ describe('createPostgresStores', () => {
       embedder: createHashingEmbedder({ dimension: 32 }),
     });
     const alice = { space: 'acme', agentId: 'alice', role: 'worker' } as const;
-    await stack.memory.store(alice, { content: 'The billing service retries failed invoices three times.' });
-    expect(await stack.memory.search(alice, { query: 'invoice retries' })).toHaveLength(1);
+    await stack.knowledge.store(alice, { content: 'The billing service retries failed invoices three times.' });
+    expect(await stack.knowledge.search(alice, { query: 'invoice retries' })).toHaveLength(1);
     await stack
       .port('facts')
       .upsert('acme', { user: 'u1', topic: null, key: 'city', value: 'Lisbon', source: 'user', at: T });

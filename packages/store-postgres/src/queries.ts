@@ -1,4 +1,4 @@
-import type { SearchFilter } from '@mem/core';
+import type { SearchFilter } from '@mem/core/adapter';
 import { Params, type SqlParams } from './connection.js';
 
 /** Where the tables and the pgvector objects live (both already quoted). */

@@ -1,4 +1,4 @@
-import type { KnowledgeStore, SearchFilter } from '@mem/core';
+import type { KnowledgeStore, SearchFilter } from '@mem/core/adapter';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,5 @@
-import { type CompactionStepHook, MemError } from '@mem/core';
+import { MemError } from '@mem/core';
+import type { CompactionStepHook } from '@mem/core/adapter';
 import { ADAPTER, exec, type Sql, toStoreError } from './connection.js';
 import { createPostgresStore, type PostgresKnowledgeStore, type PostgresStoreOptions } from './knowledge-store.js';
 import {

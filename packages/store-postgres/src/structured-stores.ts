@@ -1,5 +1,5 @@
 /**
- * The small structured ports of SPEC §5 on PostgreSQL: messages, facts, goals, summaries, users, session state,
+ * The small structured ports of docs/structured.md on PostgreSQL: messages, facts, goals, summaries, users, session state,
  * phases and tool events. Every statement is filtered by space. JSON values are jsonb (sent as text, read back as
  * text and parsed here, so a shared client's parsers and transforms change nothing); times are timestamptz read
  * back as ISO-8601 UTC with milliseconds. The rules (fact priority and merge) are the functions of @mem/core.
@@ -7,31 +7,33 @@
 import {
   type Fact,
   type FactSource,
-  type FactStore,
-  factPriority,
   type Goal,
   type GoalStatus,
-  type GoalStore,
   type JsonObject,
   type JsonValue,
   MemError,
   type MessageRole,
-  type MessageStore,
-  mergeFacts,
   type PhaseChange,
-  type PhaseStore,
-  type SessionStateStore,
   type SessionSummary,
   type StoredMessage,
-  type StructuredStores,
-  type SummaryStore,
   type ToolCall,
   type ToolEvent,
   type ToolEventFilter,
-  type ToolEventStore,
   type UserRecord,
-  type UserStore,
 } from '@mem/core';
+import {
+  type FactStore,
+  factPriority,
+  type GoalStore,
+  type MessageStore,
+  mergeFacts,
+  type PhaseStore,
+  type SessionStateStore,
+  type StructuredStores,
+  type SummaryStore,
+  type ToolEventStore,
+  type UserStore,
+} from '@mem/core/adapter';
 import { episodeStoreOn, procedureStoreOn } from './candidate-stores.js';
 import { ADAPTER, exec, Params, type TransactionSql } from './connection.js';
 import { episodicMigrations, structuredMigrations } from './migrations.js';
@@ -779,7 +781,7 @@ export function structuredStoresOn(rt: PortRuntime): PostgresStructuredStores {
 }
 
 /**
- * Every structured port of SPEC §5–6 on one PostgreSQL connection: `{ url }` creates a pool (ended by `close()`),
+ * Every structured port of docs/structured.md on one PostgreSQL connection: `{ url }` creates a pool (ended by `close()`),
  * `{ sql }` shares a client (never ended here). Pending migrations of the `structured` and `episodic` families run on
  * open unless `autoMigrate` is false. The ports are unguarded, like every adapter: the stack wraps them with
  * `guardStructuredStores`.

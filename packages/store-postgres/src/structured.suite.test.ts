@@ -1,4 +1,4 @@
-import type { StructuredStores } from '@mem/core';
+import type { StructuredStores } from '@mem/core/adapter';
 import {
   describeEpisodeStore,
   describeFactStore,

@@ -1,5 +1,5 @@
 /**
- * The TranscriptStore port (SPEC §3) on PostgreSQL: a header row per (space, agent) with the next sequence number,
+ * The TranscriptStore port (docs/conversations.md) on PostgreSQL: a header row per (space, agent) with the next sequence number,
  * one row per message, and archives as frozen copies. Every statement is filtered by space and agent.
  *
  * Locking: every transcript has an advisory lock, `hashtextextended(<schema, space, agent>)`. `compact`, `remove` and
@@ -11,6 +11,7 @@
  * could trip over. Transaction-scoped advisory locks are released by COMMIT or ROLLBACK, and by the server when the
  * holder's connection or process dies, so a crash never leaves a transcript locked.
  */
+import { checkName, MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
 import {
   type ArchiveInfo,
   archiveId,
@@ -18,23 +19,19 @@ import {
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkName,
   checkTranscriptHeader,
   checkTranscriptMessage,
   checkTranscriptRef,
   invalidArchiveId,
   isEmptyContent,
   type LockedTranscript,
-  MemError,
   parseArchiveId,
   renderTranscript,
   type Transcript,
   type TranscriptHeader,
-  type TranscriptMessage,
-  type TranscriptRole,
   type TranscriptStore,
   type TranscriptStoreCapabilities,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { ADAPTER, exec, type Sql, type TransactionSql } from './connection.js';
 import { transcriptMigrations } from './migrations.js';
 import {

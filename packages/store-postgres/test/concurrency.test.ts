@@ -5,7 +5,7 @@ import { openPostgresPorts } from './crash-ports.js';
 import { adminClient, backend, dropSchema, freshSchema, url } from './helpers.js';
 
 // Eight processes on one PostgreSQL schema doing store, edit, move, delete, rate and search for a fixed time; the
-// final state must equal the log of acknowledged operations (SPEC §8). `mem bench crash --soak 60` runs longer.
+// final state must equal the log of acknowledged operations (docs/safety.md). `mem bench crash --soak 60` runs longer.
 // PGlite (the fallback without MEM_TEST_POSTGRES_URL) serves one process only, so this test needs a real server.
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));

@@ -4,7 +4,7 @@ import { openPostgresPorts } from './crash-ports.js';
 import { adminClient, backend, dropSchema, freshSchema, url } from './helpers.js';
 
 // Writers in real processes, killed with SIGKILL at random points (some while the schema is created); after each
-// kill a fresh pool opens the schema and every acknowledged write must be there (SPEC §3, §4, §8). `mem bench crash`
+// kill a fresh pool opens the schema and every acknowledged write must be there (docs/conversations.md, docs/notebooks.md, docs/safety.md). `mem bench crash`
 // runs the same with hundreds of kills. PGlite (the fallback without MEM_TEST_POSTGRES_URL) serves one process only,
 // so these tests need a real server.
 const shared = backend === 'server';

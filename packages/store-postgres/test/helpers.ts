@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { MemError, type MemErrorCode, type MemoryRecord } from '@mem/core';
+import { MemError, type MemErrorCode } from '@mem/core';
+import type { MemoryRecord } from '@mem/core/adapter';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 

@@ -1,26 +1,28 @@
 /**
- * The episode and procedure stores (SPEC §6) on SQLite. They return candidates: keyword hits from FTS5 (BM25 over
- * exactly `episodeSearchText` / `procedureSearchText` of @mem/core, terms OR-ed, each quoted) and vector hits by
+ * The episode and procedure stores (docs/structured.md) on SQLite. They return candidates: keyword hits from FTS5 (BM25 over
+ * exactly `episodeSearchText` / `procedureSearchText` of @mem/core/adapter, terms OR-ed, each quoted) and vector hits by
  * exact cosine over the vectors of the same embedder model (sqlite-vec when loaded, else JavaScript).
  * @mem/episodic and @mem/procedural rank them.
  */
 import {
-  type CandidateStoreCapabilities,
-  cosine,
   type Episode,
   type EpisodeOutcome,
-  type EpisodeStore,
-  episodeSearchText,
   type JsonObject,
-  type KeywordHit,
   MemError,
   type Procedure,
   type ProcedureStep,
+} from '@mem/core';
+import {
+  type CandidateStoreCapabilities,
+  cosine,
+  type EpisodeStore,
+  episodeSearchText,
+  type KeywordHit,
   type ProcedureStore,
   procedureSearchText,
   type StoredEmbedding,
   type VectorHit,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   acquireConnection,
   duplicateId,

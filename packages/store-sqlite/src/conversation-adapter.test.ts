@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemError, type NotebookScope, type TranscriptMessage, type TranscriptStore } from '@mem/core';
+import { MemError, type NotebookScope, type TranscriptMessage } from '@mem/core';
+import type { TranscriptStore } from '@mem/core/adapter';
 import { bundleChild, type ChildProgram, within } from '@mem/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MemError, wrapStoreError } from '@mem/core';
+import { MemError } from '@mem/core';
+import { wrapStoreError } from '@mem/core/adapter';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';

@@ -1,3 +1,5 @@
+import type { MemoryVersion, Scope, Source } from '@mem/core';
+import { MemError } from '@mem/core';
 import type {
   EmbeddingInfo,
   KeywordHit,
@@ -6,16 +8,12 @@ import type {
   KnowledgeStore,
   KnowledgeStoreCapabilities,
   MemoryRecord,
-  MemoryVersion,
   Rating,
   ScanOptions,
-  Scope,
   SearchFilter,
-  Source,
   VectorHit,
   VectorQuery,
-} from '@mem/core';
-import { MemError } from '@mem/core';
+} from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from './database.js';
 import { type MigrationResult, runMigrations, schemaVersion } from './migrations.js';

@@ -112,7 +112,7 @@ const knowledgeV1: Migration = {
 };
 
 /**
- * Structured stores (SPEC §5–6): messages, facts, goals, summaries, users, session state, phases, tool events,
+ * Structured stores (docs/structured.md): messages, facts, goals, summaries, users, session state, phases, tool events,
  * episodes and procedures. Every table is keyed by space first. Rowids give insertion order where a port asks for
  * it; FTS5 external-content tables index exactly `episodeSearchText` / `procedureSearchText` (the `search_text`
  * column, written by the adapter) and are kept in sync by triggers.
@@ -313,7 +313,7 @@ const structuredV2: Migration = {
 export const CONVERSATION_SCHEMA_VERSION = 3;
 
 /**
- * Conversation memory and notebooks (SPEC §3–4). A transcript is a header row (`transcripts`, with the next message
+ * Conversation memory and notebooks (docs/conversations.md, docs/notebooks.md). A transcript is a header row (`transcripts`, with the next message
  * sequence number) plus its messages (`transcript_messages`, ordered by a sequence that only grows per (space, agent)).
  * An archive is a header row plus a copy of every message of the transcript it froze; archive rows are never updated.
  * Notebook files are one row each; `user_id` / `topic` are '' for the agent-wide notebook (names are never empty).

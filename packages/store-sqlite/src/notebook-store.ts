@@ -1,19 +1,18 @@
 /**
- * The NotebookStore port (SPEC §4) on SQLite: one row per file in `notebook_files` (migration 3), keyed by
+ * The NotebookStore port (docs/notebooks.md) on SQLite: one row per file in `notebook_files` (migration 3), keyed by
  * (space, agent, user, topic, path). Writes are compare-and-set on the content hash inside one `BEGIN IMMEDIATE`
  * transaction, so two writers on any number of connections or processes never lose each other's change.
  */
+import { MemError, type NotebookScope } from '@mem/core';
 import {
   checkNotebookPath,
   checkNotebookScope,
-  MemError,
   type NotebookEntry,
   type NotebookFile,
-  type NotebookScope,
   type NotebookStore,
   notebookVersion,
   utf8Bytes,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { acquireConnection, type SqliteHandle, type SqliteOpenOptions } from './connection.js';
 import { ADAPTER } from './database.js';
 import { CONVERSATION_SCHEMA_VERSION } from './migrations.js';

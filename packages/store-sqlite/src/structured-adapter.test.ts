@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canonicalJson, createHashingEmbedder, type Episode, factPriority, MemError, type Procedure } from '@mem/core';
+import { createHashingEmbedder, type Episode, MemError, type Procedure } from '@mem/core';
+import { canonicalJson, factPriority } from '@mem/core/adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSqliteEpisodeStore,

@@ -1,38 +1,40 @@
 /**
- * The small structured ports of SPEC §5 on SQLite: messages, facts, goals, summaries, users, session state, phases
+ * The small structured ports of docs/structured.md on SQLite: messages, facts, goals, summaries, users, session state, phases
  * and tool events. Every statement is filtered by space. The rules (fact priority and merge) are the functions of
  * @mem/core; this file only stores and retrieves.
  */
 import {
-  canonicalJson,
   type Fact,
   type FactSource,
-  type FactStore,
-  factPriority,
   type Goal,
   type GoalStatus,
-  type GoalStore,
   type JsonObject,
   type JsonValue,
   MemError,
   type MessageRole,
-  type MessageStore,
-  mergeFacts,
   type PhaseChange,
-  type PhaseStore,
   type SessionState,
-  type SessionStateStore,
   type SessionSummary,
   type StoredMessage,
-  type StructuredStores,
-  type SummaryStore,
   type ToolCall,
   type ToolEvent,
   type ToolEventFilter,
-  type ToolEventStore,
   type UserRecord,
-  type UserStore,
 } from '@mem/core';
+import {
+  canonicalJson,
+  type FactStore,
+  factPriority,
+  type GoalStore,
+  type MessageStore,
+  mergeFacts,
+  type PhaseStore,
+  type SessionStateStore,
+  type StructuredStores,
+  type SummaryStore,
+  type ToolEventStore,
+  type UserStore,
+} from '@mem/core/adapter';
 import { createEpisodeStore, createProcedureStore } from './candidate-stores.js';
 import {
   acquireConnection,
@@ -634,7 +636,7 @@ function toolEventStore(c: SqliteLease): ToolEventStore {
 export interface SqliteStructuredStores extends StructuredStores, SqliteHandle {}
 
 /**
- * Every structured port of SPEC §5–6 on one SQLite file: `{ path }` opens a connection (closed by `close()`),
+ * Every structured port of docs/structured.md on one SQLite file: `{ path }` opens a connection (closed by `close()`),
  * `{ db }` shares an open one, e.g. the knowledge store's (`{ db: knowledge.db }`; never closed here).
  * Pending migrations run on open unless `autoMigrate` is false. The ports are unguarded, like every adapter: the
  * stack wraps them with `guardStructuredStores`.

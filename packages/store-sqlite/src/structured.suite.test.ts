@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StructuredStores } from '@mem/core';
+import type { StructuredStores } from '@mem/core/adapter';
 import {
   describeEpisodeStore,
   describeFactStore,

@@ -1,8 +1,9 @@
 /**
- * The TranscriptStore port (SPEC §3) on SQLite: one transcript per (space, agent) as a header row plus message rows,
+ * The TranscriptStore port (docs/conversations.md) on SQLite: one transcript per (space, agent) as a header row plus message rows,
  * archives as frozen copies. Every write is one `BEGIN IMMEDIATE` transaction (see write-lock.ts), durable on commit
  * (`synchronous=FULL`); every statement is filtered by space and agent.
  */
+import { checkName, MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
 import {
   type ArchiveInfo,
   archiveId,
@@ -10,22 +11,18 @@ import {
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkName,
   checkTranscriptHeader,
   checkTranscriptMessage,
   checkTranscriptRef,
   invalidArchiveId,
   isEmptyContent,
   type LockedTranscript,
-  MemError,
   parseArchiveId,
   renderTranscript,
   type Transcript,
   type TranscriptHeader,
-  type TranscriptMessage,
-  type TranscriptRole,
   type TranscriptStore,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { acquireConnection, type SqliteHandle, type SqliteOpenOptions } from './connection.js';
 import { ADAPTER } from './database.js';
 import { CONVERSATION_SCHEMA_VERSION } from './migrations.js';

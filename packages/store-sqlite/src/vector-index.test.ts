@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core';
+import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
 

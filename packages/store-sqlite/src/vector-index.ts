@@ -24,7 +24,7 @@ import {
   type SearchFilter,
   trainIvf,
   unitVector,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 
 export interface VectorIndexOptions {

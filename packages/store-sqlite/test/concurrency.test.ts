@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectSqliteFile, openSqlitePorts } from './crash-ports.js';
 
 // Eight processes on one SQLite file doing store, edit, move, delete, rate and search for a fixed time; the final
-// state must equal the log of acknowledged operations, and no SQLITE_BUSY may reach a caller (SPEC §8).
+// state must equal the log of acknowledged operations, and no SQLITE_BUSY may reach a caller (docs/safety.md).
 // `mem bench crash --soak 60` runs the same for longer.
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));

@@ -6,7 +6,7 @@ import { describeCrashCampaigns } from '@mem/testkit';
 import { inspectSqliteFile, openSqlitePorts } from './crash-ports.js';
 
 // Transcript appends with compactions, and notebook writes, in writer processes killed at random points; after each
-// kill every acknowledged message and notebook write must be there (SPEC §3, §4, §8).
+// kill every acknowledged message and notebook write must be there (docs/conversations.md, docs/notebooks.md, docs/safety.md).
 const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-crash-'));
 describeCrashCampaigns('SQLite transcripts and notebooks', {
   child: fileURLToPath(new URL('./crash-child.ts', import.meta.url)),

@@ -6,7 +6,7 @@ import { describeCrashCampaigns } from '@mem/testkit';
 import { inspectSqliteFile, openSqlitePorts } from './crash-ports.js';
 
 // Writers in real processes, killed with SIGKILL at random points; after each kill the file is reopened and every
-// acknowledged write must be there (SPEC §3, §8). `mem bench crash` runs the same with hundreds of kills.
+// acknowledged write must be there (docs/conversations.md, docs/safety.md). `mem bench crash` runs the same with hundreds of kills.
 const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-crash-'));
 describeCrashCampaigns('SQLite knowledge store', {
   child: fileURLToPath(new URL('./crash-child.ts', import.meta.url)),

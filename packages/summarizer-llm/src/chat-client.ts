@@ -4,7 +4,7 @@
  * completion per call, token usage, and the mapping of SDK errors to a reason in words plus whether a retry may help.
  * Nothing here ever puts the API key into a message.
  */
-import type { TokenUsage } from '@mem/core';
+import type { TokenUsage } from '@mem/core/adapter';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';

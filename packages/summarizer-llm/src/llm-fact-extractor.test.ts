@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type Episode, type EpisodeCluster, type Logger, MemError } from '@mem/core';
+import { type Episode, MemError } from '@mem/core';
+import type { EpisodeCluster, Logger } from '@mem/core/adapter';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeChatServer } from '../test/fake-chat-server.js';
 import {

@@ -1,17 +1,14 @@
+import { checkName, type Episode, type JsonValue, MemError } from '@mem/core';
 import {
-  checkName,
-  type Episode,
   type ExtractedFact,
   type FactExtraction,
   type FactExtractionInput,
   type FactExtractor,
-  type JsonValue,
   type Logger,
-  MemError,
   redactSecrets,
   silentLogger,
   type TokenUsage,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   type ChatAnswer,
   type ChatEndpointOptions,
@@ -22,7 +19,7 @@ import {
 import { DEFAULT_FACT_KINDS, normaliseFactKey } from './fact-keys.js';
 import { parseLenientJson } from './lenient-json.js';
 
-/** SPEC §6: consolidation reads at most the 50 most recent episodes. */
+/** Consolidation reads at most the 50 most recent episodes. */
 export const MAX_EXTRACTION_EPISODES = 50;
 
 /** Per-field caps of what is sent per episode (characters, or items for lists). */
@@ -214,7 +211,7 @@ function readFact(
 }
 
 /**
- * The LLM fact extractor (SPEC §6 consolidation, optional extractor): sends the newest episodes (at most 50) and
+ * The LLM fact extractor (consolidation, optional extractor; docs/structured.md): sends the newest episodes (at most 50) and
  * their clusters, with secrets redacted, to any OpenAI-compatible chat completions endpoint, and reads back a JSON
  * list of facts `{key, value, topic?, evidence?}` — tolerant of code fences, prose, a `{"facts": […]}` wrapper and
  * broken JSON. Keys follow `<kind>.<subject>.<aspect>` (see fact-keys.ts): invalid keys are normalised or the item is

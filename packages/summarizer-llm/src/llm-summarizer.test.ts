@@ -1,11 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  Conversation,
-  createMemoryTranscriptStore,
-  ManualClock,
-  silentLogger,
-  type TranscriptMessage,
-} from '@mem/core';
+import { Conversation, createInMemoryTranscriptStore, type TranscriptMessage } from '@mem/core';
+import { ManualClock, silentLogger } from '@mem/core/adapter';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeChatServer } from '../test/fake-chat-server.js';
 import { createLlmSummarizer, DEFAULT_SUMMARY_PROMPT, type LlmSummarizerOptions } from './index.js';
@@ -183,7 +178,7 @@ describe('LLM summariser', () => {
 
   it('compresses a conversation at the threshold through the model', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const store = createMemoryTranscriptStore();
+    const store = createInMemoryTranscriptStore();
     const conv = new Conversation({
       store,
       space: 'acme',

@@ -1,11 +1,11 @@
+import { createTemplateSummarizer } from '@mem/core';
 import {
-  createTemplateSummarizer,
   renderMessageLine,
   type SummarizeInput,
   type Summarizer,
   type SummaryResult,
   type TokenUsage,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   addUsage,
   type ChatAnswer,
@@ -72,7 +72,7 @@ export function renderForSummary(input: SummarizeInput, maxChars: number): strin
 }
 
 /**
- * The LLM summariser (SPEC §7): asks any OpenAI-compatible chat completions endpoint for a summary that keeps every
+ * The LLM summariser (docs/configuration.md): asks any OpenAI-compatible chat completions endpoint for a summary that keeps every
  * fact, decision, constraint, tool result, error and open question. Never throws for a model problem: on an error,
  * or a summary under `minSummaryChars`, it falls back to the template summariser and says why (`fallback`).
  * Reports the tokens the model used. Reads no environment variable.

@@ -1,18 +1,16 @@
 /**
- * Conformance suites of the episode and procedure stores (SPEC §6). These are storage ports: they return
+ * Conformance suites of the episode and procedure stores (docs/structured.md). These are storage ports: they return
  * candidates (keyword hits, vector hits); the ranking is checked in @mem/episodic and @mem/procedural.
  */
+import { createHashingEmbedder, type Episode, type Procedure } from '@mem/core';
 import {
-  createHashingEmbedder,
-  type Episode,
   type EpisodeStore,
   episodeSearchText,
-  type Procedure,
   type ProcedureStore,
   procedureSearchText,
   queryTerms,
   type StoredEmbedding,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { at, expectMemError, type PortFactory, type PortSuiteOptions, withFixture } from './port-fixture.js';
 

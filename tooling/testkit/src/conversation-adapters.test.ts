@@ -1,27 +1,27 @@
 import {
-  createMemoryNotebookData,
-  createMemoryNotebookStore,
-  createMemoryTranscriptData,
-  createMemoryTranscriptStore,
+  createInMemoryNotebookData,
+  createInMemoryNotebookStore,
+  createInMemoryTranscriptData,
+  createInMemoryTranscriptStore,
 } from '@mem/core';
 import { describeNotebookStore, describeTranscriptStore } from './index.js';
 
 // The in-memory transcript and notebook adapters of @mem/core run their suites too. "Another instance" shares the
 // same data, as a second connection to one database would.
 describeTranscriptStore('in-memory', async (options) => {
-  const data = createMemoryTranscriptData();
+  const data = createInMemoryTranscriptData();
   return {
-    store: createMemoryTranscriptStore({ data, ...options }),
+    store: createInMemoryTranscriptStore({ data, ...options }),
     cleanup: async () => {},
-    openAnother: async (o = {}) => createMemoryTranscriptStore({ data, ...o }),
+    openAnother: async (o = {}) => createInMemoryTranscriptStore({ data, ...o }),
   };
 });
 
 describeNotebookStore('in-memory', async () => {
-  const data = createMemoryNotebookData();
+  const data = createInMemoryNotebookData();
   return {
-    store: createMemoryNotebookStore({ data }),
+    store: createInMemoryNotebookStore({ data }),
     cleanup: async () => {},
-    openAnother: async () => createMemoryNotebookStore({ data }),
+    openAnother: async () => createInMemoryNotebookStore({ data }),
   };
 });

@@ -1,5 +1,5 @@
 /**
- * Crash safety and concurrency harness (SPEC §3 "a crash after add returns loses nothing", §8 reliability).
+ * Crash safety and concurrency harness (docs/conversations.md "a crash after add returns loses nothing", §8 reliability).
  *
  * Child side (`runHarnessChild`): a writer process opens the ports of one adapter and runs a workload, telling the
  * parent over IPC what it is about to do (`begin`) and, only after the awaited call returned, what was done (`ack`).
@@ -16,17 +16,19 @@ import {
   type ConversationOptions,
   ConversationService,
   createHashingEmbedder,
-  type KnowledgeStore,
+  KnowledgeService,
   MemError,
-  type MemoryRecord,
-  MemoryService,
   Notebook,
-  type NotebookStore,
   type Principal,
+} from '@mem/core';
+import {
+  type KnowledgeStore,
+  type MemoryRecord,
+  type NotebookStore,
   systemClock,
   type Tokenizer,
   type TranscriptStore,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import {
   type ChildProgram,
   type ChildRun,
@@ -160,9 +162,9 @@ type Step = (begin: HarnessOp, run: () => Promise<HarnessOp>) => Promise<void>;
 /** Writers stop on their own only after this many operations (a parent that never kills is a bug, not a hang). */
 const MAX_OPS = 1_000_000;
 
-function memoryOver(ports: HarnessPorts): MemoryService {
+function memoryOver(ports: HarnessPorts): KnowledgeService {
   if (!ports.knowledge) throw new Error('the knowledge workload needs a knowledge store');
-  return new MemoryService({ store: ports.knowledge, embedder: createHashingEmbedder(), clock: systemClock });
+  return new KnowledgeService({ store: ports.knowledge, embedder: createHashingEmbedder(), clock: systemClock });
 }
 
 async function knowledgeWriter(s: HarnessSettings, ports: HarnessPorts, rnd: () => number, step: Step) {

@@ -1,18 +1,20 @@
 import {
   createHashingEmbedder,
-  createMemoryKnowledgeStore,
+  createInMemoryKnowledgeStore,
   createStack,
   type Episode,
   forget,
+  type Principal,
+  type Stack,
+  withEpisodeAuthor,
+} from '@mem/core';
+import {
   type KnowledgeStore,
   ManualClock,
   type NotebookStore,
-  type Principal,
-  type Stack,
   type StructuredStores,
   type TranscriptStore,
-  withEpisodeAuthor,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -59,12 +61,12 @@ const episode = (id: string, summary: string, agentId: string): Episode => ({
 
 async function exported(stack: Stack, p: Principal): Promise<string> {
   const out: unknown[] = [];
-  for await (const r of stack.memory.export(p)) out.push(r);
+  for await (const r of stack.knowledge.export(p)) out.push(r);
   return JSON.stringify(out);
 }
 
 /**
- * The privacy suite (SPEC §8, issue 9 §4–5). Transcripts: a secret is replaced by `[REDACTED:<kind>]` before it is
+ * The privacy suite (docs/safety.md, issue 9 §4–5). Transcripts: a secret is replaced by `[REDACTED:<kind>]` before it is
  * written, so neither the transcript, an archive nor the raw storage holds it (and `redactSecrets: false` writes text
  * as given). Forget: after `forget --agent` and `forget --user`, nothing of the subject remains
  * in any port the adapter provides — not in search, export or listings, and not in the raw storage (database file,
@@ -79,7 +81,7 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
         return;
       }
       const stack = createStack({
-        knowledge: f.knowledge ?? createMemoryKnowledgeStore(),
+        knowledge: f.knowledge ?? createInMemoryKnowledgeStore(),
         clock: new ManualClock(AT),
         transcripts: f.transcripts,
       });
@@ -122,7 +124,7 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
     it('removes an agent and a user from every port, down to the raw storage', async () => {
       const f = await factory();
       const stack = createStack({
-        knowledge: f.knowledge ?? createMemoryKnowledgeStore(),
+        knowledge: f.knowledge ?? createInMemoryKnowledgeStore(),
         embedder: createHashingEmbedder({ dimension: 32 }),
         clock: new ManualClock(AT),
         ...(f.structured ? { structured: f.structured } : {}),
@@ -131,15 +133,15 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
       });
       try {
         // Knowledge: alice owns an agent-scope and a swarm-scope memory, one edited (a version row) and rated.
-        const own = await stack.memory.store(alice, { content: `Alice keeps the ${ALICE} deploy checklist.` });
-        const shared = await stack.memory.store(alice, {
+        const own = await stack.knowledge.store(alice, { content: `Alice keeps the ${ALICE} deploy checklist.` });
+        const shared = await stack.knowledge.store(alice, {
           content: `The ${ALICE} service pages on-call.`,
           name: `${ALICE} paging`,
           scope: 'swarm',
         });
-        await stack.memory.edit(alice, { id: own.id, intent: 'sharpen', content: `Alice owns the ${ALICE} list.` });
-        await stack.memory.rate(bob, { id: shared.id, useful: true, taskId: 't-1', note: `rated ${ALICE}` });
-        await stack.memory.store(bob, { content: `Bob keeps the ${BOB} runbook.`, scope: 'swarm' });
+        await stack.knowledge.edit(alice, { id: own.id, intent: 'sharpen', content: `Alice owns the ${ALICE} list.` });
+        await stack.knowledge.rate(bob, { id: shared.id, useful: true, taskId: 't-1', note: `rated ${ALICE}` });
+        await stack.knowledge.store(bob, { content: `Bob keeps the ${BOB} runbook.`, scope: 'swarm' });
 
         if (stack.conversations) {
           const conv = stack.conversations.open({ space: SPACE, agentId: 'alice' });
@@ -188,7 +190,7 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
 
         // Through the ports: search, export, listings.
         for (const p of [alice, bob, lead]) {
-          const hits = await stack.memory.search(p, { query: `${ALICE} checklist service paging` });
+          const hits = await stack.knowledge.search(p, { query: `${ALICE} checklist service paging` });
           expect(JSON.stringify(hits)).not.toContain(ALICE);
           expect(await exported(stack, p)).not.toContain(ALICE);
         }

@@ -5,7 +5,8 @@
  * its write must still count afterwards. The interleaving is forced: the editing store runs the other writer's call
  * right before it replaces the chunks. Runs on adapters whose fixture can open a second, independent instance.
  */
-import { createHashingEmbedder, type KnowledgeStore, MemoryService, type Principal, systemClock } from '@mem/core';
+import { createHashingEmbedder, KnowledgeService, type Principal } from '@mem/core';
+import { type KnowledgeStore, systemClock } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KnowledgeStoreFactory, KnowledgeStoreFixture } from './knowledge.js';
 
@@ -37,13 +38,13 @@ export function describeKnowledgeCounterRaces(name: string, factory: KnowledgeSt
       fixture = undefined;
     });
 
-    async function setup(during: (other: MemoryService, id: string) => Promise<void>) {
+    async function setup(during: (other: KnowledgeService, id: string) => Promise<void>) {
       fixture = await factory();
       if (!fixture.openAnother) throw new Error(`${name}: the fixture cannot open a second instance`);
       const second = await fixture.openAnother();
       open.push(second);
       const embedder = createHashingEmbedder({ dimension: 64 });
-      const other = new MemoryService({ store: second, embedder, clock: systemClock });
+      const other = new KnowledgeService({ store: second, embedder, clock: systemClock });
       let id = '';
       let armed = false;
       const store = interceptReplace(fixture.store, async () => {
@@ -51,7 +52,7 @@ export function describeKnowledgeCounterRaces(name: string, factory: KnowledgeSt
         armed = false;
         await during(other, id);
       });
-      const editor = new MemoryService({ store, embedder, clock: systemClock });
+      const editor = new KnowledgeService({ store, embedder, clock: systemClock });
       const p = alice;
       id = (await editor.store(p, { content: 'The deploy runs at noon.', key: '/notes/deploy' })).id;
       armed = true;

@@ -1,14 +1,5 @@
-import {
-  contentHash,
-  createHashingEmbedder,
-  createStack,
-  type KnowledgeStore,
-  ManualClock,
-  MemError,
-  type Principal,
-  type SearchFilter,
-  type Stack,
-} from '@mem/core';
+import { createHashingEmbedder, createStack, MemError, type Principal, type Stack } from '@mem/core';
+import { contentHash, type KnowledgeStore, ManualClock, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 
@@ -44,7 +35,7 @@ function longDocument(sections: number, paragraphsPer = 6): string {
 
 /**
  * The conformance suite of the KnowledgeStore port. Every adapter runs it through a fresh store from `factory`;
- * behaviour is checked through the memory service of @mem/core (which is how users reach a store) and, where a
+ * behaviour is checked through the knowledge service of @mem/core (which is how users reach a store) and, where a
  * rule belongs to the port itself (filters before the cut), through the port directly.
  */
 export function describeKnowledgeStore(
@@ -76,7 +67,7 @@ export function describeKnowledgeStore(
     });
 
     it('round-trips a memory: store, get, search', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const stored = await memory.store(alice, {
         content: 'The billing service retries failed invoices three times before paging.',
         name: 'Billing retries',
@@ -103,7 +94,7 @@ export function describeKnowledgeStore(
     });
 
     it('never crosses spaces', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const a = await memory.store(alice, {
         content: 'Globex must never see the acme launch plan for the rocket.',
         scope: 'swarm',
@@ -124,7 +115,7 @@ export function describeKnowledgeStore(
     });
 
     it('agent scope is private to its owner; swarm scope is shared', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const priv = await memory.store(alice, {
         content: 'Alice prefers the staging cluster in eu-west for experiments.',
       });
@@ -152,7 +143,7 @@ export function describeKnowledgeStore(
     });
 
     it('applies keyPrefix, tags, source and scope inside each arm before the top-k cut', async () => {
-      const { memory, knowledge } = await setup();
+      const { knowledge: memory, knowledgeStore: knowledge } = await setup();
       // 40 strong matches outside the folder, 3 weaker ones inside it.
       for (let i = 0; i < 40; i++) {
         await memory.store(alice, {
@@ -203,7 +194,7 @@ export function describeKnowledgeStore(
     });
 
     it('expires memories by source tier; /longterm never expires; gc deletes the expired', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const task = await memory.store(alice, {
         content: 'Task 17 finished: the cache warmer now runs hourly.',
         source: 'task_completion',
@@ -243,7 +234,7 @@ export function describeKnowledgeStore(
     });
 
     it('moves every chunk of a document in one step, keeping id, ratings, access counts and author', async () => {
-      const { memory, knowledge } = await setup();
+      const { knowledge: memory, knowledgeStore: knowledge } = await setup();
       const content = longDocument(6);
       const doc = await memory.store(alice, { content, key: '/runbooks/ops', source: 'file_index' });
       expect(doc.chunkCount).toBeGreaterThan(2);
@@ -273,7 +264,7 @@ export function describeKnowledgeStore(
     });
 
     it('versions every edit with its intent; exact edits need exactly one occurrence', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const m = await memory.store(alice, {
         content: 'Standup is at 9:30 in room Blue. Room Blue has a projector.',
         name: 'Standup',
@@ -311,7 +302,7 @@ export function describeKnowledgeStore(
     });
 
     it('counts a rating once per memory per task, and ratings move a memory up and down', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const a = await memory.store(alice, { content: 'Use the blue-green deploy script for the api service.' });
       const b = await memory.store(alice, { content: 'Use the canary deploy script for the api service.' });
       const r1 = await memory.rate(alice, { id: a.id, useful: true, taskId: 'task-1', note: 'worked' });
@@ -328,7 +319,7 @@ export function describeKnowledgeStore(
     });
 
     it('keeps one copy of the same content per owner and scope', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const a = await memory.store(alice, { content: 'Redis runs on port 6380 in staging.' });
       const b = await memory.store(alice, { content: 'Redis runs on port 6380 in staging.', tags: ['x'] });
       expect(b.id).toBe(a.id);
@@ -386,7 +377,7 @@ export function describeKnowledgeStore(
     });
 
     it('stores Unicode (emoji, CJK, RTL) and very long content exactly', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const texts = [
         'Team offsite 🎉🚀 in Lisbon — café ☕',
         '東京タワーに行った 東京 会議',
@@ -413,7 +404,7 @@ export function describeKnowledgeStore(
     });
 
     it('refuses bad input with a stable code and changes nothing', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const a = await memory.store(alice, { content: 'Original fact.', key: '/notes/original' });
       const snapshot = async () => JSON.stringify(await Promise.all([memory.stats(alice), memory.stats(lead)]));
       const before = await snapshot();
@@ -490,25 +481,28 @@ export function describeKnowledgeStore(
     });
 
     it('refuses to mix vector spaces and re-embeds on reindex', async () => {
-      const { memory } = await setup(64);
+      const { knowledge: memory } = await setup(64);
       await memory.store(alice, { content: 'Vectors from the 64-dimension hashing embedder.' });
       const other = createStack({
         knowledge: fixture!.store,
         embedder: createHashingEmbedder({ dimension: 32 }),
         clock,
       });
-      const e = await expectCode(other.memory.store(alice, { content: 'A 32-dimension write.' }), 'EMBEDDING_MISMATCH');
+      const e = await expectCode(
+        other.knowledge.store(alice, { content: 'A 32-dimension write.' }),
+        'EMBEDDING_MISMATCH',
+      );
       expect(e.message).toMatch(/mem reindex/);
-      await expectCode(other.memory.search(alice, { query: 'vectors' }), 'EMBEDDING_MISMATCH');
-      const done = await other.memory.reindex();
+      await expectCode(other.knowledge.search(alice, { query: 'vectors' }), 'EMBEDDING_MISMATCH');
+      const done = await other.knowledge.reindex();
       expect(done).toMatchObject({ chunks: 1, dimension: 32 });
-      const hits = await other.memory.search(alice, { query: 'hashing embedder vectors' });
+      const hits = await other.knowledge.search(alice, { query: 'hashing embedder vectors' });
       expect(hits[0]?.similarity).toBeGreaterThan(0.3);
       await expectCode(memory.search(alice, { query: 'vectors' }), 'EMBEDDING_MISMATCH');
     });
 
     it('runs recall, dedup-check, smart-recall, task context and inject-learning', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const fact = await memory.store(alice, {
         content: 'The payments api uses idempotency keys on every POST request.',
         name: 'Payments idempotency',
@@ -546,7 +540,7 @@ export function describeKnowledgeStore(
     });
 
     it('indexes a document by source path and replaces it when it changes', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const first = await memory.index(alice, {
         sourcePath: 'docs/Runbook.md',
         content: '# Runbook\n\nRestart the worker with systemctl.',
@@ -570,7 +564,7 @@ export function describeKnowledgeStore(
     });
 
     it('deletes a document with every chunk', async () => {
-      const { memory, knowledge } = await setup();
+      const { knowledge: memory, knowledgeStore: knowledge } = await setup();
       const doc = await memory.store(alice, { content: longDocument(4) });
       expect(doc.chunkCount).toBeGreaterThan(1);
       await memory.edit(alice, { id: doc.id, intent: 'touch', newKey: '/notes/handbook' });
@@ -582,7 +576,7 @@ export function describeKnowledgeStore(
     });
 
     it('deletes every document of one agent (forget) with its versions and ratings, and nothing else', async () => {
-      const { memory, knowledge } = await setup();
+      const { knowledge: memory, knowledgeStore: knowledge } = await setup();
       const marker = 'zanzibar quokka';
       const mine = await memory.store(alice, { content: `Alice runs the ${marker} deploy checklist.` });
       const long = await memory.store(alice, {
@@ -631,7 +625,7 @@ export function describeKnowledgeStore(
     });
 
     it('exports with original timestamps, in order', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       await memory.import(alice, { content: 'Old memory.', createdAt: '2025-01-02T03:04:05.000Z', tags: ['old'] });
       await memory.store(alice, { content: longDocument(3), name: 'Doc' });
       await memory.store(bob, { content: 'Bob private.' });
@@ -646,7 +640,7 @@ export function describeKnowledgeStore(
     });
 
     it('stores a batch with per-item results, and a batch write is all or nothing', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       const held = await memory.store(alice, { content: 'Held key before the batch.', key: '/batch/held' });
       const stored = await memory.store(alice, { content: 'Stored before the batch.' });
       const inputs: unknown[] = [];
@@ -727,7 +721,7 @@ export function describeKnowledgeStore(
     });
 
     it('persists across instances and loses nothing when two instances write at once', async () => {
-      const { memory } = await setup();
+      const { knowledge: memory } = await setup();
       if (!fixture!.openAnother) return;
       const second = await fixture!.openAnother();
       extra.push(second);
@@ -735,27 +729,27 @@ export function describeKnowledgeStore(
       const writes: Promise<unknown>[] = [];
       for (let i = 0; i < 100; i++) {
         writes.push(memory.store(alice, { content: `first writer memory ${i}`, key: `/race/a-${i}` }));
-        writes.push(other.memory.store(alice, { content: `second writer memory ${i}`, key: `/race/b-${i}` }));
+        writes.push(other.knowledge.store(alice, { content: `second writer memory ${i}`, key: `/race/b-${i}` }));
       }
       // Both instances race for the same key: exactly one wins, the other gets KEY_TAKEN.
       const contested = await Promise.allSettled([
         memory.store(alice, { content: 'contested one', key: '/race/contested' }),
-        other.memory.store(alice, { content: 'contested two', key: '/race/contested' }),
+        other.knowledge.store(alice, { content: 'contested two', key: '/race/contested' }),
       ]);
       await Promise.all(writes);
       expect(contested.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = contested.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(MemError.is(rejected.reason, 'KEY_TAKEN')).toBe(true);
       expect((await memory.stats(alice)).documents).toBe(201);
-      expect((await other.memory.stats(alice)).documents).toBe(201);
+      expect((await other.knowledge.stats(alice)).documents).toBe(201);
       // Concurrent ratings from both instances: each counted once.
       const target = await memory.store(alice, { content: 'rated from two processes' });
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          (i % 2 ? memory : other.memory).rate(alice, { id: target.id, useful: true, taskId: `task-${i}` }),
+          (i % 2 ? memory : other.knowledge).rate(alice, { id: target.id, useful: true, taskId: `task-${i}` }),
         ),
       );
-      expect((await other.memory.get(alice, { id: target.id })).alpha).toBe(21);
+      expect((await other.knowledge.get(alice, { id: target.id })).alpha).toBe(21);
     });
   });
 }

@@ -1,13 +1,5 @@
-import {
-  ManualClock,
-  MemError,
-  Notebook,
-  type NotebookOwner,
-  type NotebookScope,
-  type NotebookStore,
-  notebookVersion,
-  type Tokenizer,
-} from '@mem/core';
+import { MemError, Notebook, type NotebookOwner, type NotebookScope } from '@mem/core';
+import { ManualClock, type NotebookStore, notebookVersion, type Tokenizer } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 
@@ -29,7 +21,7 @@ const wordTokenizer: Tokenizer = { id: 'words', count: (s) => s.split(/\s+/).fil
 const expectCode = expectMemError;
 
 /**
- * The conformance suite of the NotebookStore port (SPEC §4), and of the Notebook service over it. Every adapter runs
+ * The conformance suite of the NotebookStore port (docs/notebooks.md), and of the Notebook service over it. Every adapter runs
  * it with a factory of fresh stores; `openAnother` opens a second instance on the same data, as a second process would.
  */
 export function describeNotebookStore(

@@ -245,4 +245,4 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 }
 
 /** Seeded, so that a failing run can be repeated with its seed (the generator of @mem/core). */
-export { seededRandom } from '@mem/core';
+export { seededRandom } from '@mem/core/adapter';

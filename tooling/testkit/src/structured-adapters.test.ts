@@ -1,15 +1,5 @@
-import {
-  InMemoryEpisodeStore,
-  InMemoryFactStore,
-  InMemoryGoalStore,
-  InMemoryMessageStore,
-  InMemoryPhaseStore,
-  InMemoryProcedureStore,
-  InMemorySessionStateStore,
-  InMemorySummaryStore,
-  InMemoryToolEventStore,
-  InMemoryUserStore,
-} from '@mem/core';
+import { createInMemoryStructuredStores } from '@mem/core';
+import type { StructuredStores } from '@mem/core/adapter';
 import {
   describeEpisodeStore,
   describeFactStore,
@@ -25,53 +15,27 @@ import {
 } from './index.js';
 
 /**
- * The in-memory adapters of @mem/core run every structured suite. A second instance built over the first one's
- * data (`new X(store)`) stands in for another connection to the same database.
+ * The in-memory adapters of @mem/core run every structured suite. A second bundle built over the first one's data
+ * (`createInMemoryStructuredStores(first)`) stands in for another connection to the same database.
  */
-function inMemory<S>(make: (shareWith?: S) => S): PortFactory<S> {
+function inMemory<K extends keyof StructuredStores>(port: K): PortFactory<StructuredStores[K]> {
   return async () => {
-    const store = make();
-    return { store, cleanup: async () => {}, openAnother: async () => make(store) };
+    const stores = createInMemoryStructuredStores();
+    return {
+      store: stores[port],
+      cleanup: async () => {},
+      openAnother: async () => createInMemoryStructuredStores(stores)[port],
+    };
   };
 }
 
-describeMessageStore(
-  'in-memory',
-  inMemory((s?: InMemoryMessageStore) => new InMemoryMessageStore(s)),
-);
-describeFactStore(
-  'in-memory',
-  inMemory((s?: InMemoryFactStore) => new InMemoryFactStore(s)),
-);
-describeGoalStore(
-  'in-memory',
-  inMemory((s?: InMemoryGoalStore) => new InMemoryGoalStore(s)),
-);
-describeSummaryStore(
-  'in-memory',
-  inMemory((s?: InMemorySummaryStore) => new InMemorySummaryStore(s)),
-);
-describeUserStore(
-  'in-memory',
-  inMemory((s?: InMemoryUserStore) => new InMemoryUserStore(s)),
-);
-describeSessionStateStore(
-  'in-memory',
-  inMemory((s?: InMemorySessionStateStore) => new InMemorySessionStateStore(s)),
-);
-describePhaseStore(
-  'in-memory',
-  inMemory((s?: InMemoryPhaseStore) => new InMemoryPhaseStore(s)),
-);
-describeToolEventStore(
-  'in-memory',
-  inMemory((s?: InMemoryToolEventStore) => new InMemoryToolEventStore(s)),
-);
-describeEpisodeStore(
-  'in-memory',
-  inMemory((s?: InMemoryEpisodeStore) => new InMemoryEpisodeStore(s)),
-);
-describeProcedureStore(
-  'in-memory',
-  inMemory((s?: InMemoryProcedureStore) => new InMemoryProcedureStore(s)),
-);
+describeMessageStore('in-memory', inMemory('messages'));
+describeFactStore('in-memory', inMemory('facts'));
+describeGoalStore('in-memory', inMemory('goals'));
+describeSummaryStore('in-memory', inMemory('summaries'));
+describeUserStore('in-memory', inMemory('users'));
+describeSessionStateStore('in-memory', inMemory('sessionState'));
+describePhaseStore('in-memory', inMemory('phases'));
+describeToolEventStore('in-memory', inMemory('toolEvents'));
+describeEpisodeStore('in-memory', inMemory('episodes'));
+describeProcedureStore('in-memory', inMemory('procedures'));

@@ -1,10 +1,10 @@
 /**
- * Conformance suites of the small structured ports (SPEC §5): messages, facts, goals, summaries, users, session
+ * Conformance suites of the small structured ports (docs/structured.md): messages, facts, goals, summaries, users, session
  * state, phases and tool events. Behaviour is checked on the port itself; bad input is checked through the core
  * guard (`guard*Store`), which is how the stack reaches every adapter.
  */
+import { type FactSource, type JsonValue, MemError, type ToolEvent } from '@mem/core';
 import {
-  type FactSource,
   type FactStore,
   type GoalStore,
   guardFactStore,
@@ -15,17 +15,14 @@ import {
   guardSummaryStore,
   guardToolEventStore,
   guardUserStore,
-  type JsonValue,
-  MemError,
   type MessageStore,
   type NewMessage,
   type PhaseStore,
   type SessionStateStore,
   type SummaryStore,
-  type ToolEvent,
   type ToolEventStore,
   type UserStore,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { at, expectMemError, type PortFactory, type PortSuiteOptions, withFixture } from './port-fixture.js';
 

@@ -1,15 +1,12 @@
+import { Conversation, createTemplateSummarizer, MemError, type TranscriptMessage } from '@mem/core';
 import {
   type CompactionStepHook,
-  Conversation,
-  createTemplateSummarizer,
   ManualClock,
-  MemError,
   type Tokenizer,
   type Transcript,
   type TranscriptHeader,
-  type TranscriptMessage,
   type TranscriptStore,
-} from '@mem/core';
+} from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 
@@ -59,7 +56,7 @@ const TRICKY_CONTENTS = [
 ];
 
 /**
- * The conformance suite of the TranscriptStore port (SPEC §3). Every adapter runs it with a factory of fresh
+ * The conformance suite of the TranscriptStore port (docs/conversations.md). Every adapter runs it with a factory of fresh
  * stores; `openAnother` opens a second instance on the same data, as a second process would.
  */
 export function describeTranscriptStore(

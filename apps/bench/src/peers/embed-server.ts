@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Embedder } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 
 export interface EmbeddingServerStats {
   requests: number;

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cosine, type Embedder } from '@mem/core';
+import { cosine, type Embedder } from '@mem/core/adapter';
 import type { Conversation } from '../locomo.js';
 import { percentile, round } from '../stats.js';
 import type { Peer, PeerDoc } from './types.js';

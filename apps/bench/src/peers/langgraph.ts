@@ -6,7 +6,7 @@
  * a viewer's search is the store's own search over the shared and the viewer's namespaces, merged by score.
  */
 import { Embeddings } from '@langchain/core/embeddings';
-import type { Embedder } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 import type { Peer, PeerDoc, PeerOptions } from './types.js';
 
 class BenchEmbeddings extends Embeddings {

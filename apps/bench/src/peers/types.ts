@@ -1,5 +1,5 @@
 /** The small surface every peer adapter offers the benches (retrieval.ts, scale.ts). */
-import type { Embedder } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 
 export interface PeerDoc {
   /** The bench's id for the document; search answers with these ids. */

@@ -22,7 +22,7 @@ export function templateSummary(input: SummarizeInput, options: TemplateSummariz
 }
 
 /**
- * The template summariser (SPEC §7): no model, no dependencies, never fails. The last 20 messages as
+ * The template summariser (docs/configuration.md): no model, no dependencies, never fails. The last 20 messages as
  * `- [role]: text`, each cut at 200 characters. Also the fallback of the LLM summariser.
  */
 export function createTemplateSummarizer(options: TemplateSummarizerOptions = {}): Summarizer {

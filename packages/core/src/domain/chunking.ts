@@ -1,4 +1,4 @@
-/** Splitting long content into chunks (SPEC §2.4). Pure; joining every chunk's body gives back the input exactly. */
+/** Splitting long content into chunks (docs/writing.md). Pure; joining every chunk's body gives back the input exactly. */
 
 export interface ChunkOptions {
   /** Content shorter than this is one chunk; longer content is split so that chunks stay near this size. */

@@ -1,5 +1,5 @@
 /**
- * The compaction policy (SPEC §3): when to compress a conversation, and the three strategies that make room.
+ * The compaction policy (docs/conversations.md): when to compress a conversation, and the three strategies that make room.
  * Pure functions over messages and their token counts.
  */
 import { MemError } from '../errors.js';

@@ -1,4 +1,4 @@
-/** Fact rules (SPEC §5): source priority and the merge of global and topic facts. Pure functions. */
+/** Fact rules (docs/structured.md): source priority and the merge of global and topic facts. Pure functions. */
 import type { Fact, FactSource } from '../types-structured.js';
 
 /** Higher wins: user > ai_inferred > mcp > other. */

@@ -1,5 +1,5 @@
 /**
- * The notebook block injected into every model request (SPEC §4): guidance, then `<memory>` … `</memory>`
+ * The notebook block injected into every model request (docs/notebooks.md): guidance, then `<memory>` … `</memory>`
  * with `### MEMORY.md` and its lines, then the list of other files. Pure: the caller gives the file contents.
  */
 import type { NotebookEntry } from '../ports/notebook-store.js';

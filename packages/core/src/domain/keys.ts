@@ -24,7 +24,7 @@ export interface LongtermRoot {
 
 export const LONGTERM_PREFIX = '/longterm';
 
-/** The closed list (SPEC §2.2). Entity roots are listed per allowed entity type. */
+/** The closed list (docs/keys-and-roots.md). Entity roots are listed per allowed entity type. */
 export const LONGTERM_ROOTS: readonly LongtermRoot[] = [
   { path: '/longterm/company-story', weight: 1.4, leadOnly: true, slots: [], example: '/longterm/company-story' },
   {
@@ -125,7 +125,7 @@ function truncate(key: string): string {
   return key.length > 220 ? `${key.slice(0, 220)}…` : key;
 }
 
-/** Check the shape of a key (SPEC §2.2) without the `/longterm` rules. Throws `INVALID_KEY`. */
+/** Check the shape of a key (docs/keys-and-roots.md) without the `/longterm` rules. Throws `INVALID_KEY`. */
 export function checkKeyShape(key: string): void {
   if (typeof key !== 'string' || key.length === 0) throw invalid(String(key), 'the key is empty');
   if (key.length > MAX_KEY_LENGTH)

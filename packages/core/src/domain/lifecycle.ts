@@ -1,7 +1,7 @@
 import type { Source } from '../types.js';
 import { isLongtermKey } from './keys.js';
 
-/** How a source ages (SPEC §2.3). `expiresAfterDays`/`halfLifeDays` null = never. */
+/** How a source ages (docs/lifecycles.md). `expiresAfterDays`/`halfLifeDays` null = never. */
 export interface Tier {
   expiresAfterDays: number | null;
   halfLifeDays: number | null;

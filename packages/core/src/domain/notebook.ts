@@ -1,4 +1,4 @@
-/** Notebook rules (SPEC §4): file paths, the edit rules of write_memory, versions. Pure functions. */
+/** Notebook rules (docs/notebooks.md): file paths, the edit rules of write_memory, versions. Pure functions. */
 import { MemError } from '../errors.js';
 import type { NotebookScope } from '../ports/notebook-store.js';
 import { contentHash } from './ids.js';

@@ -1,5 +1,5 @@
 /**
- * The one ranking of procedures (SPEC §6): relevance combined with success rate. Every backend ranks with these
+ * The one ranking of procedures (docs/structured.md): relevance combined with success rate. Every backend ranks with these
  * functions: the stores return candidates (keyword scores, cosine similarities), @mem/procedural gathers them and
  * calls `rankProcedures`. Pure functions.
  *

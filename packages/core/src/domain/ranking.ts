@@ -1,4 +1,4 @@
-/** Ranking (SPEC §2.5): weighted reciprocal rank fusion and the score factors. Pure functions. */
+/** Ranking (docs/ranking.md): weighted reciprocal rank fusion and the score factors. Pure functions. */
 
 export interface FusionOptions {
   /** RRF constant k. */

@@ -1,5 +1,5 @@
 /**
- * Token budgets kept incrementally (SPEC §3): each item is counted once, when it enters; a running prefix sum gives
+ * Token budgets kept incrementally (docs/conversations.md): each item is counted once, when it enters; a running prefix sum gives
  * the total in O(1) and, by binary search, how many of the oldest items to leave out to fit a budget in O(log n).
  */
 export class RunningTokens {

@@ -1,5 +1,5 @@
 /**
- * The Markdown transcript format (SPEC §3). Pure functions: render and parse round-trip exactly.
+ * The Markdown transcript format (docs/conversations.md). Pure functions: render and parse round-trip exactly.
  *
  *   # Conversation Memory — <agent>
  *

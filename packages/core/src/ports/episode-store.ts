@@ -9,10 +9,10 @@ export interface CandidateStoreCapabilities {
 }
 
 /**
- * Storage of episodes (SPEC §6). A storage port: it returns candidates, @mem/episodic ranks them.
+ * Storage of episodes (docs/structured.md). A storage port: it returns candidates, @mem/episodic ranks them.
  * Every method is scoped by space.
  *
- * - Keyword arm: BM25-like scoring over `episodeSearchText(episode)` of @mem/core (summary, key decisions, tags),
+ * - Keyword arm: BM25-like scoring over `episodeSearchText(episode)` of @mem/core/adapter (summary, key decisions, tags),
  *   the terms OR-ed (any term may match), best first, only hits with a score > 0.
  * - Vector arm: cosine between `vector` and the stored vectors made by the same embedder `model` (vectors of other
  *   models are never compared), best first.

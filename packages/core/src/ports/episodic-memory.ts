@@ -13,7 +13,7 @@ export interface EpisodeRecall {
 }
 
 /**
- * Episodic memory (SPEC §6), a capability port implemented by @mem/episodic over an EpisodeStore.
+ * Episodic memory (docs/structured.md), a capability port implemented by @mem/episodic over an EpisodeStore.
  * Every method is scoped by space.
  */
 export interface EpisodicMemory {

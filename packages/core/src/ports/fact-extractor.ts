@@ -40,7 +40,7 @@ export interface FactExtraction {
 }
 
 /**
- * Turns episodes into facts (SPEC §6 consolidation). @mem/episodic ships a keyword extractor (no dependencies);
+ * Turns episodes into facts (consolidation, docs/structured.md). @mem/episodic ships a keyword extractor (no dependencies);
  * an LLM-backed one implements the same port. An extractor does not write anything: the pipeline drops facts
  * already in the fact store and stores the rest.
  */

@@ -1,13 +1,13 @@
 import type { Fact, FactUpsertResult, FactWrite } from '../types-structured.js';
 
 /**
- * Facts about users (SPEC §5): one value per (space, user, topic, key), `topic` null for a global fact.
+ * Facts about users (docs/structured.md): one value per (space, user, topic, key), `topic` null for a global fact.
  * Every method is scoped by space.
  *
- * Source priority is decided by `mayReplaceFact` / `factPriority` of @mem/core (user > ai_inferred > mcp > other):
+ * Source priority is decided by `factPriority` of @mem/core/adapter (user > ai_inferred > mcp > other):
  * `upsert` replaces a stored fact only when the new source's priority is at least the stored one's, and does so
  * atomically (a SQL adapter stores the priority in a column and makes the conflict update conditional on it).
- * `get` merges global and topic facts with `mergeFacts` of @mem/core (the topic fact wins per key).
+ * `get` merges global and topic facts with `mergeFacts` of @mem/core/adapter (the topic fact wins per key).
  * Input (names, JSON values, secrets) is checked by the core (`guardFactStore`), not here.
  */
 export interface FactStore {

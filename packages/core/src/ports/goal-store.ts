@@ -1,7 +1,7 @@
 import type { Goal, NewGoal } from '../types-structured.js';
 
 /**
- * Goals of users (SPEC §5): at most one active goal per (space, user, topic), `topic` null for a global goal.
+ * Goals of users (docs/structured.md): at most one active goal per (space, user, topic), `topic` null for a global goal.
  * Every method is scoped by space; `setActive` is atomic (two writers never leave two active goals).
  */
 export interface GoalStore {

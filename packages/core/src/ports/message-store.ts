@@ -1,7 +1,7 @@
 import type { NewMessage, StoredMessage } from '../types-structured.js';
 
 /**
- * Messages of a session (SPEC §5). Every method is scoped by space. Messages keep insertion order: the order
+ * Messages of a session (docs/structured.md). Every method is scoped by space. Messages keep insertion order: the order
  * in which `save` calls committed, whatever their `createdAt`.
  * Errors: `CONFLICT` when a message id is already stored in the space; `STORE_UNAVAILABLE` (prefixed by the
  * adapter name) for driver failures. Input is checked by the core (`guardMessageStore`), not here.

@@ -1,5 +1,5 @@
 /**
- * Whose notebook: an agent of a space, optionally narrowed to one user and/or one topic (SPEC §4).
+ * Whose notebook: an agent of a space, optionally narrowed to one user and/or one topic (docs/notebooks.md).
  * Every name is checked with `checkName`.
  */
 export interface NotebookScope {

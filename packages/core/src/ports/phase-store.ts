@@ -1,7 +1,7 @@
 import type { PhaseChange } from '../types-structured.js';
 
 /**
- * The phase of each session with its history (SPEC §5). Every `set` appends a change; the current phase is the
+ * The phase of each session with its history (docs/structured.md). Every `set` appends a change; the current phase is the
  * change appended last (insertion order, not `at`). Every method is scoped by space.
  */
 export interface PhaseStore {

@@ -6,7 +6,7 @@ export interface ProcedureSuggestion {
   procedure: Procedure;
   /** successCount / (successCount + failureCount); 0 when unused. */
   successRate: number;
-  /** `procedureRelevance` of @mem/core in [0, 1]: keyword score relative to the best candidate, mixed with cosine. */
+  /** Relevance in [0, 1]: keyword score relative to the best candidate, mixed with cosine. */
   relevance: number;
   /** `procedureScore(relevance, …)`: relevance combined with the success rate. */
   score: number;
@@ -16,7 +16,7 @@ export interface ProcedureSuggestion {
 }
 
 /**
- * Procedural memory (SPEC §6), a capability port implemented by @mem/procedural over a ProcedureStore.
+ * Procedural memory (docs/structured.md), a capability port implemented by @mem/procedural over a ProcedureStore.
  * Every method is scoped by space.
  */
 export interface ProceduralMemory {

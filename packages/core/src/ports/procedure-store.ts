@@ -3,10 +3,10 @@ import type { CandidateStoreCapabilities } from './episode-store.js';
 import type { KeywordHit, VectorHit } from './knowledge-store.js';
 
 /**
- * Storage of procedures (SPEC §6). A storage port: it returns candidates, @mem/procedural ranks them with
- * `rankProcedures` of @mem/core (one formula for every backend). Every method is scoped by space.
+ * Storage of procedures (docs/structured.md). A storage port: it returns candidates, @mem/procedural ranks them with
+ * `rankProcedures` of @mem/core/adapter (one formula for every backend). Every method is scoped by space.
  *
- * - Keyword arm: BM25-like scoring over `procedureSearchText(procedure)` of @mem/core (name, description, trigger),
+ * - Keyword arm: BM25-like scoring over `procedureSearchText(procedure)` of @mem/core/adapter (name, description, trigger),
  *   terms OR-ed, best first, only hits with a score > 0.
  * - Vector arm: cosine against vectors of the same embedder `model` only, best first.
  * - `incrementOutcome` adds 1 to successCount or failureCount and sets `updatedAt` in one atomic statement

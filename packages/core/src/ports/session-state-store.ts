@@ -1,6 +1,6 @@
 import type { JsonValue, SessionState } from '../types-structured.js';
 
-/** A JSON state per session (SPEC §5), replaced whole on `set`. Every method is scoped by space. */
+/** A JSON state per session (docs/structured.md), replaced whole on `set`. Every method is scoped by space. */
 export interface SessionStateStore {
   readonly name: string;
   get(space: string, sessionId: string): Promise<SessionState | null>;

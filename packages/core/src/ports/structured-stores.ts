@@ -9,7 +9,7 @@ import type { SummaryStore } from './summary-store.js';
 import type { ToolEventStore } from './tool-event-store.js';
 import type { UserStore } from './user-store.js';
 
-/** Every structured port of SPEC §5–6 together, as a store package hands them to `createStack`. */
+/** Every structured port of docs/structured.md together, as a store package hands them to `createStack`. */
 export interface StructuredStores {
   messages: MessageStore;
   facts: FactStore;

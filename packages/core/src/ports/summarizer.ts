@@ -24,7 +24,7 @@ export interface SummaryResult {
 }
 
 /**
- * Turns a conversation into a summary that replaces it at compaction (SPEC §7).
+ * Turns a conversation into a summary that replaces it at compaction (docs/configuration.md).
  * Implementations: the template summariser in @mem/core, the LLM summariser in @mem/summarizer-llm.
  * A summariser may throw; the conversation service then logs the failure and keeps the transcript.
  */

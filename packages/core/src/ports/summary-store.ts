@@ -1,7 +1,7 @@
 import type { SessionSummary, SummaryWrite } from '../types-structured.js';
 
 /**
- * The running summary of each session (SPEC §5): text, how many messages it covers, and a version that grows by
+ * The running summary of each session (docs/structured.md): text, how many messages it covers, and a version that grows by
  * one on every save. Every method is scoped by space.
  * Errors: `CONFLICT` (retryable) when `expectedVersion` is given and does not match the stored version
  * (0 = no summary yet).

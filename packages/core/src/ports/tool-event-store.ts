@@ -1,7 +1,7 @@
 import type { ToolEvent, ToolEventFilter } from '../types-structured.js';
 
 /**
- * A log of tool calls (SPEC §5): tool, input, output, latency, error. Every method is scoped by space.
+ * A log of tool calls (docs/structured.md): tool, input, output, latency, error. Every method is scoped by space.
  * Order: by `at`, ties in insertion order. Errors: `CONFLICT` when an event id is already stored in the space.
  */
 export interface ToolEventStore {

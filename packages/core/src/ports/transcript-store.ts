@@ -77,7 +77,7 @@ export interface TranscriptStoreCapabilities {
 }
 
 /**
- * Storage of conversation transcripts (SPEC §3): one per (space, agent), append-only between compactions,
+ * Storage of conversation transcripts (docs/conversations.md): one per (space, agent), append-only between compactions,
  * plus immutable archives. Every method validates `space` and `agent` with `checkName` (`INVALID_INPUT`).
  *
  * Guarantees every adapter gives (the conformance suite checks them):

@@ -1,7 +1,7 @@
 import type { UserRecord } from '../types-structured.js';
 
 /**
- * External user ids mapped to internal ids (SPEC §5). Every method is scoped by space.
+ * External user ids mapped to internal ids (docs/structured.md). Every method is scoped by space.
  * `ensure` is atomic: two processes seeing a user for the first time at once agree on one internal id.
  */
 export interface UserStore {

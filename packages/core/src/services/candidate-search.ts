@@ -12,7 +12,7 @@ import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
 import type { StoredEmbedding } from '../types-structured.js';
-import { DEFAULT_FUSION } from './memory.js';
+import { DEFAULT_FUSION } from './knowledge.js';
 
 /** The search half of EpisodeStore and ProcedureStore. */
 export interface CandidateSearchStore {

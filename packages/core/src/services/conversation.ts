@@ -1,5 +1,6 @@
 import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
 import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
+import { invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
 import {
   COMPACTION_STRATEGIES,
   type CompactionPolicy,
@@ -30,7 +31,7 @@ import {
   type TranscriptStore,
 } from '../ports/transcript-store.js';
 
-/** Every number of the conversation memory (SPEC §3), with defaults. */
+/** Every number of the conversation memory (docs/conversations.md), with defaults. */
 export interface ConversationOptions extends CompactionPolicy {
   /** Tokens added per message for the chat framing (role markers), on top of its text. */
   messageOverheadTokens: number;
@@ -131,7 +132,7 @@ function checkOptions(o: ConversationOptions): ConversationOptions {
 }
 
 /**
- * One agent's conversation memory (SPEC §3): a history written through to a TranscriptStore, reloaded on start,
+ * One agent's conversation memory (docs/conversations.md): a history written through to a TranscriptStore, reloaded on start,
  * assembled into model contexts within a token budget, and compacted near the context limit.
  *
  * Token counts are incremental: each message is counted once when it enters the history and a running prefix
@@ -189,7 +190,7 @@ export class Conversation {
     this.titleTokens = this.tokenizer.count(this.options.persistentMemoryTitle) + overhead;
   }
 
-  /** Construct and load the stored transcript (the SPEC's "on construction the stored transcript is loaded"). */
+  /** Construct and load the stored transcript. */
   static async open(deps: ConversationDeps): Promise<Conversation> {
     return new Conversation(deps).load();
   }
@@ -409,6 +410,8 @@ export class Conversation {
   }
 
   async readArchive(id: string): Promise<Transcript> {
+    // Checked before any store sees it: an archive id is never a path.
+    if (!parseArchiveId(id)) throw invalidArchiveId(id);
     return this.store.readArchive(this.space, this.agentId, id);
   }
 
@@ -434,7 +437,7 @@ export class Conversation {
   }
 
   /**
-   * Compaction with a given summary (SPEC §3): archive the transcript, replace it by a fresh header and one
+   * Compaction with a given summary (docs/conversations.md): archive the transcript, replace it by a fresh header and one
    * `[Compressed Memory Summary]` block, and rebuild the history as system prompt → rules → summary.
    */
   async compact(summary: string): Promise<CompressionOutcome & { status: 'compacted' }> {
@@ -675,7 +678,9 @@ export class ConversationService {
     return this.store.listArchives(space, agentId);
   }
 
-  readArchive(space: string, agentId: string, id: string): Promise<Transcript> {
+  async readArchive(space: string, agentId: string, id: string): Promise<Transcript> {
+    // Checked before any store sees it: an archive id is never a path.
+    if (!parseArchiveId(id)) throw invalidArchiveId(id);
     return this.store.readArchive(space, agentId, id);
   }
 

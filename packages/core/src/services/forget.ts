@@ -1,5 +1,5 @@
 /**
- * `forget` (SPEC §8): delete everything of one agent or one user in a space and report what was removed.
+ * `forget` (docs/safety.md): delete everything of one agent or one user in a space and report what was removed.
  * Lead only. Works over whatever ports a stack has; the report names the ports it lacks.
  */
 import { checkName } from '../domain/names.js';
@@ -131,7 +131,7 @@ async function forgetEpisodes(
 }
 
 /**
- * Delete everything of one agent or one user in the principal's space (SPEC §8) and report what was removed.
+ * Delete everything of one agent or one user in the principal's space (docs/safety.md) and report what was removed.
  *
  * - Agent: every knowledge memory it owns (agent and swarm scope) with versions and ratings; its transcript and
  *   archives (when the stack has transcripts); all its notebooks, including per-user and per-topic ones (when the
@@ -157,7 +157,7 @@ export async function forget(
   if (input.agentId !== undefined) {
     const agentId = input.agentId;
     const report = emptyReport(space, { agentId });
-    report.removed.memories = await stack.knowledge.deleteByAgent(space, agentId);
+    report.removed.memories = await stack.knowledgeStore.deleteByAgent(space, agentId);
     if (stack.conversations) {
       const gone = await stack.conversations.forget(space, agentId);
       report.removed.transcripts = gone.transcripts;

@@ -1,5 +1,5 @@
 /**
- * `gc` (SPEC §2.6, §3): delete expired memories and prune transcript archives by a retention policy (max age / max
+ * `gc` (docs/lifecycles.md): delete expired memories and prune transcript archives by a retention policy (max age / max
  * count per agent). Archives are kept forever unless a policy is given here or in the stack's `conversation.retention`.
  */
 import { parseInput } from '../schemas.js';
@@ -35,7 +35,7 @@ export interface GcReport {
 export async function gc(stack: Stack, principal: Principal, options: GcOptions = {}): Promise<GcReport> {
   const { allSpaces, ...rest } = options;
   const input = parseInput(gcInput, 'gc', rest);
-  const { deletedChunks } = await stack.memory.gc(principal, { allSpaces: allSpaces === true });
+  const { deletedChunks } = await stack.knowledge.gc(principal, { allSpaces: allSpaces === true });
   const conversations = stack.conversations;
   const configured = conversations?.retention ?? { maxAgeDays: null, maxCount: null };
   const policy = {

@@ -29,7 +29,7 @@ import {
   writeMemoryInput,
 } from '../schemas-notebook.js';
 
-/** Every number of the notebook (SPEC §4), with defaults. */
+/** Every number of the notebook (docs/notebooks.md), with defaults. */
 export interface NotebookOptions {
   maxFileBytes: number;
   maxNotebookBytes: number;
@@ -111,7 +111,7 @@ const scopeOf = (o: NotebookOwner): NotebookScope => ({
 });
 
 /**
- * The agent-written notebook (SPEC §4): write_memory, read_memory, delete_memory, list_memory, search_memory and
+ * The agent-written notebook (docs/notebooks.md): write_memory, read_memory, delete_memory, list_memory, search_memory and
  * the injection block. Every operation takes its input as the tool gives it (validated with the schemas of
  * `schemas-notebook.ts`) and the owner (a Principal, optionally with user/topic).
  */

@@ -1,7 +1,7 @@
 /**
  * Thin wrappers that put the rules of the structured stores in front of any adapter: input validation (one schema
  * per record, clear `INVALID_INPUT` messages), times normalised to ISO-8601 UTC, JSON size limits, and the secret
- * check for facts (SPEC §8: facts refuse secrets). Adapters trust their input; the stack wraps every adapter with
+ * check for facts (docs/safety.md: facts refuse secrets). Adapters trust their input; the stack wraps every adapter with
  * these guards, so each rule has exactly one implementation whatever the backend.
  *
  * Episodes and procedures are validated by the services of @mem/episodic and @mem/procedural (which build the

@@ -9,11 +9,11 @@ interface StoredFile {
 }
 
 /** The state behind in-memory notebook stores; share it between instances to model "reopening". */
-export interface MemoryNotebookData {
+export interface InMemoryNotebookData {
   notebooks: Map<string, Map<string, StoredFile>>;
 }
 
-export function createMemoryNotebookData(): MemoryNotebookData {
+export function createInMemoryNotebookData(): InMemoryNotebookData {
   return { notebooks: new Map() };
 }
 
@@ -21,10 +21,10 @@ const SEP = '\u0000';
 const scopeKey = (s: NotebookScope) => [s.space, s.agent, s.user ?? '', s.topic ?? ''].join(SEP);
 
 /** NotebookStore kept in process memory (tests, demos). Compare-and-set holds within the process. */
-export function createMemoryNotebookStore(
-  options: { data?: MemoryNotebookData } = {},
-): NotebookStore & { readonly data: MemoryNotebookData } {
-  const data = options.data ?? createMemoryNotebookData();
+export function createInMemoryNotebookStore(
+  options: { data?: InMemoryNotebookData } = {},
+): NotebookStore & { readonly data: InMemoryNotebookData } {
+  const data = options.data ?? createInMemoryNotebookData();
   const files = (scope: NotebookScope, create: boolean) => {
     checkNotebookScope(scope);
     const key = scopeKey(scope);
@@ -38,12 +38,12 @@ export function createMemoryNotebookStore(
   const conflict = (path: string, expected: string | null, actual: string | null) =>
     new MemError(
       'CONFLICT',
-      `memory: ${path} changed since it was read (it is ${actual === null ? 'gone' : `at version ${actual}`}, the write expected ${expected === null ? 'no file' : `version ${expected}`}). Read it again and re-apply the change.`,
+      `in-memory: ${path} changed since it was read (it is ${actual === null ? 'gone' : `at version ${actual}`}, the write expected ${expected === null ? 'no file' : `version ${expected}`}). Read it again and re-apply the change.`,
       { retryable: true, details: { path, expected, actual } },
     );
 
   return {
-    name: 'memory',
+    name: 'in-memory',
     capabilities: { durable: false, crossProcess: false },
     data,
     async read(scope, path): Promise<NotebookFile | null> {

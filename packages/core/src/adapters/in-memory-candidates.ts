@@ -1,5 +1,5 @@
 /**
- * In-memory adapters of the episode and procedure ports (SPEC §6). They return candidates: keyword hits scored
+ * In-memory adapters of the episode and procedure ports (docs/structured.md). They return candidates: keyword hits scored
  * by the in-memory BM25 of domain/text.ts over the search text of domain/search-text.ts, and vector hits by exact
  * cosine. Ranking happens in @mem/episodic and @mem/procedural.
  */
@@ -13,7 +13,7 @@ import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
 import type { ProcedureStore } from '../ports/procedure-store.js';
 import type { Episode, Procedure, StoredEmbedding } from '../types-structured.js';
 
-const ADAPTER = 'memory';
+const ADAPTER = 'in-memory';
 const copy = <T>(value: T): T => structuredClone(value);
 
 interface Row<T> {
@@ -195,6 +195,3 @@ export class InMemoryProcedureStore extends InMemoryCandidateStore<Procedure> im
     return copy(row.record);
   }
 }
-
-export const createMemoryEpisodeStore = (): InMemoryEpisodeStore => new InMemoryEpisodeStore();
-export const createMemoryProcedureStore = (): InMemoryProcedureStore => new InMemoryProcedureStore();

@@ -1,5 +1,5 @@
 /**
- * In-memory adapters of the structured ports (SPEC §5): for tests, demos and short-lived agents. Nothing
+ * In-memory adapters of the structured ports (docs/structured.md): for tests, demos and short-lived agents. Nothing
  * survives the process. Every store hands out copies, never its own objects.
  *
  * Passing an existing store to a constructor (`new InMemoryFactStore(other)`) gives a second instance over the
@@ -35,7 +35,7 @@ import type {
   UserRecord,
 } from '../types-structured.js';
 
-const ADAPTER = 'memory';
+const ADAPTER = 'in-memory';
 const SEP = '\u0000';
 const NO_TOPIC = '\u0001';
 const k = (...parts: (string | null)[]): string => parts.map((p) => (p === null ? NO_TOPIC : p)).join(SEP);
@@ -409,14 +409,3 @@ export class InMemoryToolEventStore implements ToolEventStore {
     return this.matching(space, filter).length;
   }
 }
-
-// ---------- factories ----------
-
-export const createMemoryMessageStore = (): InMemoryMessageStore => new InMemoryMessageStore();
-export const createMemoryFactStore = (): InMemoryFactStore => new InMemoryFactStore();
-export const createMemoryGoalStore = (): InMemoryGoalStore => new InMemoryGoalStore();
-export const createMemorySummaryStore = (): InMemorySummaryStore => new InMemorySummaryStore();
-export const createMemoryUserStore = (): InMemoryUserStore => new InMemoryUserStore();
-export const createMemorySessionStateStore = (): InMemorySessionStateStore => new InMemorySessionStateStore();
-export const createMemoryPhaseStore = (): InMemoryPhaseStore => new InMemoryPhaseStore();
-export const createMemoryToolEventStore = (): InMemoryToolEventStore => new InMemoryToolEventStore();

@@ -29,24 +29,24 @@ interface Entry {
 }
 
 /** The state behind in-memory transcript stores; share it between instances to model "reopening". */
-export interface MemoryTranscriptData {
+export interface InMemoryTranscriptData {
   entries: Map<string, Entry>;
   locks: Map<string, Promise<void>>;
 }
 
-export function createMemoryTranscriptData(): MemoryTranscriptData {
+export function createInMemoryTranscriptData(): InMemoryTranscriptData {
   return { entries: new Map(), locks: new Map() };
 }
 
-export interface MemoryTranscriptStoreOptions {
+export interface InMemoryTranscriptStoreOptions {
   /** Share state with another instance (as if both opened one database). */
-  data?: MemoryTranscriptData;
+  data?: InMemoryTranscriptData;
   /** Called before each compaction step: `archive`, `replace`. Throwing simulates a crash there (tests). */
   onCompactionStep?: CompactionStepHook;
 }
 
 /** The compaction steps of the in-memory store, in order. */
-export const MEMORY_COMPACTION_STEPS = ['archive', 'replace'] as const;
+export const IN_MEMORY_COMPACTION_STEPS = ['archive', 'replace'] as const;
 
 const cloneTranscript = (t: Transcript): Transcript => ({
   header: { ...t.header },
@@ -57,10 +57,10 @@ const cloneTranscript = (t: Transcript): Transcript => ({
  * TranscriptStore kept in process memory: for tests, demos and short-lived agents. Same semantics as the durable
  * adapters within one process (locks are per process); nothing survives the process.
  */
-export function createMemoryTranscriptStore(
-  options: MemoryTranscriptStoreOptions = {},
-): TranscriptStore & { readonly data: MemoryTranscriptData } {
-  const data = options.data ?? createMemoryTranscriptData();
+export function createInMemoryTranscriptStore(
+  options: InMemoryTranscriptStoreOptions = {},
+): TranscriptStore & { readonly data: InMemoryTranscriptData } {
+  const data = options.data ?? createInMemoryTranscriptData();
   const hook = options.onCompactionStep;
   const keyOf = (space: string, agent: string) => `${space}\u0000${agent}`;
 
@@ -112,7 +112,10 @@ export function createMemoryTranscriptStore(
         const e = entry(space, agent, false);
         const current = e?.transcript;
         if (!e || !current)
-          throw new MemError('NOT_FOUND', `memory: agent "${agent}" has no transcript to compact in space "${space}".`);
+          throw new MemError(
+            'NOT_FOUND',
+            `in-memory: agent "${agent}" has no transcript to compact in space "${space}".`,
+          );
         checkCompactionBasis(current, change, agent);
         const carried = current.messages.slice(change.basis.messageCount);
         const archivedAt = change.archivedAt;
@@ -141,7 +144,7 @@ export function createMemoryTranscriptStore(
     (e?.archives ?? []).map((a) => a.info).sort((a, b) => compareArchiveIds(a.id, b.id));
 
   return {
-    name: 'memory',
+    name: 'in-memory',
     capabilities: { durable: false, crossProcess: false },
     data,
     async append(space, agent, messages, init) {
@@ -167,7 +170,7 @@ export function createMemoryTranscriptStore(
       if (!found)
         throw new MemError(
           'NOT_FOUND',
-          `memory: no archive "${id}" for agent "${agent}"; listArchives shows the ones that exist.`,
+          `in-memory: no archive "${id}" for agent "${agent}"; listArchives shows the ones that exist.`,
         );
       return cloneTranscript(found.transcript);
     },

@@ -44,8 +44,8 @@ import {
 } from '../schemas.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Principal, Scope, Source } from '../types.js';
 
-/** Every number of the knowledge memory, with SPEC defaults. */
-export interface MemoryOptions {
+/** Every number of the knowledge service, with defaults (docs/configuration.md). */
+export interface KnowledgeOptions {
   fusion: FusionOptions;
   /** Each arm fetches `candidateMultiplier × limit` candidates, at most `maxCandidates`. */
   candidateMultiplier: number;
@@ -70,7 +70,7 @@ export interface MemoryOptions {
  */
 export const DEFAULT_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.05 };
 
-export const DEFAULT_MEMORY_OPTIONS: MemoryOptions = {
+export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   fusion: DEFAULT_FUSION,
   candidateMultiplier: 3,
   maxCandidates: 100,
@@ -210,27 +210,27 @@ export interface ImportReport {
   errors: ImportLineError[];
 }
 
-export interface MemoryServiceDeps {
+export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
   embedder?: Embedder | undefined;
   clock: Clock;
-  options?: Partial<MemoryOptions> | undefined;
+  options?: Partial<KnowledgeOptions> | undefined;
 }
 
 type Ref = { id: string } | { key: string; scope?: Scope | undefined };
 
-/** The knowledge memory operations of SPEC §2.6 over a KnowledgeStore and an optional Embedder. */
-export class MemoryService {
+/** The knowledge memory operations of docs/ranking.md over a KnowledgeStore and an optional Embedder. */
+export class KnowledgeService {
   readonly knowledge: KnowledgeStore;
   readonly embedder: Embedder | undefined;
-  readonly options: MemoryOptions;
+  readonly options: KnowledgeOptions;
   private readonly clock: Clock;
 
-  constructor(deps: MemoryServiceDeps) {
+  constructor(deps: KnowledgeServiceDeps) {
     this.knowledge = deps.store;
     this.embedder = deps.embedder;
     this.clock = deps.clock;
-    this.options = { ...DEFAULT_MEMORY_OPTIONS, ...deps.options };
+    this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };
   }
 
   private now(): Date {
@@ -244,7 +244,7 @@ export class MemoryService {
   }
 
   /**
-   * Refuse to mix vector spaces: the store's recorded embedder must be ours (SPEC §2.4). Checked on every
+   * Refuse to mix vector spaces: the store's recorded embedder must be ours (docs/writing.md). Checked on every
    * vector operation (one small read), so a store re-embedded by another process is noticed at once.
    */
   private async ensureEmbeddingSpace(): Promise<void> {
@@ -925,7 +925,7 @@ export class MemoryService {
     return { task: input.task, memories: await this.recallMany(p, queries, input.limit ?? this.options.searchLimit) };
   }
 
-  /** The pre-task recall block (SPEC §2.6): memories passing the injection threshold, or no block at all. */
+  /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
   async recall(p: Principal, task: string, options: { limit?: number; threshold?: number } = {}): Promise<RecallBlock> {
     this.checkPrincipal(p);
     if (typeof task !== 'string' || task.trim().length === 0) {

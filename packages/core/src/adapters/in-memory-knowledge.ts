@@ -21,7 +21,7 @@ const clone = (r: MemoryRecord): MemoryRecord => ({ ...r, tags: [...r.tags] });
  * name + content; vector arm: exact cosine. Nothing survives the process.
  */
 export class InMemoryKnowledgeStore implements KnowledgeStore {
-  readonly name = 'memory';
+  readonly name = 'in-memory';
   readonly capabilities = { keyword: true, vector: true, exactVector: true };
   private readonly chunks = new Map<string, MemoryRecord>();
   private readonly tokens = new Map<string, string[]>();
@@ -58,7 +58,7 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   private takenError(key: string, holder: string): MemError {
     return new MemError(
       'KEY_TAKEN',
-      `memory: key "${key}" is already taken by memory ${holder}. Use memory-edit to change it, or choose another key.`,
+      `in-memory: key "${key}" is already taken by memory ${holder}. Use memory-edit to change it, or choose another key.`,
     );
   }
 
@@ -86,7 +86,7 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     for (const chunks of docs) {
       for (const c of chunks) {
         if (this.chunks.has(c.id) || ids.has(c.id))
-          throw new MemError('CONFLICT', `memory: chunk id ${c.id} already exists.`);
+          throw new MemError('CONFLICT', `in-memory: chunk id ${c.id} already exists.`);
         ids.add(c.id);
       }
     }
@@ -96,11 +96,11 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   private checkVersion(space: string, docId: string, expected: number): MemoryRecord[] {
     const current = this.docChunks(space, docId);
     const first = current[0];
-    if (!first) throw new MemError('NOT_FOUND', `memory: memory ${docId} no longer exists.`);
+    if (!first) throw new MemError('NOT_FOUND', `in-memory: memory ${docId} no longer exists.`);
     if (first.version !== expected) {
       throw new MemError(
         'CONFLICT',
-        `memory: memory ${docId} changed meanwhile (version ${first.version}, expected ${expected}). Read it again and retry.`,
+        `in-memory: memory ${docId} changed meanwhile (version ${first.version}, expected ${expected}). Read it again and retry.`,
         {
           retryable: true,
         },
@@ -254,7 +254,7 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
       );
     }
     const chunks = this.docChunks(rating.space, rating.docId);
-    if (chunks.length === 0) throw new MemError('NOT_FOUND', `memory: memory ${rating.docId} no longer exists.`);
+    if (chunks.length === 0) throw new MemError('NOT_FOUND', `in-memory: memory ${rating.docId} no longer exists.`);
     this.ratings.push({ ...rating });
     for (const c of chunks) {
       if (rating.useful) c.alpha += 1;
@@ -330,6 +330,6 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   async close(): Promise<void> {}
 }
 
-export function createMemoryKnowledgeStore(): InMemoryKnowledgeStore {
+export function createInMemoryKnowledgeStore(): InMemoryKnowledgeStore {
   return new InMemoryKnowledgeStore();
 }

@@ -1,13 +1,14 @@
-import { createMemoryKnowledgeStore, type KnowledgeStore } from '@mem/core';
+import { createInMemoryKnowledgeStore } from '@mem/core';
+import type { KnowledgeStore } from '@mem/core/adapter';
 import { describeKnowledgeCounterRaces, describeKnowledgeStore } from './index.js';
 
 // The in-memory adapters of @mem/core run every suite too.
-describeKnowledgeStore('in-memory', async () => ({ store: createMemoryKnowledgeStore(), cleanup: async () => {} }));
+describeKnowledgeStore('in-memory', async () => ({ store: createInMemoryKnowledgeStore(), cleanup: async () => {} }));
 
 // One process's store, used by two services at once (the second "instance" is the same store, closed as a no-op):
 // a rating or a read that lands while an edit awaits its embedding must survive the edit.
 describeKnowledgeCounterRaces('in-memory', async () => {
-  const store = createMemoryKnowledgeStore();
+  const store = createInMemoryKnowledgeStore();
   const shared: KnowledgeStore = Object.create(store, { close: { value: async () => {} } });
   return { store, cleanup: async () => {}, openAnother: async () => shared };
 });

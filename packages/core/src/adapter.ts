@@ -1,0 +1,125 @@
+/**
+ * `@mem/core/adapter`: what an adapter author implements and needs. The port interfaces of every store, embedder,
+ * summariser and capability, and the shared rules adapters apply (validation, search text, vector maths, the
+ * transcript format, archive names). Application-level names (records, services, `createStack`) are in `@mem/core`.
+ * Every name here is listed in README.md.
+ */
+
+export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
+export { checkCompactionBasis } from './domain/compaction.js';
+export { factPriority, mergeFacts } from './domain/facts.js';
+export { chunkId, contentHash, newId } from './domain/ids.js';
+export { canonicalJson, jsonEqual } from './domain/json.js';
+export { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from './domain/notebook.js';
+export {
+  DEFAULT_PROCEDURE_RANKING,
+  type ProcedureCandidate,
+  type ProcedureRankingOptions,
+  type RankedProcedure,
+  rankProcedures,
+} from './domain/procedure-ranking.js';
+export { seededRandom } from './domain/random.js';
+export { cosine } from './domain/ranking.js';
+export { episodeSearchText, procedureSearchText } from './domain/search-text.js';
+export { assertNoSecrets, findSecrets, redactSecrets, type SecretFinding } from './domain/secrets.js';
+export { queryTerms } from './domain/text.js';
+export {
+  appendRepair,
+  checkTranscriptHeader,
+  checkTranscriptMessage,
+  checkTranscriptRef,
+  isEmptyContent,
+  type ParsedTranscript,
+  parseTranscript,
+  renderMessageLine,
+  renderTranscript,
+  renderTranscriptBlock,
+} from './domain/transcript-format.js';
+export {
+  assignList,
+  type IvfQuantizer,
+  type IvfTrainOptions,
+  probeLists,
+  quantizeInt8,
+  trainIvf,
+  unitVector,
+} from './domain/vector-index.js';
+export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
+export { type Clock, ManualClock, systemClock } from './ports/clock.js';
+export type { Embedder } from './ports/embedder.js';
+export type { CandidateStoreCapabilities, EpisodeStore } from './ports/episode-store.js';
+export type { EpisodeRecall, EpisodicMemory } from './ports/episodic-memory.js';
+export type {
+  EpisodeCluster,
+  ExtractedFact,
+  FactExtraction,
+  FactExtractionInput,
+  FactExtractor,
+} from './ports/fact-extractor.js';
+export type { FactStore } from './ports/fact-store.js';
+export type { GoalStore } from './ports/goal-store.js';
+export type {
+  DeletedByAgent,
+  HashLookup,
+  KeywordHit,
+  KeywordQuery,
+  KnowledgeStats,
+  KnowledgeStore,
+  KnowledgeStoreCapabilities,
+  ScanOptions,
+  SearchFilter,
+  VectorHit,
+  VectorQuery,
+} from './ports/knowledge-store.js';
+export { type Logger, silentLogger } from './ports/logger.js';
+export type { MessageStore } from './ports/message-store.js';
+export type { NotebookEntry, NotebookFile, NotebookStore, NotebookStoreCapabilities } from './ports/notebook-store.js';
+export type { PhaseStore } from './ports/phase-store.js';
+export type { ProceduralMemory, ProcedureSuggestion } from './ports/procedural-memory.js';
+export type { ProcedureStore } from './ports/procedure-store.js';
+export type { SessionStateStore } from './ports/session-state-store.js';
+export type { StructuredStores } from './ports/structured-stores.js';
+export type { SummarizeInput, Summarizer, SummaryResult, TokenUsage } from './ports/summarizer.js';
+export type { SummaryStore } from './ports/summary-store.js';
+export type { Tokenizer } from './ports/tokenizer.js';
+export type { ToolEventStore } from './ports/tool-event-store.js';
+export type {
+  ArchiveInfo,
+  CompactionChange,
+  CompactionResult,
+  CompactionStepHook,
+  LockedTranscript,
+  Transcript,
+  TranscriptHeader,
+  TranscriptStore,
+  TranscriptStoreCapabilities,
+} from './ports/transcript-store.js';
+export type { UserStore } from './ports/user-store.js';
+export {
+  type CandidateSearchOptions,
+  type CandidateSearchResult,
+  type CandidateSearchStore,
+  DEFAULT_CANDIDATE_SEARCH,
+  embedText,
+  searchCandidates,
+} from './services/candidate-search.js';
+export {
+  guardFactStore,
+  guardGoalStore,
+  guardMessageStore,
+  guardPhaseStore,
+  guardSessionStateStore,
+  guardSummaryStore,
+  guardToolEventStore,
+  guardUserStore,
+  type StructuredLimits,
+} from './services/structured-guards.js';
+export type { EmbeddingInfo, MemoryRecord, Rating } from './types.js';
+export type {
+  FactUpsertResult,
+  FactWrite,
+  NewGoal,
+  NewMessage,
+  StoredEmbedding,
+  SummaryWrite,
+} from './types-structured.js';
