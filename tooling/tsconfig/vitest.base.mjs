@@ -6,7 +6,10 @@ export function base(overrides = {}) {
   const { test = {}, ...rest } = overrides;
   const reportDir = process.env.MEM_TEST_REPORT_DIR;
   const reporting = reportDir
-    ? { reporters: ['default', 'json'], outputFile: { json: `${reportDir}/${basename(process.cwd())}${process.env.MEM_TEST_REPORT_SUFFIX ?? ""}.json` } }
+    ? {
+        reporters: ['default', 'json'],
+        outputFile: { json: `${reportDir}/${basename(process.cwd())}${process.env.MEM_TEST_REPORT_SUFFIX ?? ''}.json` },
+      }
     : {};
   return {
     resolve: { conditions: ['dev-source'] },

@@ -1,5 +1,5 @@
 /**
- * Conversation memory benchmark (BENCH.md §3): appends/s with write-through durability, context-assembly time at
+ * Conversation memory benchmark (apps/bench/README.md): appends/s with write-through durability, context-assembly time at
  * 1k / 10k / 100k messages (must stay flat: token counts are incremental), and compaction time without the
  * summariser call. Runs on the Markdown store (the default) and on SQLite.
  * Usage: node --conditions=dev-source --import tsx apps/bench/src/convo.ts [--sizes 1000,10000,100000] [--appends 300] [--json] [--out bench-results]

@@ -16,7 +16,7 @@ import {
   renderText,
 } from './report.js';
 
-/** Benches in the order of BENCH.md; any other bench follows, by name. */
+/** Benches in the order of apps/bench/README.md; any other bench follows, by name. */
 const ORDER = ['retrieval', 'scale', 'convo', 'server', 'crash'];
 
 function isReport(value: unknown): value is BenchReport {
@@ -84,7 +84,7 @@ export function writeReportPage(dir: string): { reports: BenchReport[]; files: s
   const md = [
     '# mem benchmarks',
     '',
-    'The latest run of each bench (BENCH.md); every figure of one table was measured side by side in one run.',
+    'The latest run of each bench (apps/bench/README.md); every figure of one table was measured side by side in one run.',
     '',
     ...reports.map((r) => renderMarkdown(r, r.chart ? `${r.bench}-${fileStamp(r.at)}.svg` : undefined)),
   ].join('\n');

@@ -1,5 +1,5 @@
 /**
- * Bench reports (BENCH.md: "each writes a JSON result and a Markdown report with a chart (SVG) under bench-results/").
+ * Bench reports (apps/bench/README.md: "each writes a JSON result and a Markdown report with a chart (SVG) under bench-results/").
  * One report shape for every bench: the JSON file holds the whole report (raw data, summary table, chart), so the
  * Markdown, the SVG and the combined page (`mem bench report`) are all rendered from it and can be rendered again.
  */

@@ -1,5 +1,5 @@
 /**
- * Retrieval quality on LoCoMo-format data (BENCH.md §1): every turn stored as one memory in a fresh space per
+ * Retrieval quality on LoCoMo-format data (apps/bench/README.md): every turn stored as one memory in a fresh space per
  * conversation, every question of categories 1–4 searched within its space, evidence turns scored.
  * Usage: node --conditions=dev-source --import tsx apps/bench/src/retrieval.ts --dataset ../shared/data/locomo10.json
  *        [--weights 1:0.5,1:1] [--limit-conversations N] [--cache f] [--json] [--out bench-results]

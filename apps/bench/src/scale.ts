@@ -1,5 +1,5 @@
 /**
- * Search latency and scale (BENCH.md §2): a seeded synthetic corpus, vectors from the hashing embedder (512-d) so
+ * Search latency and scale (apps/bench/README.md): a seeded synthetic corpus, vectors from the hashing embedder (512-d) so
  * that embedding time does not hide engine time, 200 queries per size. Per store and size: ingest memories/s,
  * search p50/p95/p99 engine-only (query vector precomputed), search p50 end-to-end with the local embedder, on-disk
  * size, peak RSS, and recall@10 of the store's vector arm against exact brute force.

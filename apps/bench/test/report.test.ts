@@ -76,7 +76,7 @@ describe('bench reports', () => {
     expect(renderText({ columns: ['a', 'bb'], rows: [[1, null]] })).toBe('a  bb\n1  —');
   });
 
-  it('the page takes the newest report of each bench, in BENCH.md order, and skips other JSON', () => {
+  it('the page takes the newest report of each bench, in the order of apps/bench/README.md, and skips other JSON', () => {
     const dir = tempDir();
     writeReport(report('server', '2026-01-01T00:00:00.000Z', 1), dir);
     writeReport(report('scale', '2026-01-01T00:00:00.000Z', 7), dir);

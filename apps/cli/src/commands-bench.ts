@@ -1,4 +1,4 @@
-/** `mem bench <retrieval|scale|convo|server> [flags]`: runs a benchmark of apps/bench (BENCH.md) in a child process. */
+/** `mem bench <retrieval|scale|convo|server> [flags]`: runs a benchmark of apps/bench (apps/bench/README.md) in a child process. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,7 +17,8 @@ const SCRIPTS: Record<string, string> = {
 
 export const benchCommands: Record<string, Command> = {
   bench: {
-    summary: 'run a benchmark (retrieval, scale, convo, server) or render their reports into one page (see BENCH.md)',
+    summary:
+      'run a benchmark (retrieval, scale, convo, server) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--weights 1:0.1,…] [--cache <file>] [--json]\n' +

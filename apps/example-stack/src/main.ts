@@ -77,7 +77,11 @@ try {
   await stack.notebook!.write(me, { content: `- run ${runs} finished` });
   print('notebook', (await stack.notebook!.read(me, { file: 'MEMORY.md' })).content.trim().split('\n'));
 
-  await episodic.store(me.space, { summary: `Example run ${runs} answered Ada.`, outcome: 'success', tags: ['example'] });
+  await episodic.store(me.space, {
+    summary: `Example run ${runs} answered Ada.`,
+    outcome: 'success',
+    tags: ['example'],
+  });
   print('episodes', await episodic.count(me.space));
 } finally {
   await stack.close();

@@ -53,7 +53,15 @@ describe('the compose-your-own-stack example', () => {
   });
 
   it('refuses a bad flag with a clear message and exit code 2', async () => {
-    const failed = await exec(process.execPath, ['--conditions=dev-source', '--import', tsx, MAIN, dir, '--embedder', 'gpu']).then(
+    const failed = await exec(process.execPath, [
+      '--conditions=dev-source',
+      '--import',
+      tsx,
+      MAIN,
+      dir,
+      '--embedder',
+      'gpu',
+    ]).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );

@@ -1,5 +1,5 @@
 /**
- * BENCH.md §4 — the server under load: autocannon against a server on loopback (its own process, SQLite file,
+ * apps/bench/README.md — the server under load: autocannon against a server on loopback (its own process, SQLite file,
  * API keys on), a fixed number of connections each doing memory-store, memory-search and memory-get in turn for
  * N seconds, `--runs` times against the same server process. Reports per run requests/s, latency p50/p99, errors
  * (which must be 0), gets answered with the wrong content (0), the read-back of every acknowledged write, and the

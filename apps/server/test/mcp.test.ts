@@ -201,7 +201,7 @@ describe('MCP output schemas', () => {
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      for (const name of [...SPEC_TOOLS, 'write_memory', 'read_memory', 'fact-set', 'fact-get', 'episode-store'])
+      for (const name of [...OPERATION_TOOLS, 'write_memory', 'read_memory', 'fact-set', 'fact-get', 'episode-store'])
         expect(names).toContain(name);
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       const validators = new Map<string, ValidateFunction>();

@@ -1,5 +1,5 @@
 /**
- * The peers of the benches (BENCH.md §1–2): mem0 OSS and LangGraph's InMemoryStore, each behind the small `Peer`
+ * The peers of the benches (apps/bench/README.md): mem0 OSS and LangGraph's InMemoryStore, each behind the small `Peer`
  * interface, run on the same data with the same embedder as the mem stacks. A peer that cannot run is reported with
  * the reason in its row, never dropped.
  */

@@ -64,7 +64,7 @@ export interface KnowledgeOptions {
 }
 
 /**
- * Arm weights, chosen by measurement (BENCH.md §1, LoCoMo, 1,533 questions, local 512-d embedder): keyword-only
+ * Arm weights, chosen by measurement (apps/bench/README.md, LoCoMo, 1,533 questions, local 512-d embedder): keyword-only
  * scored recall_any@10 0.692 / NDCG@10 0.485; equal weights 0.635 / 0.389; vector weight 0.5 → 0.659 / 0.415;
  * 0.05 → 0.697 / 0.480; 0.1 → 0.706 / 0.473. The small embedder is much weaker than BM25, so it only breaks near-ties.
  */
