@@ -9,7 +9,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createHashingEmbedder, createStack, type Principal } from '@mem/core';
+import { createHashingEmbedder, createStack, MemError, type Principal } from '@mem/core';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createEpisodicMemory } from '@mem/episodic';
 import { createMarkdownStores } from '@mem/store-markdown';
@@ -83,6 +83,10 @@ try {
     tags: ['example'],
   });
   print('episodes', await episodic.count(me.space));
+} catch (e) {
+  // mem's errors carry a stable code and a message that says how to fix the problem.
+  process.stderr.write(MemError.is(e) ? `${e.code}: ${e.message}\n` : `${String(e)}\n`);
+  process.exitCode = 1;
 } finally {
   await stack.close();
 }

@@ -13,8 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'mem-example-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Run the example app as a user would (a new process each time) and read its JSON lines. */
-async function runExample(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await exec(process.execPath, ['--conditions=dev-source', '--import', tsx, MAIN, dir, ...args]);
+async function runExample(folder: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await exec(process.execPath, ['--conditions=dev-source', '--import', tsx, MAIN, folder, ...args]);
   const out: Record<string, unknown> = {};
   for (const line of stdout.trim().split('\n')) {
     const { what, value } = JSON.parse(line) as { what: string; value: unknown };
@@ -25,13 +25,13 @@ async function runExample(...args: string[]): Promise<Record<string, unknown>> {
 
 describe('the compose-your-own-stack example', () => {
   it('remembers across runs: knowledge, facts, transcript, notebook and episodes persist in its folder', async () => {
-    const first = await runExample('--embedder', 'hashing');
+    const first = await runExample(dir, '--embedder', 'hashing');
     expect(first.run).toBe(1);
     expect(first.search).toEqual(['Run 1: Ada prefers short answers with a code sample first.']);
     expect(first.transcript).toBe(1);
     expect(first.episodes).toBe(1);
 
-    const second = await runExample('--embedder', 'hashing');
+    const second = await runExample(dir, '--embedder', 'hashing');
     expect(second.run).toBe(2);
     expect(second.search).toEqual(
       expect.arrayContaining([
@@ -43,13 +43,18 @@ describe('the compose-your-own-stack example', () => {
     expect(second.notebook).toEqual(expect.arrayContaining(['- run 1 finished', '- run 2 finished']));
     expect(second.episodes).toBe(2);
     expect(existsSync(join(dir, 'mem.db'))).toBe(true);
-    expect(existsSync(join(dir, 'agents', 'assistant', 'MEMORY.md'))).toBe(true);
+    expect(existsSync(join(dir, 'spaces', 'example', 'agents', 'assistant', 'MEMORY.md'))).toBe(true);
   });
 
-  it('runs on the offline local embedder too', async () => {
-    const third = await runExample('--embedder', 'local');
-    expect(third.run).toBe(3);
-    expect((third.search as string[]).length).toBeGreaterThan(0);
+  it('runs on the offline local embedder too, and a folder embedded by another model is refused, not mixed', async () => {
+    const local = await runExample(join(dir, 'local'), '--embedder', 'local');
+    expect(local.run).toBe(1);
+    expect(local.search).toEqual(['Run 1: Ada prefers short answers with a code sample first.']);
+    const mixed = await runExample(dir, '--embedder', 'local').then(
+      () => null,
+      (e: { stderr: string }) => e,
+    );
+    expect(mixed?.stderr).toContain('EMBEDDING_MISMATCH');
   });
 
   it('refuses a bad flag with a clear message and exit code 2', async () => {
