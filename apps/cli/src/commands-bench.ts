@@ -12,6 +12,7 @@ const SCRIPTS: Record<string, string> = {
   convo: '../../bench/src/convo.ts',
   server: '../../server/src/bench.ts',
   crash: '../../bench/src/crash.ts',
+  'cold-start': '../../bench/src/cold-start.ts',
   report: '../../bench/src/report-page.ts',
 };
 
@@ -27,6 +28,7 @@ export const benchCommands: Record<string, Command> = {
       '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
       '       mem bench server [--duration 20] [--connections 16] [--runs 1] [--embedder hashing|local] [--json]\n' +
       '       mem bench crash [--kills 200] [--soak 20] [--stores sqlite,markdown,postgres] [--processes 8] [--json]\n' +
+      "       mem bench cold-start [--runs 30] [--json]   (the mem command's start-up time, built vs source)\n" +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     flags: {},
     passthrough: true,
