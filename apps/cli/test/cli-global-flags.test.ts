@@ -2,25 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Io } from '../src/io.js';
-import { moveLeadingGlobalFlags, run } from '../src/main.js';
+import { moveLeadingGlobalFlags } from '../src/main.js';
+import { runCli } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-cli-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function mem(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    readStdin: async () => '',
-    env: { MEM_EMBEDDER: 'hashing' },
-    cwd: dir,
-  };
-  const code = await run(args, io);
-  return { code, stdout, stderr };
-}
+const mem = (args: string[]) => runCli(args, dir, { MEM_EMBEDDER: 'hashing' });
 
 describe('global flags before or after the command, like git', () => {
   it('moves leading global flags behind the command (and behind a group sub-command)', () => {

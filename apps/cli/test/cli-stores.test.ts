@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Io } from '../src/io.js';
-import { run } from '../src/main.js';
+import { runCli } from './run-cli.js';
 
 let dir: string;
 beforeAll(() => {
@@ -11,19 +10,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function mem(args: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    readStdin: async () => '',
-    env: { MEM_EMBEDDER: 'hashing', MEM_WORKSPACE_DIR: join(dir, 'ws'), ...env },
-    cwd: dir,
-  };
-  const code = await run(args, io);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const mem = (args: string[], env: Record<string, string>) =>
+  runCli(args, dir, { MEM_EMBEDDER: 'hashing', MEM_WORKSPACE_DIR: join(dir, 'ws'), ...env });
 
 const pgUrl = process.env.MEM_TEST_POSTGRES_URL;
 
