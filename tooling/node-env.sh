@@ -34,6 +34,12 @@ fi
 if [ "$mem_node_env_ok" = 1 ] && [ -x "$mem_node_home/bin/node" ]; then
   PATH="$mem_node_home/bin:$PATH"
   export PATH
+  # The registry's Node trusts only its bundled CA list; a system that adds its own CAs (a proxy's, a company's)
+  # keeps them in the system bundle, which Debian's own node reads. Hand that bundle to this Node too.
+  if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+    NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+    export NODE_EXTRA_CA_CERTS
+  fi
   # node-gyp builds native modules against these headers instead of downloading them.
   npm_config_nodedir="$mem_node_home"
   export npm_config_nodedir
