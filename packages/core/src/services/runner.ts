@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
 import { COMPACTION_STRATEGIES, type CompactionStrategy } from '../domain/compaction.js';
 import { checkName } from '../domain/names.js';
+import { renderMessageLine } from '../domain/transcript-format.js';
 import { MemError } from '../errors.js';
 import type { Summarizer, TokenUsage } from '../ports/summarizer.js';
 import { parseInput } from '../schemas.js';
@@ -374,8 +375,16 @@ export class Runner {
     if (recall?.block) {
       recallMessage = { role: this.options.recallRole, content: messages.pop()!.content };
     }
+    // Leave out the newest transcript messages the caller sends itself — only while the tail is them (after a
+    // compaction they live in the summary, and nothing else is ever removed).
     const omit = t.omitNewest ?? 0;
-    if (omit > 0) messages.splice(Math.max(0, messages.length - omit));
+    if (omit > 0) {
+      const newest = (await conversation.messages()).slice(-omit).map(renderMessageLine);
+      while (newest.length > 0 && messages.length > 0 && messages.at(-1)!.content === newest.at(-1)) {
+        messages.pop();
+        newest.pop();
+      }
+    }
     if (recallMessage) {
       // Before the new messages, so that the turn itself stays last; last when the caller appends its own.
       const at = omit > 0 ? messages.length : Math.max(0, messages.length - written.length);
