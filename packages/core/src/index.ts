@@ -110,6 +110,23 @@ export {
   type ReadMemoryResult,
   type WriteMemoryResult,
 } from './services/notebook.js';
+export {
+  type AssembledTurn,
+  type ContextReport,
+  type EndSessionInput,
+  type EndSessionResult,
+  type EndTaskInput,
+  type EndTaskResult,
+  type ModelContextDefaults,
+  modelContextDefaults,
+  type RecordInput,
+  type ResolvedRunnerOptions,
+  Runner,
+  type RunnerMessage,
+  type RunnerOptions,
+  type SpentTokens,
+  type TurnInput,
+} from './services/runner.js';
 export { createStack, type Stack, type StackOptions, type StackPort } from './stack.js';
 export type { MemoryVersion, Principal, Role, Scope, Source } from './types.js';
 export type {

@@ -659,9 +659,12 @@ export class ConversationService {
     systemPrompt?: string | undefined;
     rules?: readonly string[] | undefined;
     options?: Partial<ConversationOptions> | undefined;
+    /** Writes this conversation's compaction summaries instead of the service's summariser. */
+    summarizer?: Summarizer | undefined;
   }): Conversation {
     return new Conversation({
       ...this.deps,
+      ...(args.summarizer ? { summarizer: args.summarizer } : {}),
       space: args.space,
       agentId: args.agentId,
       systemPrompt: args.systemPrompt,

@@ -1,0 +1,102 @@
+/** Between the AI SDK's prompt messages and mem's text messages: rendering for the transcript, and back. */
+import type { ContextMessage, RunnerMessage } from '@mem/core';
+import type { LanguageModelMiddleware } from 'ai';
+
+type TransformParams = NonNullable<LanguageModelMiddleware['transformParams']>;
+export type CallOptions = Parameters<TransformParams>[0]['params'];
+export type Prompt = CallOptions['prompt'];
+export type PromptMessage = Prompt[number];
+type WrapGenerate = NonNullable<LanguageModelMiddleware['wrapGenerate']>;
+export type GenerateResult = Awaited<ReturnType<WrapGenerate>>;
+export type ResultContent = GenerateResult['content'][number];
+type WrapStream = NonNullable<LanguageModelMiddleware['wrapStream']>;
+export type StreamResult = Awaited<ReturnType<WrapStream>>;
+export type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
+
+function json(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value));
+    } catch {
+      return value;
+    }
+  }
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A tool result's output as text. */
+export function outputText(output: unknown): string {
+  const o = output as { type?: string; value?: unknown; reason?: string } | undefined;
+  switch (o?.type) {
+    case 'text':
+    case 'error-text':
+      return String(o.value);
+    case 'json':
+    case 'error-json':
+      return json(o.value);
+    case 'execution-denied':
+      return `execution denied${o.reason ? `: ${o.reason}` : ''}`;
+    case 'content':
+      return (o.value as { type: string; text?: string }[])
+        .map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`))
+        .join('\n');
+    default:
+      return json(output);
+  }
+}
+
+const callLine = (name: string, id: string, input: unknown) => `[tool call ${name} #${id}] ${json(input)}`;
+const resultLine = (name: string, id: string, output: unknown, error = false) =>
+  `[tool ${error ? 'error' : 'result'} ${name} #${id}] ${outputText(output)}`;
+
+/** One prompt message as transcript messages (a tool message may hold several results: one line each). */
+export function renderPromptMessage(m: PromptMessage): RunnerMessage | null {
+  if (m.role === 'system') return { role: 'system', content: m.content };
+  const lines: string[] = [];
+  for (const part of m.content as unknown as { type: string; [k: string]: unknown }[]) {
+    if (part.type === 'text') lines.push(String(part.text));
+    else if (part.type === 'tool-call')
+      lines.push(callLine(String(part.toolName), String(part.toolCallId), part.input));
+    else if (part.type === 'tool-result')
+      lines.push(resultLine(String(part.toolName), String(part.toolCallId), part.output));
+    else if (part.type === 'file') lines.push(`[file ${String(part.mediaType ?? '')}]`);
+    else if (part.type === 'tool-approval-response')
+      lines.push(`[tool approval ${part.approved ? 'granted' : 'denied'}]`);
+  }
+  const content = lines.join('\n').trim();
+  return content ? { role: m.role, content } : null;
+}
+
+/** The assistant message a model call produced (text and tool calls; provider-executed tool results too). */
+export function renderResultContent(content: readonly ResultContent[]): RunnerMessage | null {
+  const lines: string[] = [];
+  for (const part of content as unknown as { type: string; [k: string]: unknown }[]) {
+    if (part.type === 'text') lines.push(String(part.text));
+    else if (part.type === 'tool-call')
+      lines.push(callLine(String(part.toolName), String(part.toolCallId), part.input));
+    else if (part.type === 'tool-result')
+      lines.push(
+        resultLine(
+          String(part.toolName),
+          String(part.toolCallId),
+          { type: 'json', value: part.result },
+          !!part.isError,
+        ),
+      );
+  }
+  const text = lines.join('\n').trim();
+  return text ? { role: 'assistant', content: text } : null;
+}
+
+/** mem's assembled text messages in the AI SDK's prompt format. */
+export function toPrompt(messages: readonly ContextMessage[]): Prompt {
+  return messages.map((m): PromptMessage => {
+    if (m.role === 'system') return { role: 'system', content: m.content };
+    if (m.role === 'assistant') return { role: 'assistant', content: [{ type: 'text', text: m.content }] };
+    return { role: 'user', content: [{ type: 'text', text: m.content }] };
+  });
+}
