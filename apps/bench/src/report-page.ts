@@ -17,7 +17,7 @@ import {
 } from './report.js';
 
 /** Benches in the order of apps/bench/README.md; any other bench follows, by name. */
-const ORDER = ['retrieval', 'scale', 'convo', 'server', 'crash', 'cold-start'];
+const ORDER = ['retrieval', 'scale', 'convo', 'server', 'crash', 'runner', 'cold-start'];
 
 function isReport(value: unknown): value is BenchReport {
   const r = value as Partial<BenchReport> | null;

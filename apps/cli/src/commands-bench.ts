@@ -13,6 +13,7 @@ const SCRIPTS: Record<string, string> = {
   server: '../../server/src/bench.ts',
   crash: '../../bench/src/crash.ts',
   'cold-start': '../../bench/src/cold-start.ts',
+  runner: '../../bench/src/runner.ts',
   report: '../../bench/src/report-page.ts',
 };
 
