@@ -30,13 +30,13 @@ import {
  * Another agent's notebook and conversation are private: a worker gets NOT_FOUND (not FORBIDDEN), the same answer
  * whether or not that agent exists, so that it never learns which agents have data.
  */
-function targetAgent(ctx: OpContext): string {
-  const agent = ctx.params.agent ?? ctx.principal.agentId;
+export function targetAgent(ctx: OpContext, requested?: string, what = 'notebook or conversation'): string {
+  const agent = ctx.params.agent ?? requested ?? ctx.principal.agentId;
   checkName(agent, 'agent');
   if (agent !== ctx.principal.agentId && ctx.principal.role !== 'lead') {
     throw new MemError(
       'NOT_FOUND',
-      `No notebook or conversation of agent "${agent}" is visible to you: a worker may open only its own ("${ctx.principal.agentId}"); a lead may open any agent's of its space.`,
+      `No ${what} of agent "${agent}" is visible to you: a worker may open only its own ("${ctx.principal.agentId}"); a lead may open any agent's of its space.`,
     );
   }
   return agent;

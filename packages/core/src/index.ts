@@ -38,6 +38,7 @@ export {
   sourceSchema,
   tagSchema,
   taskContextInput,
+  taskIdSchema,
 } from './schemas.js';
 export { forgetInput, gcInput } from './schemas-forget.js';
 export {
@@ -50,6 +51,7 @@ export {
   writeMemoryInput,
 } from './schemas-notebook.js';
 export {
+  doorSessionSchema,
   type EpisodeInput,
   episodeInput,
   episodeOutcomeSchema,
@@ -58,14 +60,25 @@ export {
   factKeySchema,
   factSetInput,
   factSourceSchema,
+  goalFinishInput,
+  goalGetInput,
+  goalListInput,
+  goalSetInput,
   jsonObjectSchema,
   jsonValueSchema,
   nameSchema,
   type ProcedureInput,
+  phaseHistoryInput,
+  phaseSetInput,
   procedureInput,
   procedureOutcomeInput,
   procedureSuggestInput,
   refSchema,
+  sessionRefInput,
+  sessionStateSetInput,
+  summarySaveInput,
+  toolEventListInput,
+  toolEventRecordInput,
 } from './schemas-structured.js';
 export {
   type AssembledContext,

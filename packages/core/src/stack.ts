@@ -109,6 +109,7 @@ export function createStack(options: StackOptions): Stack {
     store: options.knowledge,
     embedder: options.embedder,
     clock,
+    logger: options.logger,
     options: options.knowledgeOptions,
   });
   return {
