@@ -42,6 +42,7 @@ export {
 } from './schemas.js';
 export { forgetInput, gcInput } from './schemas-forget.js';
 export {
+  contextSettingsInput,
   conversationAddInput,
   conversationCompactInput,
   deleteMemoryInput,
@@ -85,6 +86,7 @@ export {
   type CompressionOutcome,
   type ContextInput,
   type ContextMessage,
+  type ContextSettings,
   Conversation,
   type ConversationOptions,
   ConversationService,

@@ -126,6 +126,7 @@ export function createStack(options: StackOptions): Stack {
     conversations: options.transcripts
       ? new ConversationService({
           store: options.transcripts,
+          settings: structured.sessionState,
           clock,
           tokenizer: options.tokenizer,
           summarizer: options.summarizer,
