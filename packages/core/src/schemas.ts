@@ -217,7 +217,8 @@ export function parseInput<S extends z.ZodType>(schema: S, operation: string, in
     const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
     let message = issue.message;
     if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    else if (issue.code === 'invalid_type') message = `expected ${issue.expected}`;
+    else if (issue.code === 'invalid_type')
+      message = issue.expected === 'int' ? 'expected a whole number' : `expected ${issue.expected}`;
     else if (issue.code === 'invalid_union') message = 'give either {id} or {key, scope}';
     return `${field}: ${message}`;
   });
