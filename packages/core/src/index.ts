@@ -38,7 +38,6 @@ export {
   sourceSchema,
   tagSchema,
   taskContextInput,
-  taskIdSchema,
 } from './schemas.js';
 export { forgetInput, gcInput } from './schemas-forget.js';
 export {
@@ -52,7 +51,6 @@ export {
   writeMemoryInput,
 } from './schemas-notebook.js';
 export {
-  doorSessionSchema,
   type EpisodeInput,
   episodeInput,
   episodeOutcomeSchema,
