@@ -1,6 +1,6 @@
 /** `mem convo …` and `mem notes …`: conversation memory (docs/conversations.md) and the agent notebook (docs/notebooks.md). */
 import { type ConversationService, MemError, type Notebook, type TranscriptRole } from '@mem/core';
-import { type Command, type Ctx, int, need, str } from './command.js';
+import { type Command, type Ctx, defined, int, need, num, str } from './command.js';
 import { UsageError } from './context.js';
 
 const ROLES: TranscriptRole[] = ['user', 'assistant', 'system', 'tool'];
@@ -34,9 +34,28 @@ const owner = (ctx: Ctx) => ({
   ...(str(ctx.flags, 'topic') ? { topic: str(ctx.flags, 'topic')! } : {}),
 });
 
+/** `--context-length N --threshold X --strategy S`: given on any `mem convo` command, they are stored for the agent. */
+const contextFlags = {
+  'context-length': { type: 'string' },
+  threshold: { type: 'string' },
+  strategy: { type: 'string' },
+} as const;
+
+/** Store the context settings given as flags (validated by the service); undefined when none was given. */
+async function saveContextFlags(ctx: Ctx) {
+  const fields = defined({
+    contextLength: int(ctx.flags, 'context-length'),
+    threshold: num(ctx.flags, 'threshold'),
+    strategy: str(ctx.flags, 'strategy'),
+  });
+  if (Object.keys(fields).length === 0) return undefined;
+  return (await conversations(ctx)).setContextSettings(ctx.p.space, ctx.p.agentId, fields);
+}
+
 async function open(ctx: Ctx) {
+  await saveContextFlags(ctx);
   const system = str(ctx.flags, 'system');
-  return (await conversations(ctx)).open({
+  return (await conversations(ctx)).openWithSettings({
     space: ctx.p.space,
     agentId: ctx.p.agentId,
     ...(system ? { systemPrompt: system } : {}),
@@ -52,10 +71,29 @@ async function content(ctx: Ctx): Promise<string> {
 const noteScope = { user: { type: 'string' }, topic: { type: 'string' } } as const;
 
 export const conversationCommands: Record<string, Command> = {
+  'convo settings': {
+    summary: "an agent's context window, threshold and strategy (set them with the flags; kept for later calls)",
+    usage:
+      'mem convo settings [--agent A] [--context-length N] [--threshold X] [--strategy summarize|sliding-window|drop-tool-results]',
+    flags: contextFlags,
+    async run(ctx) {
+      const r =
+        (await saveContextFlags(ctx)) ?? (await (await conversations(ctx)).contextSettings(ctx.p.space, ctx.p.agentId));
+      const s = r.settings;
+      ctx.out({ agent: ctx.p.agentId, ...r }, () =>
+        [
+          `contextLength ${s.contextLength}${'contextLength' in r.stored ? '' : ' (default)'}`,
+          `threshold ${s.threshold}${'threshold' in r.stored ? '' : ' (default)'} — compresses at ${Math.round(s.threshold * s.contextLength)} tokens`,
+          `strategy ${s.strategy}${'strategy' in r.stored ? '' : ' (default)'}`,
+        ].join('\n'),
+      );
+    },
+  },
   'convo add': {
     summary: "append a message to an agent's transcript (written through before it returns)",
-    usage: 'mem convo add <content|-> [--agent A] --role user|assistant|system|tool',
-    flags: { role: { type: 'string' } },
+    usage:
+      'mem convo add <content|-> [--agent A] --role user|assistant|system|tool [--context-length N] [--threshold X] [--strategy S]',
+    flags: { role: { type: 'string' }, ...contextFlags },
     ownsFlags: ['role'],
     async run(ctx) {
       const role = str(ctx.flags, 'role') as TranscriptRole | undefined;
@@ -74,8 +112,8 @@ export const conversationCommands: Record<string, Command> = {
   },
   'convo show': {
     summary: 'the stored transcript, one line per message',
-    usage: 'mem convo show [--agent A]',
-    flags: {},
+    usage: 'mem convo show [--agent A] [--context-length N] [--threshold X] [--strategy S]',
+    flags: contextFlags,
     async run(ctx) {
       const convo = await open(ctx);
       const messages = await convo.messages();
@@ -85,8 +123,10 @@ export const conversationCommands: Record<string, Command> = {
   },
   'convo context': {
     summary: 'the messages a model would get next: system prompt, rules, persistent memory, notebook, recall, turn',
-    usage: 'mem convo context [--agent A] [--system S] [--turn T] [--with-notes] [--recall]',
+    usage:
+      'mem convo context [--agent A] [--system S] [--turn T] [--with-notes] [--recall] [--context-length N] [--threshold X] [--strategy S]',
     flags: {
+      ...contextFlags,
       system: { type: 'string' },
       turn: { type: 'string' },
       'with-notes': { type: 'boolean' },
@@ -116,8 +156,8 @@ export const conversationCommands: Record<string, Command> = {
   },
   'convo compact': {
     summary: 'archive the transcript and replace it by a summary (written by the summarizer when none is given)',
-    usage: 'mem convo compact [--agent A] [--summary S]',
-    flags: { summary: { type: 'string' } },
+    usage: 'mem convo compact [--agent A] [--summary S] [--context-length N] [--threshold X] [--strategy S]',
+    flags: { summary: { type: 'string' }, ...contextFlags },
     async run(ctx) {
       const convo = await open(ctx);
       const summary = str(ctx.flags, 'summary');

@@ -17,6 +17,7 @@ import {
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
 import { serverCommands } from './commands-server.js';
+import { stateCommands } from './commands-state.js';
 import { structuredCommands } from './commands-structured.js';
 import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
 import { type Io, Progress } from './io.js';
@@ -95,8 +96,9 @@ const knowledgeCommands: Record<string, Command> = {
   },
   search: {
     summary: 'search memories by meaning and keyword',
-    usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S]',
+    usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S] [--intent I]',
     flags: {
+      intent: { type: 'string' },
       limit: { type: 'string' },
       'key-prefix': { type: 'string' },
       scope: { type: 'string' },
@@ -106,7 +108,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the search query.');
-      const results = await (await ctx.stack()).knowledge.search(
+      const { results, intent } = await (await ctx.stack()).knowledge.searchReport(
         ctx.p,
         defined({
           query,
@@ -115,9 +117,10 @@ const knowledgeCommands: Record<string, Command> = {
           scope: str(ctx.flags, 'scope'),
           tags: tags(ctx.flags),
           source: str(ctx.flags, 'source'),
+          intent: str(ctx.flags, 'intent'),
         }),
       );
-      ctx.out({ results: results.map(toSearchJson) }, () => renderResults(results));
+      ctx.out({ results: results.map(toSearchJson), intent }, () => renderResults(results));
     },
   },
   get: {
@@ -253,18 +256,18 @@ const knowledgeCommands: Record<string, Command> = {
   },
   'task-context': {
     summary: 'the task plus a smart recall',
-    usage: 'mem task-context <task> [--query Q]... [--limit N]',
-    flags: { query: { type: 'string', multiple: true }, limit: { type: 'string' } },
+    usage: 'mem task-context <task> [--query Q]... [--limit N] [--task-id T]',
+    flags: { query: { type: 'string', multiple: true }, limit: { type: 'string' }, 'task-id': { type: 'string' } },
     async run(ctx) {
       const task = ctx.args.join(' ');
       const queries = ctx.flags.query as string[] | undefined;
       const r = await (await ctx.stack()).knowledge.taskContext(
         ctx.p,
-        defined({ task, queries, limit: int(ctx.flags, 'limit') }),
+        defined({ task, queries, limit: int(ctx.flags, 'limit'), taskId: str(ctx.flags, 'task-id') }),
       );
       ctx.out(
-        { task: r.task, memories: r.memories.map(toSearchJson) },
-        () => `Task: ${r.task}\n\n${renderResults(r.memories)}`,
+        { task: r.task, taskId: r.taskId, memories: r.memories.map(toSearchJson) },
+        () => `Task: ${r.task}${r.taskId ? ` (task id ${r.taskId})` : ''}\n\n${renderResults(r.memories)}`,
       );
     },
   },
@@ -444,6 +447,7 @@ const knowledgeCommands: Record<string, Command> = {
 const commands: Record<string, Command> = {
   ...knowledgeCommands,
   ...structuredCommands,
+  ...stateCommands,
   ...conversationCommands,
   ...serverCommands,
   ...benchCommands,

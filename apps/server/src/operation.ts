@@ -20,8 +20,8 @@ export interface OpContext {
   services: Services;
   /** Path parameters of the HTTP route (e.g. `agent`); empty over MCP. */
   params: Record<string, string>;
-  /** Which door the request came through. */
-  transport: 'http' | 'mcp';
+  /** Which door the request came through (`cli`: the `mem` command runs the operation in process). */
+  transport: 'http' | 'mcp' | 'cli';
   /** Aborted when the client goes away (long streams stop early). */
   signal?: AbortSignal | undefined;
 }

@@ -5,6 +5,7 @@
  */
 import {
   checkName,
+  contextSettingsInput,
   conversationAddInput,
   conversationCompactInput,
   deleteMemoryInput,
@@ -30,13 +31,13 @@ import {
  * Another agent's notebook and conversation are private: a worker gets NOT_FOUND (not FORBIDDEN), the same answer
  * whether or not that agent exists, so that it never learns which agents have data.
  */
-function targetAgent(ctx: OpContext): string {
-  const agent = ctx.params.agent ?? ctx.principal.agentId;
+export function targetAgent(ctx: OpContext, requested?: string, what = 'notebook or conversation'): string {
+  const agent = ctx.params.agent ?? requested ?? ctx.principal.agentId;
   checkName(agent, 'agent');
   if (agent !== ctx.principal.agentId && ctx.principal.role !== 'lead') {
     throw new MemError(
       'NOT_FOUND',
-      `No notebook or conversation of agent "${agent}" is visible to you: a worker may open only its own ("${ctx.principal.agentId}"); a lead may open any agent's of its space.`,
+      `No ${what} of agent "${agent}" is visible to you: a worker may open only its own ("${ctx.principal.agentId}"); a lead may open any agent's of its space.`,
     );
   }
   return agent;
@@ -233,7 +234,7 @@ export const conversationShow = defineOperation({
   http: { method: 'GET', path: '/v1/agents/{agent}/conversation', input: () => ({}) },
   run: async (ctx) => {
     const agent = targetAgent(ctx);
-    const conversation = conversationsOf(ctx).open({ space: ctx.principal.space, agentId: agent });
+    const conversation = await conversationsOf(ctx).openWithSettings({ space: ctx.principal.space, agentId: agent });
     return { agent, messages: await conversation.messages() };
   },
 });
@@ -256,7 +257,7 @@ export const conversationAdd = defineOperation({
   run: async (ctx, raw) => {
     const input = parseInput(conversationAddInput, 'conversation-add', raw);
     const agent = targetAgent(ctx);
-    const conversation = conversationsOf(ctx).open({ space: ctx.principal.space, agentId: agent });
+    const conversation = await conversationsOf(ctx).openWithSettings({ space: ctx.principal.space, agentId: agent });
     return { agent, message: await conversation.add(input.role, input.content) };
   },
 });
@@ -273,7 +274,7 @@ export const conversationCompact = defineOperation({
   run: async (ctx, raw) => {
     const input = parseInput(conversationCompactInput, 'conversation-compact', raw);
     const agent = targetAgent(ctx);
-    const conversation = conversationsOf(ctx).open({ space: ctx.principal.space, agentId: agent });
+    const conversation = await conversationsOf(ctx).openWithSettings({ space: ctx.principal.space, agentId: agent });
     return input.summary === undefined ? conversation.compress() : conversation.compact(input.summary);
   },
 });
@@ -310,7 +311,69 @@ export const conversationArchive = defineOperation({
   },
 });
 
+const settingsShape = z.object({
+  contextLength: z.number().describe('The context window in tokens.'),
+  threshold: z.number().describe('Compression starts at threshold × contextLength tokens.'),
+  strategy: z.enum(['summarize', 'sliding-window', 'drop-tool-results']),
+});
+const settingsResult = z.object({
+  agent: z.string(),
+  settings: settingsShape.describe('What the conversation uses: the server defaults overridden by the stored fields.'),
+  stored: settingsShape.partial().describe('Only the fields set for this agent.'),
+});
+const SETTINGS_GUIDE =
+  "An agent's conversation is compressed when its history reaches threshold × contextLength tokens, with its strategy: " +
+  'summarize (archive, then a summary replaces the history), sliding-window (keep the newest messages) or drop-tool-results (replace old large tool results by a placeholder). ' +
+  "Set contextLength to your model's context window. You act on your own agent; a lead may name another agent of its space.";
+
+const settingsGetInput = z.object({ agent: z.string().optional().describe('The agent (default: you).') }).strict();
+
+export const conversationSettingsGet = defineOperation({
+  name: 'conversation-settings-get',
+  summary: "An agent's context window, threshold and strategy",
+  description: `${SETTINGS_GUIDE} Returns {agent, settings, stored}.`,
+  group: 'conversation',
+  input: settingsGetInput,
+  output: settingsResult,
+  write: false,
+  http: { method: 'GET', path: '/v1/agents/{agent}/conversation/settings', input: () => ({}) },
+  tool: { name: 'conversation-settings-get' },
+  run: async (ctx, raw) => {
+    const { agent: requested } = parseInput(settingsGetInput, 'conversation-settings-get', raw);
+    const agent = targetAgent(ctx, requested);
+    return { agent, ...(await conversationsOf(ctx).contextSettings(ctx.principal.space, agent)) };
+  },
+});
+
+const settingsSetInput = contextSettingsInput.extend({
+  agent: z.string().optional().describe('The agent (default: you; another agent: lead only).'),
+});
+
+export const conversationSettingsSet = defineOperation({
+  name: 'conversation-settings-set',
+  summary: "Set an agent's context window, threshold or strategy (persisted)",
+  description: `${SETTINGS_GUIDE} Each field given replaces the stored one; every later call on the agent's conversation uses them. Returns {agent, settings, stored}.`,
+  group: 'conversation',
+  input: settingsSetInput,
+  output: settingsResult,
+  write: true,
+  http: {
+    method: 'PUT',
+    path: '/v1/agents/{agent}/conversation/settings',
+    body: contextSettingsInput,
+    input: ({ body }) => body ?? {},
+  },
+  tool: { name: 'conversation-settings-set' },
+  run: async (ctx, raw) => {
+    const { agent: requested, ...fields } = parseInput(settingsSetInput, 'conversation-settings-set', raw);
+    const agent = targetAgent(ctx, requested);
+    return { agent, ...(await conversationsOf(ctx).setContextSettings(ctx.principal.space, agent, fields)) };
+  },
+});
+
 export const conversationOperations: Operation[] = [
+  conversationSettingsGet,
+  conversationSettingsSet,
   conversationAgents,
   conversationShow,
   conversationAdd,

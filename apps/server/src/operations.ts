@@ -7,6 +7,7 @@ import type { Stack } from '@mem/core';
 import type { Operation, Services } from './operation.js';
 import { conversationOperations, notebookOperations } from './operations-agent.js';
 import { knowledgeOperations } from './operations-knowledge.js';
+import { stateOperations } from './operations-state.js';
 import { structuredOperations } from './operations-structured.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -33,6 +34,7 @@ export function defaultOperations(stack: Stack, explicit: Services = {}): Operat
     ...knowledgeOperations,
     // Always listed: on a stack without a port (e.g. LanceDB has no facts) they answer 501 CAPABILITY_MISSING.
     ...structuredOperations,
+    ...stateOperations,
     ...(services.notebook ? notebookOperations : []),
     ...(services.conversations ? conversationOperations : []),
   ];

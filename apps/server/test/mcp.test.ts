@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
 import { createMcpServer } from '../src/mcp.js';
 import { knowledgeOperations, memoryStore } from '../src/operations-knowledge.js';
+import { stateOperations } from '../src/operations-state.js';
 import { structuredOperations } from '../src/operations-structured.js';
 import { call, memoryStack, memProcess, testServer, worker } from './helpers.js';
 import { startEnv } from './hostile-kit.js';
@@ -148,7 +149,7 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     try {
       const { tools } = await asWorker.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        [...knowledgeOperations, ...structuredOperations]
+        [...knowledgeOperations, ...structuredOperations, ...stateOperations]
           .filter((op) => op.tool)
           .map((op) => op.tool!.name)
           .sort(),

@@ -96,6 +96,32 @@ export type WriteMemoryInput = z.infer<typeof writeMemoryInput>;
 export type ReadMemoryInput = z.infer<typeof readMemoryInput>;
 export type DeleteMemoryInput = z.infer<typeof deleteMemoryInput>;
 export type ListMemoryInput = z.infer<typeof listMemoryInput>;
+/** Per-agent context settings (docs/conversations.md): each field given replaces the stored one. */
+export const contextSettingsInput = z
+  .object({
+    contextLength: z
+      .number()
+      .int('contextLength must be a whole number of tokens')
+      .min(256, 'contextLength must be at least 256 tokens')
+      .max(10_000_000, 'contextLength must be at most 10000000 tokens')
+      .optional()
+      .describe("The model's context window in tokens (default 128000)."),
+    threshold: z
+      .number()
+      .gt(0, 'threshold must be above 0')
+      .max(1, 'threshold must be at most 1 (a share of contextLength)')
+      .optional()
+      .describe('Compress when the history reaches threshold × contextLength tokens (default 0.9).'),
+    strategy: z
+      .enum(['summarize', 'sliding-window', 'drop-tool-results'], {
+        error: 'strategy must be one of summarize, sliding-window, drop-tool-results',
+      })
+      .optional()
+      .describe('How to compress: summarize (default), sliding-window or drop-tool-results.'),
+  })
+  .strict();
+
 export type SearchMemoryInput = z.infer<typeof searchMemoryInput>;
 export type ConversationAddInput = z.infer<typeof conversationAddInput>;
 export type ConversationCompactInput = z.infer<typeof conversationCompactInput>;
+export type ContextSettingsInput = z.infer<typeof contextSettingsInput>;

@@ -226,3 +226,95 @@ export type ProcedureStepInput = z.input<typeof procedureStepSchema>;
 export type ProcedureInput = z.input<typeof procedureInput>;
 export type ProcedureSuggestInput = z.input<typeof procedureSuggestInput>;
 export type ProcedureOutcomeInput = z.input<typeof procedureOutcomeInput>;
+
+// ---------- goals, summaries, session state, phases, tool events over the doors (HTTP, MCP, CLI) ----------
+
+/** The agent whose session an operation acts on (default: the caller; another agent's: a lead only). */
+const agentField = nameSchema('agent')
+  .optional()
+  .describe('The agent whose session this is (default: you). Only a lead may name another agent of its space.');
+/** A session of an agent, as the doors name it (stored as `<agent>/<session>`, so agents never share a session). */
+export const doorSessionSchema = refSchema
+  .refine((s) => s.length <= 100, 'sessionId has at most 100 characters')
+  .describe('The session id, e.g. a chat or task id. Sessions belong to an agent.');
+const sessionFields = { agent: agentField, sessionId: doorSessionSchema };
+
+export const goalSetInput = z
+  .object({
+    user: nameSchema('user'),
+    goal: nonEmptyText(10_000, 'goal').describe('What the user wants to achieve, in one or two sentences.'),
+    topic: nameSchema('topic').nullable().optional().describe('A topic (e.g. a project); omit for a global goal.'),
+    metadata: jsonObjectSchema.optional(),
+  })
+  .strict();
+export const goalGetInput = factGetInput;
+export const goalListInput = z
+  .object({
+    user: nameSchema('user'),
+    topic: nameSchema('topic').nullable().optional().describe('Only this topic (null: only global goals).'),
+    limit: limitSchema.optional(),
+  })
+  .strict();
+export const goalFinishInput = z
+  .object({
+    user: nameSchema('user'),
+    topic: nameSchema('topic').nullable().optional(),
+    status: z.enum(['completed', 'abandoned']).describe('How the active goal ended.'),
+  })
+  .strict();
+
+export const sessionRefInput = z.object(sessionFields).strict();
+export const summarySaveInput = z
+  .object({
+    ...sessionFields,
+    summary: nonEmptyText(100_000, 'summary').describe('The running summary of the session so far.'),
+    messagesCovered: z
+      .number()
+      .int('messagesCovered must be a whole number')
+      .min(0, 'messagesCovered must not be negative')
+      .describe('How many messages of the session the summary covers.'),
+    expectedVersion: z
+      .number()
+      .int('expectedVersion must be a whole number')
+      .min(0, 'expectedVersion must not be negative')
+      .optional()
+      .describe('Refuse (CONFLICT) unless the stored version is this one (0: no summary yet).'),
+  })
+  .strict();
+export const sessionStateSetInput = z
+  .object({ ...sessionFields, state: jsonValueSchema.describe('The whole state (JSON); replaces the stored one.') })
+  .strict();
+export const phaseSetInput = z
+  .object({
+    ...sessionFields,
+    phase: refSchema.describe('The phase the session enters, e.g. "planning", "executing", "review".'),
+    metadata: jsonObjectSchema.optional(),
+  })
+  .strict();
+export const phaseHistoryInput = z.object({ ...sessionFields, limit: limitSchema.optional() }).strict();
+export const toolEventRecordInput = z
+  .object({
+    ...sessionFields,
+    id: refSchema.optional().describe('A unique id (default: a new one); CONFLICT when already recorded.'),
+    tool: refSchema,
+    input: jsonValueSchema.optional(),
+    output: jsonValueSchema.optional(),
+    latencyMs: z.number().finite().min(0, 'latencyMs must not be negative'),
+    error: text(100_000, 'error').nullable().optional().describe('The error message when the call failed.'),
+    at: isoTimeSchema.optional().describe('When the call happened (default: now).'),
+  })
+  .strict();
+export const toolEventListInput = z
+  .object({
+    ...sessionFields,
+    tool: refSchema.optional(),
+    since: isoTimeSchema.optional(),
+    until: isoTimeSchema.optional(),
+    failed: z.boolean().optional().describe('Only failed (true) or only successful (false) calls.'),
+    limit: limitSchema.optional().describe('The newest this many (default 100), oldest first.'),
+  })
+  .strict();
+
+export type GoalSetInput = z.input<typeof goalSetInput>;
+export type SummarySaveInput = z.input<typeof summarySaveInput>;
+export type ToolEventRecordInput = z.input<typeof toolEventRecordInput>;

@@ -70,6 +70,16 @@ export const memorySearchInput = z
     scope: scopeSchema.optional(),
     tags: tagsSchema.optional().describe('Only memories carrying every tag listed.'),
     source: sourceSchema.optional(),
+    intent: z
+      .string()
+      .trim()
+      .min(1, 'intent must not be empty (leave it out instead)')
+      .max(200, 'intent has at most 200 characters')
+      .refine((s) => noControl(s) && wellFormed(s), 'intent must not contain control characters or lone surrogates')
+      .optional()
+      .describe(
+        'Why you search, e.g. "dedup before store" or "context for the deploy task". Recorded and echoed back.',
+      ),
   })
   .strict();
 
@@ -92,12 +102,20 @@ export const memoryEditInput = z
   })
   .strict();
 
+/** The task a recall or a rating belongs to (a memory counts once per task). */
+export const taskIdSchema = z
+  .string()
+  .trim()
+  .min(1, 'taskId must not be empty')
+  .max(200, 'taskId has at most 200 characters')
+  .refine(noControl, 'taskId must not contain control characters');
+
 export const memoryRateInput = z
   .object({
     id: idSchema,
     useful: z.boolean(),
     note: z.string().max(280, 'note has at most 280 characters').optional(),
-    taskId: z.string().trim().min(1, 'taskId must not be empty').max(200),
+    taskId: taskIdSchema,
   })
   .strict();
 
@@ -132,6 +150,11 @@ export const taskContextInput = z
       .max(20_000),
     queries: z.array(z.string().min(1).max(4000)).max(20).optional(),
     limit: z.number().int().min(1).max(50).optional(),
+    taskId: taskIdSchema
+      .optional()
+      .describe(
+        'The id of the task: echoed back so you rate the memories you used with memory_rate under the same taskId.',
+      ),
   })
   .strict();
 
@@ -194,7 +217,8 @@ export function parseInput<S extends z.ZodType>(schema: S, operation: string, in
     const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
     let message = issue.message;
     if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    else if (issue.code === 'invalid_type') message = `expected ${issue.expected}`;
+    else if (issue.code === 'invalid_type')
+      message = issue.expected === 'int' ? 'expected a whole number' : `expected ${issue.expected}`;
     else if (issue.code === 'invalid_union') message = 'give either {id} or {key, scope}';
     return `${field}: ${message}`;
   });

@@ -109,6 +109,7 @@ export function createStack(options: StackOptions): Stack {
     store: options.knowledge,
     embedder: options.embedder,
     clock,
+    logger: options.logger,
     options: options.knowledgeOptions,
   });
   return {
@@ -125,6 +126,7 @@ export function createStack(options: StackOptions): Stack {
     conversations: options.transcripts
       ? new ConversationService({
           store: options.transcripts,
+          settings: structured.sessionState,
           clock,
           tokenizer: options.tokenizer,
           summarizer: options.summarizer,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGptTokenizer } from '../src/adapters/gpt-tokenizer.js';
+import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
 import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
 import { MemError } from '../src/errors.js';
 import { ManualClock } from '../src/ports/clock.js';
@@ -493,5 +494,63 @@ describe('ConversationService', () => {
     expect(service.open({ space: 'acme', agentId: 'bob', options: { contextLength: 10 } }).options.contextLength).toBe(
       10,
     );
+  });
+});
+
+describe('per-agent context settings', () => {
+  const setup = (withState = true) => {
+    const structured = createInMemoryStructuredStores();
+    const service = new ConversationService({
+      store: createInMemoryTranscriptStore(),
+      settings: withState ? structured.sessionState : undefined,
+      tokenizer: cheapTokenizer,
+      clock: new ManualClock(new Date('2026-03-01T00:00:00Z')),
+      options: { contextLength: 64_000 },
+    });
+    return { service, state: structured.sessionState };
+  };
+
+  it('merge field by field over the service options, and openWithSettings applies them', async () => {
+    const { service } = setup();
+    expect(await service.contextSettings('s', 'a')).toEqual({
+      settings: { contextLength: 64_000, threshold: 0.9, strategy: 'summarize' },
+      stored: {},
+    });
+    await service.setContextSettings('s', 'a', { contextLength: 1_000, threshold: 0.5 });
+    const r = await service.setContextSettings('s', 'a', { strategy: 'sliding-window' });
+    expect(r.settings).toEqual({ contextLength: 1_000, threshold: 0.5, strategy: 'sliding-window' });
+    expect((await service.contextSettings('s', 'b')).stored).toEqual({});
+    expect((await service.contextSettings('other-space', 'a')).stored).toEqual({});
+
+    const convo = await service.openWithSettings({ space: 's', agentId: 'a' });
+    const plain = service.open({ space: 's', agentId: 'a' });
+    await convo.add('user', 'x'.repeat(2_400)); // ~600 tokens: over 0.5 × 1,000, far under 0.9 × 64,000
+    await plain.reload();
+    expect(convo.needsCompression()).toBe(true);
+    expect(plain.needsCompression()).toBe(false);
+    // Per-call options still win over the stored ones.
+    const wide = await service.openWithSettings({ space: 's', agentId: 'a', options: { contextLength: 1_000_000 } });
+    await wide.reload();
+    expect(wide.needsCompression()).toBe(false);
+  });
+
+  it('refuse bad values with INVALID_INPUT and store nothing; ignore a hand-broken row; need a store', async () => {
+    const { service, state } = setup();
+    await service.setContextSettings('s', 'a', { threshold: 0.7 });
+    for (const bad of [{ threshold: 0 }, { threshold: 2 }, { contextLength: -5 }, { strategy: 'nope' }, { x: 1 }]) {
+      const error = await service.setContextSettings('s', 'a', bad).catch((e: unknown) => e);
+      expect(MemError.is(error, 'INVALID_INPUT'), JSON.stringify(bad)).toBe(true);
+    }
+    await expect(service.setContextSettings('s', '../x', { threshold: 0.5 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    expect((await service.contextSettings('s', 'a')).stored).toEqual({ threshold: 0.7 });
+    await state.set('s', '.context-settings/a', { threshold: 'high' }, '2026-03-01T00:00:00Z');
+    expect((await service.contextSettings('s', 'a')).settings.threshold).toBe(0.9);
+
+    const error = await setup(false)
+      .service.setContextSettings('s', 'a', { threshold: 0.5 })
+      .catch((e: unknown) => e);
+    expect(MemError.is(error, 'CAPABILITY_MISSING')).toBe(true);
   });
 });

@@ -19,6 +19,7 @@ import { isEmptyContent, renderMessageLine } from '../domain/transcript-format.j
 import { MemError } from '../errors.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import { type Logger, stderrLogger } from '../ports/logger.js';
+import type { SessionStateStore } from '../ports/session-state-store.js';
 import type { Summarizer, TokenUsage } from '../ports/summarizer.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import {
@@ -30,6 +31,9 @@ import {
   type TranscriptRole,
   type TranscriptStore,
 } from '../ports/transcript-store.js';
+import { parseInput } from '../schemas.js';
+import { contextSettingsInput } from '../schemas-notebook.js';
+import type { JsonValue } from '../types-structured.js';
 
 /** Every number of the conversation memory (docs/conversations.md), with defaults. */
 export interface ConversationOptions extends CompactionPolicy {
@@ -119,6 +123,24 @@ interface Entry {
 }
 
 const iso = (d: Date) => d.toISOString();
+
+/** The context window, threshold and strategy an agent's conversation uses (settable per agent). */
+export type ContextSettings = Pick<ConversationOptions, 'contextLength' | 'threshold' | 'strategy'>;
+
+/**
+ * The session-state id under which an agent's context settings persist. It starts with a dot, which no agent name
+ * may, so it never meets a session the doors store (`<agent>/<session>`).
+ */
+const settingsSessionId = (agentId: string) => `.context-settings/${agentId}`;
+
+/** Stored settings, re-checked on read (a hand-edited row must not break every later call): bad fields are dropped. */
+function storedSettings(state: JsonValue): Partial<ContextSettings> {
+  const parsed = contextSettingsInput.safeParse(state);
+  if (!parsed.success) return {};
+  const out: Partial<ContextSettings> = {};
+  for (const [k, v] of Object.entries(parsed.data)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
 
 function checkOptions(o: ConversationOptions): ConversationOptions {
   const bad = (what: string) => new MemError('INVALID_INPUT', `Invalid conversation option: ${what}.`);
@@ -635,6 +657,8 @@ export async function pruneArchives(
 
 export interface ConversationServiceDeps {
   store: TranscriptStore;
+  /** Where per-agent context settings persist (the stack passes its session-state store); absent: not settable. */
+  settings?: SessionStateStore | undefined;
   clock?: Clock | undefined;
   tokenizer?: Tokenizer | undefined;
   summarizer?: Summarizer | undefined;
@@ -671,6 +695,58 @@ export class ConversationService {
       rules: args.rules,
       options: { ...this.deps.options, ...args.options },
     });
+  }
+
+  /**
+   * The context settings of an agent: the service's, overridden by what was set for the agent (`setContextSettings`).
+   * `stored` holds only the fields set for the agent.
+   */
+  async contextSettings(
+    space: string,
+    agentId: string,
+  ): Promise<{ settings: ContextSettings; stored: Partial<ContextSettings> }> {
+    checkName(agentId, 'agent');
+    const record = this.deps.settings ? await this.deps.settings.get(space, settingsSessionId(agentId)) : null;
+    const stored = record ? storedSettings(record.state) : {};
+    const base = { ...DEFAULT_CONVERSATION_OPTIONS, ...this.deps.options };
+    const merged = { ...base, ...stored };
+    return {
+      settings: { contextLength: merged.contextLength, threshold: merged.threshold, strategy: merged.strategy },
+      stored,
+    };
+  }
+
+  /**
+   * Set an agent's context window, threshold and strategy (each field given replaces the stored one), persisted in the
+   * session-state store so every later `openWithSettings` uses them. `INVALID_INPUT` for bad values (nothing stored);
+   * `CAPABILITY_MISSING` without a session-state store.
+   */
+  async setContextSettings(
+    space: string,
+    agentId: string,
+    raw: unknown,
+  ): Promise<{ settings: ContextSettings; stored: Partial<ContextSettings> }> {
+    checkName(agentId, 'agent');
+    const input = parseInput(contextSettingsInput, 'context settings', raw);
+    if (!this.deps.settings) {
+      throw new MemError(
+        'CAPABILITY_MISSING',
+        'Per-agent context settings are kept in the session-state store, and this stack has none: configure structured stores (SQLite, PostgreSQL or in-memory).',
+      );
+    }
+    const { stored } = await this.contextSettings(space, agentId);
+    const next: Partial<ContextSettings> = { ...stored };
+    for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
+    checkOptions({ ...DEFAULT_CONVERSATION_OPTIONS, ...this.deps.options, ...next });
+    const at = iso((this.deps.clock ?? systemClock).now());
+    await this.deps.settings.set(space, settingsSessionId(agentId), next as JsonValue, at);
+    return this.contextSettings(space, agentId);
+  }
+
+  /** `open` with the agent's stored context settings applied (per-call options still win). */
+  async openWithSettings(args: Parameters<ConversationService['open']>[0]): Promise<Conversation> {
+    const { stored } = await this.contextSettings(args.space, args.agentId);
+    return this.open({ ...args, options: { ...stored, ...args.options } });
   }
 
   agents(space: string): Promise<string[]> {

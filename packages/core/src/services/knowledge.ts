@@ -28,6 +28,7 @@ import { MemError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
+import { type Logger, silentLogger } from '../ports/logger.js';
 import {
   dedupCheckInput,
   injectLearningInput,
@@ -214,6 +215,8 @@ export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
   embedder?: Embedder | undefined;
   clock: Clock;
+  /** Where searches record their intent and task-context its taskId (info level). Default: silent. */
+  logger?: Logger | undefined;
   options?: Partial<KnowledgeOptions> | undefined;
 }
 
@@ -223,6 +226,7 @@ type Ref = { id: string } | { key: string; scope?: Scope | undefined };
 export class KnowledgeService {
   readonly knowledge: KnowledgeStore;
   readonly embedder: Embedder | undefined;
+  private readonly logger: Logger;
   readonly options: KnowledgeOptions;
   private readonly clock: Clock;
 
@@ -230,6 +234,7 @@ export class KnowledgeService {
     this.knowledge = deps.store;
     this.embedder = deps.embedder;
     this.clock = deps.clock;
+    this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };
   }
 
@@ -620,8 +625,21 @@ export class KnowledgeService {
 
   /** memory-search */
   async search(p: Principal, raw: unknown): Promise<SearchResult[]> {
+    return (await this.searchReport(p, raw)).results;
+  }
+
+  /**
+   * memory-search with what the door reports besides the results: the caller's `intent` (why it searched, e.g.
+   * "dedup before store"), secret-checked like other free text and logged, or null when none was given.
+   */
+  async searchReport(p: Principal, raw: unknown): Promise<{ results: SearchResult[]; intent: string | null }> {
     this.checkPrincipal(p);
     const input = parseInput(memorySearchInput, 'memory-search', raw);
+    const intent = input.intent ?? null;
+    if (intent !== null) {
+      assertNoSecrets(intent, 'search intent');
+      this.logger.info('memory-search', { space: p.space, agentId: p.agentId, intent });
+    }
     const limit = input.limit ?? this.options.searchLimit;
     const filter: SearchFilter = {
       space: p.space,
@@ -632,7 +650,7 @@ export class KnowledgeService {
       ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
       ...(input.source ? { source: input.source } : {}),
     };
-    return this.rankedSearch(input.query, filter, limit);
+    return { results: await this.rankedSearch(input.query, filter, limit), intent };
   }
 
   private async rankedSearch(query: string, filter: SearchFilter, limit: number): Promise<SearchResult[]> {
@@ -918,11 +936,18 @@ export class KnowledgeService {
   }
 
   /** task-context-gathering: the task plus a smart recall (queries default to the task itself). */
-  async taskContext(p: Principal, raw: unknown): Promise<{ task: string; memories: SmartRecallResult[] }> {
+  async taskContext(
+    p: Principal,
+    raw: unknown,
+  ): Promise<{ task: string; taskId: string | null; memories: SmartRecallResult[] }> {
     this.checkPrincipal(p);
     const input = parseInput(taskContextInput, 'task-context-gathering', raw);
     const queries = input.queries && input.queries.length > 0 ? input.queries : [input.task];
-    return { task: input.task, memories: await this.recallMany(p, queries, input.limit ?? this.options.searchLimit) };
+    const taskId = input.taskId ?? null;
+    const memories = await this.recallMany(p, queries, input.limit ?? this.options.searchLimit);
+    if (taskId !== null)
+      this.logger.info('task-context', { space: p.space, agentId: p.agentId, taskId, memories: memories.length });
+    return { task: input.task, taskId, memories };
   }
 
   /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
