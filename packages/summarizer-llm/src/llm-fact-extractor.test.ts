@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Episode, MemError } from '@mem/core';
 import type { EpisodeCluster, Logger } from '@mem/core/adapter';
+import { startFakeChatServer } from '@mem/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeChatServer } from '../test/fake-chat-server.js';
 import {
   createLlmFactExtractor,
   DEFAULT_FACT_PROMPT,

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Conversation, createInMemoryTranscriptStore, type TranscriptMessage } from '@mem/core';
 import { ManualClock, silentLogger } from '@mem/core/adapter';
+import { startFakeChatServer } from '@mem/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeChatServer } from '../test/fake-chat-server.js';
 import { createLlmSummarizer, DEFAULT_SUMMARY_PROMPT, type LlmSummarizerOptions } from './index.js';
 
 // A real OpenAI-compatible server on 127.0.0.1 (node:http), POST /v1/chat/completions. The model name picks what it
