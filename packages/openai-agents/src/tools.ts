@@ -43,7 +43,8 @@ function parameters(schema: z.ZodType): never {
     unknown
   >;
   delete json.$schema;
-  return json as never;
+  // A plain copy: zod marks its output as a Standard Schema, which the SDK accepts only in strict mode.
+  return JSON.parse(JSON.stringify(json)) as never;
 }
 
 /** A tool whose failures with a MemError come back to the model as `{ error: { code, message } }` so it can fix the call. */
