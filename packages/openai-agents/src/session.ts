@@ -8,7 +8,7 @@ import {
   type TranscriptRole,
 } from '@mem/core';
 import { newId } from '@mem/core/adapter';
-import type { AgentInputItem, Session } from '@openai/agents';
+import type { AgentInputItem, Session } from '@openai/agents-core';
 
 export interface MemSessionOptions {
   /** The conversation service of a mem stack (`createStack({ …, transcripts }).conversations`). */

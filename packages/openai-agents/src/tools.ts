@@ -13,7 +13,7 @@ import {
   toSearchJson,
   writeMemoryInput,
 } from '@mem/core';
-import { type FunctionTool, tool } from '@openai/agents';
+import { type FunctionTool, tool } from '@openai/agents-core';
 import { z } from 'zod';
 
 export interface MemoryToolsOptions {
