@@ -85,6 +85,7 @@ describe('MemStore against InMemoryStore', () => {
     expect(before.createdAt).toBeInstanceOf(Date);
 
     await both((s) => s.put(['users', 'ada'], 'prefs', { theme: 'solarized' }));
+    await both((s) => s.put(['users', 'ada'], 'prefs', { theme: 'solarized' })); // the same value again
     await both((s) => s.delete(['users', 'bob'], 'prefs'));
     await both((s) => s.delete(['users', 'bob'], 'never-there'));
     const [c, d] = await both((s) => Promise.all(addresses.map(([ns, k]) => s.get([...ns], k))));

@@ -71,6 +71,18 @@ for (const [name, make] of Object.entries(stores)) {
       expect(await session().getItems()).toEqual(ITEMS);
     });
 
+    it('redacts a credential inside an item and still returns the item as JSON', async () => {
+      const s = session();
+      await s.addItems([
+        { role: 'user', content: 'my key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD, "quoted"' },
+      ]);
+      const [item] = await s.getItems();
+      expect(item).toMatchObject({ role: 'user' });
+      expect(String((item as { content: string }).content)).toContain('[REDACTED');
+      expect(String((item as { content: string }).content)).not.toContain('sk-proj-abcdef');
+      expect(String((item as { content: string }).content)).toContain('"quoted"');
+    });
+
     it('popItem removes and returns the newest item; clearSession empties the session', async () => {
       const a = session();
       await a.addItems(ITEMS);
