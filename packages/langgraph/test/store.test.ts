@@ -177,6 +177,34 @@ describe('MemStore against InMemoryStore', () => {
     );
   });
 
+  it('with a query, the best match agrees with InMemoryStore indexed by the same embedder', async () => {
+    const hashing = createHashingEmbedder();
+    const vectors = async (texts: string[]) => (await hashing.embed(texts)).map((v) => Array.from(v));
+    const indexed = new InMemoryStore({
+      index: {
+        dims: hashing.dimension,
+        embeddings: {
+          embedDocuments: vectors,
+          embedQuery: async (t: string) => (await vectors([t]))[0]!,
+        } as never,
+      },
+    });
+    const docs: [string, string][] = [
+      ['pg', 'PostgreSQL runs the billing database with pgvector'],
+      ['cook', 'A recipe for lemon cake with fresh lemons'],
+      ['deploy', 'Deployments to production happen every Tuesday'],
+    ];
+    for (const s of [indexed, mem] as BaseStore[]) for (const [k, text] of docs) await s.put(['docs'], k, { text });
+    for (const query of ['lemon cake recipe', 'billing database', 'production deployments Tuesday']) {
+      const [a, b] = [
+        await indexed.search(['docs'], { query, limit: 3 }),
+        await mem.search(['docs'], { query, limit: 3 }),
+      ];
+      expect({ query, top: b[0]!.key }).toEqual({ query, top: a[0]!.key });
+      expect(new Set(b.map((i) => i.key))).toEqual(new Set(a.map((i) => i.key)));
+    }
+  });
+
   it('refuses bad input with clear MemErrors and writes nothing', async () => {
     const bad: [() => Promise<unknown>, string][] = [
       [() => mem.put(['x'], 'k', [1, 2] as never), 'JSON object'],
