@@ -536,7 +536,15 @@ export function describeKnowledgeStore(
         category: 'best-practice',
       });
       const seen = await memory.get(bob, { id: learned.id });
-      expect(seen).toMatchObject({ scope: 'swarm', source: 'manual', agentId: 'bob', tags: ['best-practice'] });
+      // The lead who injected it is recorded (a reserved tag) and shown in the provenance of bob's recall.
+      expect(seen).toMatchObject({
+        scope: 'swarm',
+        source: 'manual',
+        agentId: 'bob',
+        tags: ['best-practice', 'injected-by:lead-1'],
+      });
+      const bobRecall = await memory.recall(bob, 'Always run migrations before deploys', { threshold: 0 });
+      expect(bobRecall.block).toMatch(/\[by bob, injected by lead lead-1, scope swarm, source manual, \d{4}-\d\d-\d\d\]/);
     });
 
     it('indexes a document by source path and replaces it when it changes', async () => {
