@@ -87,6 +87,7 @@ export { type GcOptions, type GcReport, gc } from './services/gc.js';
 export {
   DEFAULT_KNOWLEDGE_OPTIONS,
   type DedupResult,
+  type RateResult,
   type EditResult,
   type ExportRecord,
   type ImportLineError,

@@ -152,6 +152,19 @@ export interface EditResult {
   action: 'replaced' | 'moved' | 'replaced-and-moved';
 }
 
+export interface RateResult {
+  id: string;
+  alpha: number;
+  beta: number;
+  usefulness: number;
+  /** False when the rater is the memory's author: the vote is recorded but does not move it. */
+  counted: boolean;
+  /** Earlier counted votes of this rater on the memory that this vote replaced. */
+  replaced: number;
+  /** A sentence for the caller when the vote was not counted or replaced an earlier one. */
+  note?: string;
+}
+
 export interface DedupResult {
   isDuplicate: boolean;
   topSimilarity: number;
@@ -853,13 +866,18 @@ export class KnowledgeService {
     return { id: first.docId, deletedChunks };
   }
 
-  /** memory_rate: once per memory per task. */
-  async rate(p: Principal, raw: unknown): Promise<{ id: string; alpha: number; beta: number; usefulness: number }> {
+  /**
+   * memory_rate: once per memory per task; at most one counted vote per (memory, rater), the latest. The author's
+   * votes on its own memory (the owner, or the lead who injected it) are recorded but do not move it: `counted` says so.
+   */
+  async rate(p: Principal, raw: unknown): Promise<RateResult> {
     this.checkPrincipal(p);
     const input = parseInput(memoryRateInput, 'memory_rate', raw);
     const chunks = await this.resolve(p, { id: input.id });
     const first = chunks[0]!;
-    await this.knowledge.addRating({
+    const author = injectedBy(first.tags) ?? first.agentId;
+    const counted = author !== p.agentId;
+    const { replaced } = await this.knowledge.addRating({
       docId: first.docId,
       space: p.space,
       taskId: input.taskId,
@@ -867,10 +885,22 @@ export class KnowledgeService {
       note: input.note ?? null,
       agentId: p.agentId,
       at: this.now().toISOString(),
+      counted,
     });
-    const alpha = first.alpha + (input.useful ? 1 : 0);
-    const beta = first.beta + (input.useful ? 0 : 1);
-    return { id: first.docId, alpha, beta, usefulness: usefulnessFactor(alpha, beta) };
+    const after = (await this.knowledge.getDocument(p.space, first.docId))[0] ?? first;
+    return {
+      id: first.docId,
+      alpha: after.alpha,
+      beta: after.beta,
+      usefulness: usefulnessFactor(after.alpha, after.beta),
+      counted,
+      replaced,
+      ...(counted
+        ? replaced > 0
+          ? { note: 'This vote replaced your earlier vote on this memory: one vote per rater counts, the latest.' }
+          : {}
+        : { note: 'Recorded, not counted: votes on your own memory do not change its usefulness.' }),
+    };
   }
 
   /** memory-dedup-check: is this text already remembered? Compares raw cosine (or relevance without vectors). */
