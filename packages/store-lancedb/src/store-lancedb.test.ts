@@ -289,8 +289,9 @@ describe('lancedb adapter', () => {
       taskId: 't1',
       useful: true,
       note: 'helped',
-      agentId: 'alice',
+      agentId: 'bob',
       at: NOW,
+      counted: true,
     });
     await store.moveDocument(
       'acme',

@@ -110,7 +110,7 @@ describe('migrations', () => {
       ],
     };
     const first = await runMigrations(c, { schema, ports: [knowledgeMigrations, notes] });
-    expect(first.current).toEqual({ knowledge: 1, notes: 1 });
+    expect(first.current).toEqual({ knowledge: 2, notes: 1 });
     expect((await runMigrations(c, { schema, ports: [notes] })).applied).toEqual([]);
     const store = await open(schema);
     expect((await store.migrate()).applied).toEqual([]);
@@ -305,6 +305,7 @@ describe('writes', () => {
       note: null,
       agentId: 'alice',
       at: version.at,
+      counted: true,
     };
     await store.addRating(rating);
     await expectCode(store.addRating(rating), 'ALREADY_RATED');
