@@ -73,6 +73,7 @@ const CORPUS: Sample[] = [
   ),
   S('discord-webhook', 'chat', `https://discord.com/api/webhooks/123456789012345678/${fill(20, 68)}`),
   S('telegram-bot-token', 'chat', `123456789:AA${fill(21, 33)}`),
+  S('discord-bot-token', 'chat', `MTA${fill(41, 23)}.G${fill(42, 5)}.${fill(43, 38)}`, (s) => `DISCORD_TOKEN ${s}`),
   S('openai-api-key', 'llm', `sk-proj-${fill(22, 48)}`, (s) => `OPENAI key ${s}`),
   S('anthropic-api-key', 'llm', `sk-ant-api03-${fill(23, 93)}`),
   S('groq-api-key', 'llm', `gsk_${fill(24, 52)}`),
@@ -159,7 +160,11 @@ describe('secret corpus (issue 9 §4)', () => {
     for (const sample of CORPUS) {
       const text = sample.text(sample.secret);
       expectRefusedFor(await refusal(s.knowledge.store(alice, { content: `Ops note. ${text}` })), sample);
-      expectRefusedFor(await refusal(s.knowledge.store(alice, { content: 'A harmless note.', name: text })), sample);
+      // Names are one line (issue 15): the one-line form of the text.
+      expectRefusedFor(
+        await refusal(s.knowledge.store(alice, { content: 'A harmless note.', name: text.replace(/\s+/g, ' ') })),
+        sample,
+      );
       expectRefusedFor(await refusal(s.knowledge.store(lead, { content: text, scope: 'swarm' })), sample);
       expectRefusedFor(await refusal(notebook.write(alice, { content: `- ${text}` })), sample);
       expectRefusedFor(await refusal(notebook.write(alice, { content: text, file: 'ops/creds.md' })), sample);

@@ -23,7 +23,7 @@ import {
   recencyFactor,
   usefulnessFactor,
 } from '../domain/ranking.js';
-import { assertNoSecrets } from '../domain/secrets.js';
+import { guardFields, guardText, type PersonalDataSetting, personalDataPolicy } from '../domain/secrets.js';
 import { queryTerms } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -47,6 +47,8 @@ import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Principal, Scope, Sour
 
 /** Every number of the knowledge service, with defaults (docs/configuration.md). */
 export interface KnowledgeOptions {
+  /** Payment cards and IBANs in memories: refuse (default), redact or allow, for all spaces or per space. */
+  personalData?: PersonalDataSetting;
   fusion: FusionOptions;
   /** Each arm fetches `candidateMultiplier × limit` candidates, at most `maxCandidates`. */
   candidateMultiplier: number;
@@ -409,14 +411,22 @@ export class KnowledgeService {
     }));
   }
 
-  private checkContent(content: string, what = 'content'): void {
+  /** The one guard for the short free-text fields (names, tags, keys, intents, notes, task ids). */
+  private guardLabels(space: string, fields: Parameters<typeof guardFields>[0]): void {
+    const policy = personalDataPolicy(this.options.personalData, space);
+    // A label is refused rather than redacted: a redacted key or tag would no longer say what the caller meant.
+    guardFields(fields, policy === 'allow' ? 'allow' : 'refuse');
+  }
+
+  /** Size and the guard of a content; returns the content to store (personal data redacted under that policy). */
+  private checkContent(space: string, content: string, what = 'content'): string {
     if (content.length > this.options.maxContentChars) {
       throw new MemError(
         'TOO_LARGE',
         `The ${what} is ${content.length} characters long, over the limit of ${this.options.maxContentChars}. Split it into smaller memories (one fact each) or index it as a document.`,
       );
     }
-    assertNoSecrets(content, what);
+    return guardText(content, what, personalDataPolicy(this.options.personalData, space));
   }
 
   // ---------- operations ----------
@@ -464,8 +474,8 @@ export class KnowledgeService {
   ): Promise<{ deduplicated: StoreResult } | { deduplicatedOf: PlannedDocument } | { planned: PlannedDocument }> {
     const pre = batch.parsed.get(raw);
     const input = pre?.input ?? parseInput(memoryStoreInput, 'memory-store', raw);
-    this.checkContent(input.content);
-    if (input.name) assertNoSecrets(input.name, 'name');
+    const content = this.checkContent(p.space, input.content);
+    this.guardLabels(p.space, { name: input.name, key: input.key, tag: input.tags });
     const scope = input.scope ?? 'agent';
     const source = input.source ?? 'manual';
     const agentId = overrides.agentId ?? p.agentId;
@@ -486,7 +496,7 @@ export class KnowledgeService {
         { details: { field: 'tags', rule: 'reserved-tag' } },
       );
     }
-    const hash = pre?.hash ?? contentHash(input.content);
+    const hash = content === input.content ? (pre?.hash ?? contentHash(content)) : contentHash(content);
     const hashKey = JSON.stringify([scope, agentId, hash]);
     const known = batch.storedByHash.get(hashKey);
     const existing = await this.liveDocument(
@@ -524,11 +534,11 @@ export class KnowledgeService {
       scope,
       agentId,
       key,
-      name: input.name ?? defaultName(input.content),
-      content: input.content,
+      name: input.name ?? defaultName(content),
+      content,
       source,
       tags,
-      pieces: chunkContent(input.content, this.options.chunking),
+      pieces: chunkContent(content, this.options.chunking),
       hash,
       createdAt,
       updatedAt: now.toISOString(),
@@ -737,6 +747,8 @@ export class KnowledgeService {
   async edit(p: Principal, raw: unknown): Promise<EditResult> {
     this.checkPrincipal(p);
     const input = parseInput(memoryEditInput, 'memory-edit', raw);
+    // The intent is shown to every reader in the history: guarded like the content.
+    this.guardLabels(p.space, { 'edit intent': input.intent, 'new key': input.newKey });
     const ref = refOf(input, 'memory-edit');
     const chunks = await this.resolve(p, ref);
     const first = chunks[0]!;
@@ -823,7 +835,7 @@ export class KnowledgeService {
         `The edit would leave memory ${first.docId} empty. To remove it, use memory-delete.`,
       );
     }
-    this.checkContent(content);
+    content = this.checkContent(p.space, content);
     const pieces = chunkContent(content, this.options.chunking);
     const vectors = await this.embed(pieces.map((c) => c.content));
     const moveExpiry = newKey !== first.key ? expiryAfterMove(newKey) : undefined;
@@ -873,6 +885,7 @@ export class KnowledgeService {
   async rate(p: Principal, raw: unknown): Promise<RateResult> {
     this.checkPrincipal(p);
     const input = parseInput(memoryRateInput, 'memory_rate', raw);
+    this.guardLabels(p.space, { 'rating note': input.note, 'task id': input.taskId });
     const chunks = await this.resolve(p, { id: input.id });
     const first = chunks[0]!;
     const author = injectedBy(first.tags) ?? first.agentId;
@@ -1013,7 +1026,9 @@ export class KnowledgeService {
     options: { scope?: Scope } = {},
   ): Promise<StoreResult & { status: 'created' | 'updated' | 'unchanged' }> {
     this.checkPrincipal(p);
-    const input = parseInput(memoryIndexInput, 'memory-index', raw);
+    const parsed = parseInput(memoryIndexInput, 'memory-index', raw);
+    this.guardLabels(p.space, { 'source path': parsed.sourcePath });
+    const input = { ...parsed, content: this.checkContent(p.space, parsed.content) };
     const key = keyFromSourcePath(input.sourcePath);
     checkKey(key, p.role);
     const scope = options.scope ?? 'agent';
@@ -1041,7 +1056,6 @@ export class KnowledgeService {
         status: 'unchanged',
       };
     }
-    this.checkContent(input.content);
     const now = this.now();
     const pieces = chunkContent(input.content, this.options.chunking);
     const vectors = await this.embed(pieces.map((c) => c.content));
