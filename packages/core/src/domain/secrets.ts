@@ -181,7 +181,7 @@ export const PERSONAL_DATA_RULES: readonly SecretRule[] = [
     label: 'payment card number',
     category: 'personal',
     // 13–19 digits, in groups separated by single spaces or dashes, starting like a card (2–6); Luhn-checked.
-    pattern: /(?<![\d.,-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d,-]|\.\d)/g,
+    pattern: /(?<![\d-]|\d[.,])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d-]|[.,]\d)/g,
     accept: (v) => {
       const digits = v.replace(/[ -]/g, '');
       return digits.length >= 13 && digits.length <= 19 && luhnValid(digits);
