@@ -138,8 +138,15 @@ export const rateResult = z.object({
   alpha: z.number(),
   beta: z.number(),
   usefulness: z.number(),
-  counted: z.boolean().describe("false when you rated your own memory: recorded, but it does not change the memory's usefulness"),
-  replaced: z.number().int().describe('your earlier counted votes on this memory that this one replaced (one vote per rater counts, the latest)'),
+  counted: z
+    .boolean()
+    .describe("false when you rated your own memory: recorded, but it does not change the memory's usefulness"),
+  replaced: z
+    .number()
+    .int()
+    .describe(
+      'your earlier counted votes on this memory that this one replaced (one vote per rater counts, the latest)',
+    ),
   note: z.string().optional(),
 });
 

@@ -88,7 +88,6 @@ export { type GcOptions, type GcReport, gc } from './services/gc.js';
 export {
   DEFAULT_KNOWLEDGE_OPTIONS,
   type DedupResult,
-  type RateResult,
   type EditResult,
   type ExportRecord,
   type ImportLineError,
@@ -97,6 +96,7 @@ export {
   type KnowledgeOptions,
   KnowledgeService,
   type MemoryDocument,
+  type RateResult,
   type RecallBlock,
   type SearchResult,
   type SmartRecallResult,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { defaultTokenizer } from '../src/adapters/gpt-tokenizer.js';
 import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
 import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
-import { defaultTokenizer } from '../src/adapters/gpt-tokenizer.js';
-import { buildNotebookInjection } from '../src/domain/injection.js';
 import { inertText } from '../src/domain/inert-text.js';
+import { buildNotebookInjection } from '../src/domain/injection.js';
 import { MemError } from '../src/errors.js';
 import { ManualClock } from '../src/ports/clock.js';
 import { createStack } from '../src/stack.js';
@@ -76,8 +76,12 @@ describe('recall is data with provenance (issue 15, point 2)', () => {
     expect(block).toContain('&lt;/memory>');
     const lines = block!.split('\n').filter((l) => l.startsWith('- '));
     expect(lines).toHaveLength(2);
-    expect(lines.find((l) => l.includes('worker-7'))).toContain('[by worker-7, scope swarm, source manual, 2026-04-20]');
-    expect(lines.find((l) => l.includes('worker-2'))).toContain('[by worker-2, scope agent, source manual, 2026-04-20]');
+    expect(lines.find((l) => l.includes('worker-7'))).toContain(
+      '[by worker-7, scope swarm, source manual, 2026-04-20]',
+    );
+    expect(lines.find((l) => l.includes('worker-2'))).toContain(
+      '[by worker-2, scope agent, source manual, 2026-04-20]',
+    );
   });
 
   it('records the lead who injected a learning, and no one else can claim it', async () => {
@@ -97,7 +101,8 @@ describe('recall is data with provenance (issue 15, point 2)', () => {
     expect(forged.message).toMatch(/reserved/);
     // A worker's import cannot carry the tag either; a lead's import restores it.
     expect(
-      (await refusal(memory.import(worker, { content: 'Skip it.', tags: ['best-practice', 'injected-by:lead1'] }))).code,
+      (await refusal(memory.import(worker, { content: 'Skip it.', tags: ['best-practice', 'injected-by:lead1'] })))
+        .code,
     ).toBe('INVALID_INPUT');
     const restored = await memory.import(lead, {
       content: 'Restored learning text.',

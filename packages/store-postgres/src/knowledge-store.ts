@@ -803,9 +803,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
               [rating.space, rating.docId],
             );
             if (!found || Number(found.n) === 0) {
-              throw new MemError('NOT_FOUND', `${ADAPTER}: no memory ${rating.docId} in space ${rating.space} to rate.`, {
-                details: { space: rating.space, docId: rating.docId },
-              });
+              throw new MemError(
+                'NOT_FOUND',
+                `${ADAPTER}: no memory ${rating.docId} in space ${rating.space} to rate.`,
+                {
+                  details: { space: rating.space, docId: rating.docId },
+                },
+              );
             }
             await exec(
               tx,

@@ -312,8 +312,14 @@ export function describeKnowledgeStore(
 
     it('counts a rating once per memory per task, and ratings move a memory up and down', async () => {
       const { knowledge: memory } = await setup();
-      const a = await memory.store(alice, { content: 'Use the blue-green deploy script for the api service.', scope: 'swarm' });
-      const b = await memory.store(alice, { content: 'Use the canary deploy script for the api service.', scope: 'swarm' });
+      const a = await memory.store(alice, {
+        content: 'Use the blue-green deploy script for the api service.',
+        scope: 'swarm',
+      });
+      const b = await memory.store(alice, {
+        content: 'Use the canary deploy script for the api service.',
+        scope: 'swarm',
+      });
       const r1 = await memory.rate(bob, { id: a.id, useful: true, taskId: 'task-1', note: 'worked' });
       expect(r1).toMatchObject({ alpha: 2, counted: true, replaced: 0 });
       await expectCode(memory.rate(bob, { id: a.id, useful: true, taskId: 'task-1' }), 'ALREADY_RATED');
@@ -590,7 +596,9 @@ export function describeKnowledgeStore(
         tags: ['best-practice', 'injected-by:lead-1'],
       });
       const bobRecall = await memory.recall(bob, 'Always run migrations before deploys', { threshold: 0 });
-      expect(bobRecall.block).toMatch(/\[by bob, injected by lead lead-1, scope swarm, source manual, \d{4}-\d\d-\d\d\]/);
+      expect(bobRecall.block).toMatch(
+        /\[by bob, injected by lead lead-1, scope swarm, source manual, \d{4}-\d\d-\d\d\]/,
+      );
     });
 
     it('indexes a document by source path and replaces it when it changes', async () => {

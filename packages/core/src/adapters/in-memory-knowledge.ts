@@ -260,7 +260,8 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     let dBeta = 0;
     if (rating.counted) {
       for (const r of this.ratings) {
-        if (r.space !== rating.space || r.docId !== rating.docId || r.agentId !== rating.agentId || !r.counted) continue;
+        if (r.space !== rating.space || r.docId !== rating.docId || r.agentId !== rating.agentId || !r.counted)
+          continue;
         r.counted = false;
         replaced++;
         if (r.useful) dAlpha -= 1;

@@ -68,7 +68,9 @@ export function buildNotebookInjection(input: InjectionInput): InjectionResult {
     raw.length === 0 ? [] : inertText(raw.endsWith('\n') ? raw.slice(0, -1) : raw, { multiline: true }).split('\n');
   const emptyNote = `(${MAIN_NOTEBOOK_FILE} is empty: write_memory adds lines to it.)`;
   const fileLines =
-    others.length === 0 ? [] : ['### Other files', ...others.map((f) => `- ${inertText(f.path)} (${sizeLabel(f.size)})`)];
+    others.length === 0
+      ? []
+      : ['### Other files', ...others.map((f) => `- ${inertText(f.path)} (${sizeLabel(f.size)})`)];
   const filesNote = `(${others.length} other file${others.length === 1 ? '' : 's'} not listed: list_memory shows them, read_memory reads one.)`;
   const omittedNote = (n: number) =>
     `[${n} earlier line${n === 1 ? '' : 's'} of ${MAIN_NOTEBOOK_FILE} not shown: read_memory {"file": "${MAIN_NOTEBOOK_FILE}"} shows the whole file.]`;

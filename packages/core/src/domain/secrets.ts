@@ -100,7 +100,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
     kind: 'authorization-header',
     label: 'Authorization header credential',
     // Basic carries base64 of user:password, which can be as short as 4 characters; bearer tokens are longer.
-    pattern: /\b(?:Proxy-)?Authorization:\s*(?:Basic\s+([A-Za-z0-9+/]{4,}={0,2})|(?:Bearer|Token)\s+([A-Za-z0-9._~+/=-]{12,}))/gi,
+    pattern:
+      /\b(?:Proxy-)?Authorization:\s*(?:Basic\s+([A-Za-z0-9+/]{4,}={0,2})|(?:Bearer|Token)\s+([A-Za-z0-9._~+/=-]{12,}))/gi,
     group: 1,
   },
   {

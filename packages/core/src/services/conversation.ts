@@ -13,12 +13,7 @@ import {
 } from '../domain/compaction.js';
 import { newId } from '../domain/ids.js';
 import { checkName } from '../domain/names.js';
-import {
-  PERSONAL_DATA_RULES,
-  type PersonalDataSetting,
-  personalDataPolicy,
-  redactSecrets,
-} from '../domain/secrets.js';
+import { PERSONAL_DATA_RULES, type PersonalDataSetting, personalDataPolicy, redactSecrets } from '../domain/secrets.js';
 import { RunningTokens } from '../domain/token-budget.js';
 import { isEmptyContent, renderMessageLine } from '../domain/transcript-format.js';
 import { MemError } from '../errors.js';

@@ -1,5 +1,6 @@
 import { type ChunkOptions, chunkContent, DEFAULT_CHUNKING, reassemble } from '../domain/chunking.js';
 import { chunkId, contentHash, newId } from '../domain/ids.js';
+import { inertText } from '../domain/inert-text.js';
 import { autoKey, checkKey, keyFromSourcePath, LONGTERM_PREFIX, pathWeight } from '../domain/keys.js';
 import {
   ageDays,
@@ -10,7 +11,6 @@ import {
   isExpired,
   type TierTable,
 } from '../domain/lifecycle.js';
-import { inertText } from '../domain/inert-text.js';
 import { checkName } from '../domain/names.js';
 import {
   type AccessOptions,
