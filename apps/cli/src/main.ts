@@ -187,7 +187,7 @@ const knowledgeCommands: Record<string, Command> = {
     },
   },
   rate: {
-    summary: 'rate a memory useful or not (once per task)',
+    summary: 'rate a memory useful or not (once per task; your latest vote counts, not on your own memory)',
     usage: 'mem rate <id> --useful true|false --task-id T [--note N]',
     flags: { useful: { type: 'string' }, 'task-id': { type: 'string' }, note: { type: 'string' } },
     async run(ctx) {
@@ -202,7 +202,11 @@ const knowledgeCommands: Record<string, Command> = {
           note: str(ctx.flags, 'note'),
         }),
       );
-      ctx.out(r, () => `Rated ${r.id}: usefulness ${r.usefulness.toFixed(2)} (α ${r.alpha}, β ${r.beta})`);
+      ctx.out(
+        r,
+        () =>
+          `Rated ${r.id}: usefulness ${r.usefulness.toFixed(2)} (α ${r.alpha}, β ${r.beta})${r.note ? `. ${r.note}` : ''}`,
+      );
     },
   },
   'dedup-check': {

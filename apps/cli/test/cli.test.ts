@@ -112,7 +112,7 @@ describe('mem CLI (in process)', () => {
     expect(history.json().versions.map((v: { intent: string }) => v.intent)).toEqual(['bucket renamed', 'promote']);
 
     const rated = await mem(['rate', id, '--useful', 'true', '--task-id', 'task-9', '--json']);
-    expect(rated.json()).toMatchObject({ alpha: 2, beta: 1 });
+    expect(rated.json()).toMatchObject({ alpha: 1, beta: 1, counted: false }); // own memory: recorded, not counted
     const again = await mem(['rate', id, '--useful', 'false', '--task-id', 'task-9']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('ALREADY_RATED');

@@ -217,7 +217,8 @@ export const memoryRate = defineOperation({
   summary: 'Rate a memory useful or not (once per task)',
   description:
     'Say whether a memory you used helped with task taskId (useful true or false). Ratings move a memory up or down in later rankings, so rate the memories you relied on and the ones that misled you. ' +
-    'One rating per memory per task (a second one is refused); note (at most 280 characters) says why.',
+    'One rating per memory per task (a second one is refused); note (at most 280 characters) says why. ' +
+    'Only your latest vote on a memory counts (it replaces your earlier one), and votes on your own memory are recorded but not counted.',
   group: 'knowledge',
   input: memoryRateInput,
   output: rateResult,

@@ -133,7 +133,22 @@ export const editResult = z.object({
 export const deleteResult = z.object({ id: z.string(), deletedChunks: z.number().int() });
 
 /** memory_rate. */
-export const rateResult = z.object({ id: z.string(), alpha: z.number(), beta: z.number(), usefulness: z.number() });
+export const rateResult = z.object({
+  id: z.string(),
+  alpha: z.number(),
+  beta: z.number(),
+  usefulness: z.number(),
+  counted: z
+    .boolean()
+    .describe("false when you rated your own memory: recorded, but it does not change the memory's usefulness"),
+  replaced: z
+    .number()
+    .int()
+    .describe(
+      'your earlier counted votes on this memory that this one replaced (one vote per rater counts, the latest)',
+    ),
+  note: z.string().optional(),
+});
 
 /** memory-dedup-check. */
 export const dedupResult = z.object({

@@ -90,7 +90,8 @@ describe('knowledge routes', () => {
 
     const rated = await call(s.url, 'POST', `/v1/memories/${id}/ratings`, { body: { useful: true, taskId: 'T-1' } });
     expect(rated.status).toBe(200);
-    expect(rated.body).toMatchObject({ id, alpha: 2, beta: 1 });
+    // The author's vote on its own memory is recorded, not counted (issue 15).
+    expect(rated.body).toMatchObject({ id, alpha: 1, beta: 1, counted: false });
     const twice = await call(s.url, 'POST', `/v1/memories/${id}/ratings`, { body: { useful: false, taskId: 'T-1' } });
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('ALREADY_RATED');

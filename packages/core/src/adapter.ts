@@ -114,7 +114,7 @@ export {
   guardUserStore,
   type StructuredLimits,
 } from './services/structured-guards.js';
-export type { EmbeddingInfo, MemoryRecord, Rating } from './types.js';
+export type { EmbeddingInfo, MemoryRecord, Rating, RatingOutcome } from './types.js';
 export type {
   FactUpsertResult,
   FactWrite,

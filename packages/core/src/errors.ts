@@ -4,6 +4,7 @@ export type MemErrorCode =
   | 'FORBIDDEN_KEY'
   | 'KEY_TAKEN'
   | 'SECRET_DETECTED'
+  | 'PERSONAL_DATA_DETECTED'
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'ALREADY_RATED'

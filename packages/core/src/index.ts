@@ -12,6 +12,7 @@ export { createInMemoryTranscriptData, createInMemoryTranscriptStore } from './a
 export { createTemplateSummarizer, type TemplateSummarizerOptions } from './adapters/template-summarizer.js';
 export { checkKey, pathWeight } from './domain/keys.js';
 export { checkName } from './domain/names.js';
+export type { PersonalDataPolicy, PersonalDataSetting } from './domain/secrets.js';
 export { MemError, type MemErrorCode } from './errors.js';
 export type { NotebookScope } from './ports/notebook-store.js';
 export type { TranscriptMessage, TranscriptRole } from './ports/transcript-store.js';
@@ -108,6 +109,7 @@ export {
   type KnowledgeOptions,
   KnowledgeService,
   type MemoryDocument,
+  type RateResult,
   type RecallBlock,
   type SearchResult,
   type SmartRecallResult,

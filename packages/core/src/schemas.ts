@@ -5,7 +5,12 @@
 import { z } from 'zod';
 import { MemError } from './errors.js';
 
-const noControl = (s: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s);
+/**
+ * For one-line labels (names, tags): no line break, tab or other control character (C0, DEL, C1), and no zero-width
+ * or bidi control. A label is shown inside blocks other agents read; a line break there could forge structure.
+ */
+export const isOneLineLabel = (s: string) =>
+  !/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/.test(s);
 /** No lone UTF-16 surrogate: such text cannot be stored as UTF-8 without being silently changed. */
 export const wellFormed = (s: string) => !/\p{Cs}/u.test(s);
 
@@ -20,7 +25,10 @@ export const tagSchema = z
   .trim()
   .min(1, 'a tag must not be empty')
   .max(64, 'a tag has at most 64 characters')
-  .refine((s) => noControl(s) && !s.includes(','), 'a tag must not contain commas or control characters');
+  .refine(
+    (s) => isOneLineLabel(s) && !s.includes(','),
+    'a tag must not contain commas, line breaks or other control characters',
+  );
 export const tagsSchema = z.array(tagSchema).max(32, 'at most 32 tags');
 export const idSchema = z.string().trim().min(1, 'id must not be empty').max(200);
 export const keySchema = z.string().max(400).describe('A path-like key such as /longterm/facts/billing/invoice-cycle.');
@@ -39,9 +47,12 @@ export const memoryStoreInput = z
       .trim()
       .min(1)
       .max(200)
-      .refine((s) => noControl(s) && wellFormed(s), 'name must not contain NUL, control characters or lone surrogates')
+      .refine(
+        (s) => isOneLineLabel(s) && wellFormed(s),
+        'name must be one line: no line breaks, tabs, control, zero-width or bidi characters, no lone surrogates',
+      )
       .optional()
-      .describe('A short searchable title.'),
+      .describe('A short searchable title (one line).'),
     key: keySchema.optional(),
     scope: scopeSchema.optional(),
     source: sourceSchema.optional(),

@@ -1,3 +1,4 @@
+import type { PersonalDataSetting } from './domain/secrets.js';
 import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
@@ -46,6 +47,12 @@ export interface StackOptions {
   logger?: Logger;
   conversation?: Partial<ConversationOptions>;
   notebook?: Partial<NotebookOptions>;
+  /**
+   * Personal data (payment card numbers, IBANs): `refuse` (default) in memories, facts and notebooks, `redact` to
+   * store them as `[REDACTED:<kind>]`, or `allow`; one policy, or `{ default, spaces: { name: policy } }` per space.
+   * Transcripts always redact unless the space allows it. Overrides the same option of the service options.
+   */
+  personalData?: PersonalDataSetting;
 }
 
 export interface Stack {
@@ -104,13 +111,16 @@ export function createStack(options: StackOptions): Stack {
           ? !!options.embedder
           : !!options.structured?.[p];
   for (const p of options.requires ?? []) if (!present(p)) throw missingPort(p, 'The stack being assembled');
-  const structured = options.structured ? guardStructuredStores(options.structured, options.structuredLimits) : {};
+  const pd = options.personalData === undefined ? {} : { personalData: options.personalData };
+  const structured = options.structured
+    ? guardStructuredStores(options.structured, options.structuredLimits, options.personalData)
+    : {};
   const knowledge = new KnowledgeService({
     store: options.knowledge,
     embedder: options.embedder,
     clock,
     logger: options.logger,
-    options: options.knowledgeOptions,
+    options: { ...options.knowledgeOptions, ...pd },
   });
   return {
     knowledge,
@@ -131,11 +141,16 @@ export function createStack(options: StackOptions): Stack {
           tokenizer: options.tokenizer,
           summarizer: options.summarizer,
           logger: options.logger,
-          options: options.conversation,
+          options: { ...options.conversation, ...pd },
         })
       : undefined,
     notebook: options.notebooks
-      ? new Notebook({ store: options.notebooks, clock, tokenizer: options.tokenizer, options: options.notebook })
+      ? new Notebook({
+          store: options.notebooks,
+          clock,
+          tokenizer: options.tokenizer,
+          options: { ...options.notebook, ...pd },
+        })
       : undefined,
     close: async () => {
       await options.transcripts?.close();

@@ -64,14 +64,27 @@ export interface MemoryVersion {
   at: string;
 }
 
+/** One vote on a memory. `agentId` is the rater. */
 export interface Rating {
   docId: string;
   space: string;
   taskId: string;
   useful: boolean;
   note: string | null;
+  /** The rater. */
   agentId: string;
   at: string;
+  /**
+   * Whether the vote moves alpha/beta. The core sets false for the author's votes on its own memory (recorded, not
+   * counted). A counted vote replaces the rater's earlier counted votes on the memory: at most one counts per rater.
+   */
+  counted: boolean;
+}
+
+/** What `addRating` did with the counters. */
+export interface RatingOutcome {
+  /** Earlier counted votes of the same rater on the memory that this vote replaced (0 or more; 1 in steady state). */
+  replaced: number;
 }
 
 export interface EmbeddingInfo {

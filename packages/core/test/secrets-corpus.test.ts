@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
 import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
 import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
-import { assertNoSecrets, findSecrets, SECRET_RULES } from '../src/domain/secrets.js';
+import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import {
+  assertNoSecrets,
+  findSecrets,
+  ibanValid,
+  luhnValid,
+  PERSONAL_DATA_RULES,
+  SECRET_RULES,
+} from '../src/domain/secrets.js';
 import { MemError } from '../src/errors.js';
 import { ManualClock } from '../src/ports/clock.js';
 import { createStack, type Stack } from '../src/stack.js';
@@ -73,6 +81,7 @@ const CORPUS: Sample[] = [
   ),
   S('discord-webhook', 'chat', `https://discord.com/api/webhooks/123456789012345678/${fill(20, 68)}`),
   S('telegram-bot-token', 'chat', `123456789:AA${fill(21, 33)}`),
+  S('discord-bot-token', 'chat', `MTA${fill(41, 23)}.G${fill(42, 5)}.${fill(43, 38)}`, (s) => `DISCORD_TOKEN ${s}`),
   S('openai-api-key', 'llm', `sk-proj-${fill(22, 48)}`, (s) => `OPENAI key ${s}`),
   S('anthropic-api-key', 'llm', `sk-ant-api03-${fill(23, 93)}`),
   S('groq-api-key', 'llm', `gsk_${fill(24, 52)}`),
@@ -159,7 +168,11 @@ describe('secret corpus (issue 9 §4)', () => {
     for (const sample of CORPUS) {
       const text = sample.text(sample.secret);
       expectRefusedFor(await refusal(s.knowledge.store(alice, { content: `Ops note. ${text}` })), sample);
-      expectRefusedFor(await refusal(s.knowledge.store(alice, { content: 'A harmless note.', name: text })), sample);
+      // Names are one line (issue 15): the one-line form of the text.
+      expectRefusedFor(
+        await refusal(s.knowledge.store(alice, { content: 'A harmless note.', name: text.replace(/\s+/g, ' ') })),
+        sample,
+      );
       expectRefusedFor(await refusal(s.knowledge.store(lead, { content: text, scope: 'swarm' })), sample);
       expectRefusedFor(await refusal(notebook.write(alice, { content: `- ${text}` })), sample);
       expectRefusedFor(await refusal(notebook.write(alice, { content: text, file: 'ops/creds.md' })), sample);
@@ -224,5 +237,149 @@ describe('secret corpus (issue 9 §4)', () => {
       stored++;
     }
     expect(stored).toBe(turns.length);
+  });
+});
+
+/**
+ * Held-out-style variants (issue 15 §7): the shapes that got through before — written here in other words than the
+ * issue's own strings — each refused with the kind named.
+ */
+const HELD_OUT: { kind: string; text: string; secret: string }[] = [
+  { kind: 'url-credentials', secret: 'Qm4-vault-77', text: 'broker at amqp://:Qm4-vault-77@mq.internal:5672/jobs' },
+  {
+    kind: 'url-credentials',
+    secret: 'w1nterIsHere',
+    text: 'MONGO_URI=mongodb+srv://:w1nterIsHere@cluster7.example.net/app',
+  },
+  { kind: 'password-assignment', secret: 'h7Kq-2mZ!pL', text: 'export STAGING_DB_PASSWORD="h7Kq-2mZ!pL"' },
+  { kind: 'password-assignment', secret: 'Zq81nfe02x', text: 'POSTGRES_ADMIN_PASSWORD=Zq81nfe02x' },
+  { kind: 'password-assignment', secret: 'c0ffee4242beef99', text: 'NEW_RELIC_API_KEY=c0ffee4242beef99 in .env' },
+  { kind: 'password-assignment', secret: '9f8e7d6c5b4a3921', text: 'curl -H "X-API-KEY: 9f8e7d6c5b4a3921" host' },
+  { kind: 'authorization-header', secret: 'YTpi', text: 'Proxy-Authorization: Basic YTpi' },
+  { kind: 'authorization-header', secret: 'Ym9iOmh1bnRlcjI=', text: 'send Authorization: Basic Ym9iOmh1bnRlcjI=' },
+  {
+    kind: 'discord-bot-token',
+    secret: `NzI${fill(50, 23)}.Yx${fill(51, 4)}.${fill(52, 30)}`,
+    text: `bot login with NzI${fill(50, 23)}.Yx${fill(51, 4)}.${fill(52, 30)} then`,
+  },
+  // A GitHub token split by a zero-width joiner, one split by a bidi override, and one typed in full-width letters.
+  { kind: 'github-token', secret: 'ghp_', text: `token ghp_${fill(53, 18)}\u200d${fill(54, 18)} ok` },
+  { kind: 'github-token', secret: 'ghp_', text: `token ghp_${fill(55, 20)}\u202e${fill(56, 16)} ok` },
+  {
+    kind: 'github-token',
+    secret: 'ghp_',
+    text: `token ${[...`ghp_${fill(57, 36)}`].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('')}`,
+  },
+];
+
+describe('held-out-style variants and every free-text field (issue 15 §7)', () => {
+  it.each(HELD_OUT.map((h) => [h.text, h] as const))('refuses %s', async (_t, h) => {
+    expect(findSecrets(h.text).map((f) => f.kind)).toEqual([h.kind]);
+    const e = await refusal(stack().knowledge.store(alice, { content: h.text }));
+    expect(e.code).toBe('SECRET_DETECTED');
+    expect(e.message).toContain(`(${h.kind})`);
+  });
+
+  it('scans tags, keys, edit intents, rating notes, task ids, notebook file names and fact user/topic', async () => {
+    const s = stack();
+    const token = `ghp_${fill(60, 36)}`;
+    const refusedCode = async (p: Promise<unknown>) => (await refusal(p)).code;
+    expect(await refusedCode(s.knowledge.store(alice, { content: 'note', tags: [token] }))).toBe('SECRET_DETECTED');
+    expect(await refusedCode(s.knowledge.store(alice, { content: 'note', key: `/notes/${token}` }))).toBe(
+      'SECRET_DETECTED',
+    );
+    const doc = await s.knowledge.store(alice, { content: 'The deploy runs at noon.', scope: 'swarm' });
+    expect(
+      await refusedCode(s.knowledge.edit(alice, { id: doc.id, intent: `rotate ${token}`, content: 'At one.' })),
+    ).toBe('SECRET_DETECTED');
+    expect(
+      await refusedCode(s.knowledge.rate(lead, { id: doc.id, useful: true, taskId: 't', note: `used ${token}` })),
+    ).toBe('SECRET_DETECTED');
+    expect(await refusedCode(s.knowledge.rate(lead, { id: doc.id, useful: true, taskId: token }))).toBe(
+      'SECRET_DETECTED',
+    );
+    expect(await refusedCode(s.notebook!.write(alice, { content: 'x', file: `keys/${token}.md` }))).toBe(
+      'SECRET_DETECTED',
+    );
+    const facts = s.port('facts');
+    const at = '2026-03-01T12:00:00.000Z';
+    for (const [user, topic] of [
+      [`ada password=${fill(61, 12)}`, null],
+      ['ada', `topic ${token}`],
+    ] as const) {
+      const e = await refusal(facts.upsert('acme', { user, topic, key: 'k', value: 'v', source: 'user', at }));
+      expect(['SECRET_DETECTED', 'INVALID_INPUT']).toContain(e.code);
+    }
+    // Nothing changed.
+    expect((await s.knowledge.get(alice, { id: doc.id })).content).toBe('The deploy runs at noon.');
+    expect(await s.knowledge.versions(alice, { id: doc.id })).toEqual([]);
+    expect((await s.knowledge.get(alice, { id: doc.id })).alpha).toBe(1);
+  });
+});
+
+describe('personal data (issue 15 §7)', () => {
+  const CARD = '4539 1488 0343 6467'; // Luhn-valid test number
+  const IBAN = 'GB82 WEST 1234 5698 7654 32'; // the ISO 13616 example
+  const pdStack = (personalData?: Parameters<typeof createStack>[0]['personalData']) =>
+    createStack({
+      knowledge: createInMemoryKnowledgeStore(),
+      clock: new ManualClock('2026-03-01T12:00:00.000Z'),
+      structured: createInMemoryStructuredStores(),
+      notebooks: createInMemoryNotebookStore(),
+      transcripts: createInMemoryTranscriptStore(),
+      ...(personalData === undefined ? {} : { personalData }),
+    });
+
+  it('checks cards with Luhn and IBANs with mod 97', () => {
+    expect(luhnValid('4539148803436467')).toBe(true);
+    expect(luhnValid('4539148803436468')).toBe(false);
+    expect(ibanValid('GB82WEST12345698765432')).toBe(true);
+    expect(ibanValid('GB83WEST12345698765432')).toBe(false);
+    expect(findSecrets(`card ${CARD}`, PERSONAL_DATA_RULES).map((f) => f.kind)).toEqual(['payment-card']);
+    expect(findSecrets('card 4539 1488 0343 6468', PERSONAL_DATA_RULES)).toEqual([]);
+    expect(findSecrets(`iban ${IBAN}`, PERSONAL_DATA_RULES).map((f) => f.kind)).toEqual(['iban']);
+    expect(findSecrets('order 2026-03-01 12:00, tracking 1234567890123', PERSONAL_DATA_RULES)).toEqual([]);
+  });
+
+  it('refuses by default in memories, facts and notebooks, and redacts in transcripts', async () => {
+    const s = pdStack();
+    for (const p of [
+      s.knowledge.store(alice, { content: `Ada pays with ${CARD}.` }),
+      s.knowledge.store(alice, { content: `Refunds go to ${IBAN}.` }),
+      s.notebook!.write(alice, { content: `- card ${CARD}` }),
+      s.port('facts').upsert('acme', {
+        user: 'ada',
+        topic: null,
+        key: 'payment',
+        value: { iban: IBAN },
+        source: 'user',
+        at: '2026-03-01T12:00:00.000Z',
+      }),
+    ]) {
+      const e = await refusal(p);
+      expect(e.code).toBe('PERSONAL_DATA_DETECTED');
+      expect(e.message).not.toContain(CARD);
+    }
+    expect((await s.knowledge.stats(alice)).documents).toBe(0);
+    const convo = s.conversations!.open({ space: 'acme', agentId: 'alice' });
+    await convo.add('user', `my card is ${CARD}, iban ${IBAN}`);
+    const [m] = await convo.messages();
+    expect(m!.content).toBe('my card is [REDACTED:payment-card], iban [REDACTED:iban]');
+  });
+
+  it('follows the per-space policy: redact, allow, refuse', async () => {
+    const s = pdStack({ default: 'refuse', spaces: { open: 'allow', tidy: 'redact' } });
+    const tidy: Principal = { space: 'tidy', agentId: 'alice', role: 'worker' };
+    const open: Principal = { space: 'open', agentId: 'alice', role: 'worker' };
+    const r = await s.knowledge.store(tidy, { content: `Ada pays with ${CARD}.` });
+    expect((await s.knowledge.get(tidy, { id: r.id })).content).toBe('Ada pays with [REDACTED:payment-card].');
+    const a = await s.knowledge.store(open, { content: `Ada pays with ${CARD}.` });
+    expect((await s.knowledge.get(open, { id: a.id })).content).toContain(CARD);
+    expect((await refusal(s.knowledge.store(alice, { content: `Ada pays with ${CARD}.` }))).code).toBe(
+      'PERSONAL_DATA_DETECTED',
+    );
+    const convo = s.conversations!.open({ space: 'open', agentId: 'alice' });
+    await convo.add('user', `card ${CARD}`);
+    expect((await convo.messages())[0]!.content).toBe(`card ${CARD}`);
   });
 });

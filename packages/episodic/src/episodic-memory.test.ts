@@ -157,6 +157,15 @@ describe('EpisodicMemory', () => {
       memory.store(S, { summary: 'ok', metadata: { db: 'postgres://admin:s3cretPass@db:5432/app' } }),
       'SECRET_DETECTED',
     );
+    // Tool names and session ids are free text too (issue 15 §7).
+    await expectCode(
+      memory.store(S, { summary: 'ok', toolsUsed: ['curl redis://:Pw-9x2k7@cache:6379/0'] }),
+      'SECRET_DETECTED',
+    );
+    await expectCode(
+      memory.store(S, { summary: 'ok', sessionId: 'sess ghp_abcdefghijklmnopqrstuvwxyz0123456789' }),
+      'SECRET_DETECTED',
+    );
     await expectCode(memory.recall(S, ''), 'INVALID_INPUT');
     await expectCode(memory.recall(S, 'x', 0), 'INVALID_INPUT');
     await expectCode(memory.recall(S, 'x', 51), 'INVALID_INPUT');

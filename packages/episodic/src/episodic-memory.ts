@@ -94,6 +94,8 @@ export class EpisodicMemory implements EpisodicMemoryPort {
     };
     const text = episodeSearchText(episode);
     assertNoSecrets(text, 'episode');
+    for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
+    if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
     assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
     const embedding = this.embedder && this.episodes.capabilities.vector ? await embedText(this.embedder, text) : null;
     await this.episodes.insert(space, episode, embedding);

@@ -10,6 +10,7 @@ import type {
   KnowledgeStoreCapabilities,
   MemoryRecord,
   Rating,
+  RatingOutcome,
   ScanOptions,
   VectorHit,
   VectorQuery,
@@ -24,6 +25,7 @@ import {
   metaSchema,
   REQUIRED_CHUNK_COLUMNS,
   type Row,
+  ratingCountedField,
   ratingSchema,
   ratingToRow,
   recordToRow,
@@ -134,6 +136,10 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
       { name: names.meta, schema: metaSchema(), kind: 'knowledge', option: 'tableNames.meta' },
       { name: names.access, schema: accessSchema(), kind: 'knowledge', option: 'tableNames.access' },
     ]);
+    // A ratings table written before votes said whether they count gets the column (null: the old rows count).
+    if (!(await ratings!.schema()).fields.some((f) => f.name === 'counted')) {
+      await ratings!.addColumns(ratingCountedField());
+    }
     const plain = (name: string, table: lancedb.Table) => new ManagedTable(name, table, settings, false);
     const t: Tables = {
       chunks: chunks!,
@@ -190,7 +196,8 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     };
     for (const batch of chunked([...new Set(docIds)])) {
       const where = `space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`;
-      for (const r of await rows(t.ratings, where, undefined, ['doc_id', 'useful'])) {
+      for (const r of await rows(t.ratings, where, undefined, ['doc_id', 'useful', 'counted'])) {
+        if (r.counted === false) continue;
         const c = get(String(r.doc_id));
         if (r.useful) c.useful += 1;
         else c.useless += 1;
@@ -659,7 +666,7 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
       );
     },
 
-    addRating(rating: Rating) {
+    addRating(rating: Rating): Promise<RatingOutcome> {
       return write(
         'addRating',
         async (t) => {
@@ -677,6 +684,14 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
           }
           // One append: the rating and its effect on alpha/beta (computed from the ratings on read) land together.
           await t.ratings.add([ratingToRow(rating)]);
+          if (!rating.counted) return { replaced: 0 };
+          // Then the rater's earlier counted votes on the memory stop counting (after the append: a crash between
+          // the two leaves an extra vote counted, never an acknowledged one lost).
+          const { rowsUpdated } = await t.ratings.update({
+            where: `${docPredicate(rating.space, rating.docId)} AND agent_id = ${sqlString(rating.agentId)} AND task_id <> ${sqlString(rating.taskId)} AND (counted IS NULL OR counted = true)`,
+            valuesSql: { counted: 'false' },
+          });
+          return { replaced: rowsUpdated };
         },
         (t) => [t.upkeep.ratings],
       );

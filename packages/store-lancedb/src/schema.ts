@@ -94,7 +94,14 @@ export function ratingSchema() {
     utf8('note', true),
     utf8('agent_id'),
     utf8('at'),
+    // Whether the vote moves the counters (issue 15); null in rows written before the column existed (they count).
+    new arrow.Field('counted', new arrow.Bool(), true),
   ]);
+}
+
+/** The `counted` column, added to a ratings table written before it existed. */
+export function ratingCountedField() {
+  return new arrow.Field('counted', new arrow.Bool(), true);
 }
 
 export function accessSchema() {
@@ -266,5 +273,6 @@ export function ratingToRow(r: Rating): Row {
     note: r.note,
     agent_id: r.agentId,
     at: r.at,
+    counted: r.counted,
   };
 }

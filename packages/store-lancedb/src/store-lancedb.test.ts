@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { chunkId, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -289,8 +290,9 @@ describe('lancedb adapter', () => {
       taskId: 't1',
       useful: true,
       note: 'helped',
-      agentId: 'alice',
+      agentId: 'bob',
       at: NOW,
+      counted: true,
     });
     await store.moveDocument(
       'acme',
@@ -331,6 +333,38 @@ describe('lancedb adapter', () => {
     // A second connection reads the same data.
     const other = open({}, uri);
     expect(await other.getDocument('acme', doc.docId)).toEqual(before);
+  });
+
+  it('adds the counted column to a ratings table written before it: old votes count, a new one replaces them', async () => {
+    const uri = tempDir();
+    const first = open({}, uri);
+    const doc = record({ content: 'The payments runbook' });
+    await first.insertDocument([doc]);
+    await first.close();
+    stores.splice(stores.indexOf(first), 1);
+    // Make the table as an older package wrote it: no counted column, one vote.
+    const conn = await lancedb.connect(uri);
+    const ratings = await conn.openTable('knowledge_ratings');
+    await ratings.dropColumns(['counted']);
+    await ratings.add([
+      { space: 'acme', doc_id: doc.docId, task_id: 'old', useful: false, note: null, agent_id: 'bob', at: NOW },
+    ]);
+    ratings.close();
+    conn.close();
+    const store = open({}, uri);
+    expect((await store.getDocument('acme', doc.docId))[0]).toMatchObject({ alpha: 1, beta: 2 });
+    const outcome = await store.addRating({
+      docId: doc.docId,
+      space: 'acme',
+      taskId: 'new',
+      useful: true,
+      note: null,
+      agentId: 'bob',
+      at: NOW,
+      counted: true,
+    });
+    expect(outcome).toEqual({ replaced: 1 });
+    expect((await store.getDocument('acme', doc.docId))[0]).toMatchObject({ alpha: 2, beta: 1 });
   });
 
   it('drops the vector column of an old dimension after re-embedding, on optimize', async () => {

@@ -49,8 +49,9 @@ const ratings = Array.from({ length: 10 }, (_, i) =>
     taskId: `${name}-${i}`,
     useful: true,
     note: null,
-    agentId: 'alice',
+    agentId: `rater-${name}-${i}`,
     at: NOW,
+    counted: true,
   }),
 );
 let contested = 'won';

@@ -9,6 +9,7 @@ import type {
   KnowledgeStoreCapabilities,
   MemoryRecord,
   Rating,
+  RatingOutcome,
   ScanOptions,
   VectorHit,
   VectorQuery,
@@ -788,32 +789,55 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       });
     },
 
-    addRating(rating: Rating) {
+    addRating(rating: Rating): Promise<RatingOutcome> {
       return run('addRating', async () => {
-        let row: { found: number } | undefined;
         try {
-          // One statement, so one atomic step: the rating row and the alpha/beta increment land together; under
-          // the document lock, so that an edit replacing the chunks meanwhile cannot drop the increment.
-          [row] = await sql.begin(async (tx) => {
+          // One transaction under the document lock (an edit replacing the chunks meanwhile cannot drop the change):
+          // the rating row (uncounted first, so that a repeat in the task fails before any counter moves), then,
+          // for a counted vote, the rater's earlier counted votes taken back and this one counted.
+          return await sql.begin(async (tx) => {
             await lockDocument(tx, rating.space, rating.docId);
-            return exec<{ found: number }[]>(
+            const [found] = await exec<{ n: number }[]>(
               tx,
-              `WITH doc AS (SELECT 1 FROM ${s}.chunks WHERE space = $1 AND doc_id = $2 LIMIT 1),
-                  ins AS (
-                    INSERT INTO ${s}.ratings (space, doc_id, task_id, useful, note, agent_id, at)
-                    SELECT $1, $2, $3, $4::boolean, $5, $6, $7::text::timestamptz WHERE EXISTS (SELECT 1 FROM doc)
-                    RETURNING 1
-                  ),
-                  upd AS (
-                    UPDATE ${s}.chunks
-                    SET alpha = alpha + CASE WHEN $4::boolean THEN 1 ELSE 0 END,
-                        beta = beta + CASE WHEN $4::boolean THEN 0 ELSE 1 END
-                    WHERE space = $1 AND doc_id = $2 AND EXISTS (SELECT 1 FROM ins)
-                    RETURNING 1
-                  )
-             SELECT (SELECT count(*)::int FROM doc) AS found, (SELECT count(*)::int FROM upd) AS updated`,
+              `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${s}.chunks WHERE space = $1 AND doc_id = $2 LIMIT 1) d`,
+              [rating.space, rating.docId],
+            );
+            if (!found || Number(found.n) === 0) {
+              throw new MemError(
+                'NOT_FOUND',
+                `${ADAPTER}: no memory ${rating.docId} in space ${rating.space} to rate.`,
+                {
+                  details: { space: rating.space, docId: rating.docId },
+                },
+              );
+            }
+            await exec(
+              tx,
+              `INSERT INTO ${s}.ratings (space, doc_id, task_id, useful, note, agent_id, at, counted)
+               VALUES ($1, $2, $3, $4::boolean, $5, $6, $7::text::timestamptz, false)`,
               [rating.space, rating.docId, rating.taskId, rating.useful, rating.note, rating.agentId, rating.at],
             );
+            if (!rating.counted) return { replaced: 0 };
+            const earlier = await exec<{ useful: boolean }[]>(
+              tx,
+              `UPDATE ${s}.ratings SET counted = false
+               WHERE space = $1 AND doc_id = $2 AND agent_id = $3 AND counted RETURNING useful`,
+              [rating.space, rating.docId, rating.agentId],
+            );
+            await exec(tx, `UPDATE ${s}.ratings SET counted = true WHERE space = $1 AND doc_id = $2 AND task_id = $3`, [
+              rating.space,
+              rating.docId,
+              rating.taskId,
+            ]);
+            const up = earlier.filter((r) => r.useful).length;
+            const dAlpha = (rating.useful ? 1 : 0) - up;
+            const dBeta = (rating.useful ? 0 : 1) - (earlier.length - up);
+            await exec(
+              tx,
+              `UPDATE ${s}.chunks SET alpha = alpha + $3::float8, beta = beta + $4::float8 WHERE space = $1 AND doc_id = $2`,
+              [rating.space, rating.docId, dAlpha, dBeta],
+            );
+            return { replaced: earlier.length };
           });
         } catch (error) {
           if (sqlState(error) === '23505' && constraintOf(error) === 'ratings_pkey') {
@@ -824,11 +848,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             );
           }
           throw error;
-        }
-        if (!row || Number(row.found) === 0) {
-          throw new MemError('NOT_FOUND', `${ADAPTER}: no memory ${rating.docId} in space ${rating.space} to rate.`, {
-            details: { space: rating.space, docId: rating.docId },
-          });
         }
       });
     },

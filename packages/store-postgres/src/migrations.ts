@@ -117,8 +117,23 @@ const knowledgeV1: Migration = {
   },
 };
 
+/**
+ * Ratings cannot be stuffed (issue 15): each rating row says whether it counts. A rater's newer vote on a memory
+ * takes back its earlier counted ones (rows kept, uncounted); an author's votes on its own memory never count.
+ */
+const ratingsCountedV2: Migration = {
+  version: 2,
+  name: 'ratings-counted',
+  async up(tx, { schema: s }) {
+    await tx.unsafe(`
+      ALTER TABLE ${s}.ratings ADD COLUMN counted boolean NOT NULL DEFAULT true;
+      CREATE INDEX ratings_rater ON ${s}.ratings (space, doc_id, agent_id) WHERE counted;
+    `);
+  },
+};
+
 /** The knowledge port's steps (chunks, versions, ratings, meta). */
-export const knowledgeMigrations: PortMigrations = { port: 'knowledge', steps: [knowledgeV1] };
+export const knowledgeMigrations: PortMigrations = { port: 'knowledge', steps: [knowledgeV1, ratingsCountedV2] };
 
 /**
  * Transcripts (docs/conversations.md): a header row per (space, agent) with the next sequence number, the messages, and archives

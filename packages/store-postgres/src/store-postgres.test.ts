@@ -67,11 +67,16 @@ describe('migrations', () => {
     const results = await Promise.all([runMigrations(a, { schema }), runMigrations(b, { schema })]);
     // Every family of the package, each once, in the order of `migrations`.
     const families = ['knowledge', 'transcripts', 'notebooks', 'structured', 'episodic'];
-    expect(results.flatMap((r) => r.applied)).toEqual(families.map((port) => ({ port, version: 1, name: port })));
-    const current = Object.fromEntries(families.map((port) => [port, 1]));
+    const steps = [
+      { port: 'knowledge', version: 1, name: 'knowledge' },
+      { port: 'knowledge', version: 2, name: 'ratings-counted' },
+      ...families.slice(1).map((port) => ({ port, version: 1, name: port })),
+    ];
+    expect(results.flatMap((r) => r.applied)).toEqual(steps);
+    const current = { ...Object.fromEntries(families.map((port) => [port, 1])), knowledge: 2 };
     for (const r of results) expect(r.current).toEqual(current);
     const rows = await admin.unsafe(`SELECT port, version FROM "${schema}".schema_migrations`);
-    expect(rows).toHaveLength(families.length);
+    expect(rows).toHaveLength(steps.length);
     const again = await runMigrations(a, { schema });
     expect(again).toEqual({ applied: [], current });
   });
@@ -89,7 +94,7 @@ describe('migrations', () => {
     const e = await expectCode(store.stats('acme'), 'STORE_UNAVAILABLE');
     expect(e.message).toMatch(/migrate\(\)/);
     const result = await store.migrate();
-    expect(result.applied.map((s) => s.version)).toEqual([1]);
+    expect(result.applied.map((s) => s.version)).toEqual([1, 2]);
     expect((await store.migrate()).applied).toEqual([]);
     expect(await store.stats('acme')).toEqual({ documents: 0, chunks: 0, bySource: {}, byScope: {} });
   });
@@ -110,7 +115,7 @@ describe('migrations', () => {
       ],
     };
     const first = await runMigrations(c, { schema, ports: [knowledgeMigrations, notes] });
-    expect(first.current).toEqual({ knowledge: 1, notes: 1 });
+    expect(first.current).toEqual({ knowledge: 2, notes: 1 });
     expect((await runMigrations(c, { schema, ports: [notes] })).applied).toEqual([]);
     const store = await open(schema);
     expect((await store.migrate()).applied).toEqual([]);
@@ -305,6 +310,7 @@ describe('writes', () => {
       note: null,
       agentId: 'alice',
       at: version.at,
+      counted: true,
     };
     await store.addRating(rating);
     await expectCode(store.addRating(rating), 'ALREADY_RATED');

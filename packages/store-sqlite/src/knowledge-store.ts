@@ -9,6 +9,7 @@ import type {
   KnowledgeStoreCapabilities,
   MemoryRecord,
   Rating,
+  RatingOutcome,
   ScanOptions,
   SearchFilter,
   VectorHit,
@@ -726,7 +727,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
       });
     },
 
-    addRating(rating: Rating) {
+    addRating(rating: Rating): Promise<RatingOutcome> {
       return write(
         'addRating',
         () => {
@@ -739,8 +740,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
               details: { space: rating.space, docId: rating.docId },
             });
           }
+          // Insert first: a repeat in the same task fails here (ALREADY_RATED) before any counter moves.
           stmt(
-            'INSERT INTO ratings (space, doc_id, task_id, useful, note, agent_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO ratings (space, doc_id, task_id, useful, note, agent_id, at, counted) VALUES (?, ?, ?, ?, ?, ?, ?, 0)',
           ).run(
             rating.space,
             rating.docId,
@@ -750,11 +752,30 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
             rating.agentId,
             rating.at,
           );
-          const column = rating.useful ? 'alpha' : 'beta';
-          stmt(`UPDATE chunks SET ${column} = ${column} + 1 WHERE space = ? AND doc_id = ?`).run(
+          if (!rating.counted) return { replaced: 0 };
+          // Take back the rater's earlier counted votes on this memory, then count this one.
+          const earlier = stmt(
+            'SELECT coalesce(sum(useful), 0) AS up, count(*) AS n FROM ratings WHERE space = ? AND doc_id = ? AND agent_id = ? AND counted = 1',
+          ).get(rating.space, rating.docId, rating.agentId) as { up: number; n: number };
+          stmt('UPDATE ratings SET counted = 0 WHERE space = ? AND doc_id = ? AND agent_id = ? AND counted = 1').run(
+            rating.space,
+            rating.docId,
+            rating.agentId,
+          );
+          stmt('UPDATE ratings SET counted = 1 WHERE space = ? AND doc_id = ? AND task_id = ?').run(
+            rating.space,
+            rating.docId,
+            rating.taskId,
+          );
+          const dAlpha = (rating.useful ? 1 : 0) - Number(earlier.up);
+          const dBeta = (rating.useful ? 0 : 1) - (Number(earlier.n) - Number(earlier.up));
+          stmt('UPDATE chunks SET alpha = alpha + ?, beta = beta + ? WHERE space = ? AND doc_id = ?').run(
+            dAlpha,
+            dBeta,
             rating.space,
             rating.docId,
           );
+          return { replaced: Number(earlier.n) };
         },
         (error) =>
           constraintKind(error) === 'rating'

@@ -400,8 +400,30 @@ const secureDeleteV4: Migration = {
   },
 };
 
+/**
+ * Ratings cannot be stuffed (issue 15): a rating row says whether it counts. A rater's newer vote on a memory takes
+ * back its earlier counted ones (the rows stay, uncounted); an author's votes on its own memory never count.
+ * Existing rows keep counting as they did.
+ */
+const ratingsCountedV5: Migration = {
+  version: 5,
+  name: 'ratings-counted',
+  up(db) {
+    db.exec(`
+      ALTER TABLE ratings ADD COLUMN counted INTEGER NOT NULL DEFAULT 1;
+      CREATE INDEX ratings_rater ON ratings (space, doc_id, agent_id) WHERE counted = 1;
+    `);
+  },
+};
+
 /** Every schema step of the shared database file, oldest first. Later ports append here. */
-export const migrations: readonly Migration[] = [knowledgeV1, structuredV2, conversationV3, secureDeleteV4];
+export const migrations: readonly Migration[] = [
+  knowledgeV1,
+  structuredV2,
+  conversationV3,
+  secureDeleteV4,
+  ratingsCountedV5,
+];
 
 export interface MigrationResult {
   /** Versions applied by this call (empty when the schema was already current). */

@@ -54,14 +54,14 @@ export function describeKnowledgeCounterRaces(name: string, factory: KnowledgeSt
       });
       const editor = new KnowledgeService({ store, embedder, clock: systemClock });
       const p = alice;
-      id = (await editor.store(p, { content: 'The deploy runs at noon.', key: '/notes/deploy' })).id;
+      id = (await editor.store(p, { content: 'The deploy runs at noon.', key: '/notes/deploy', scope: 'swarm' })).id;
       armed = true;
       return { editor, other, p, id };
     }
 
     it('a rating given between the read and the write of an edit still counts', async () => {
       const { editor, other, p, id } = await setup(async (o, doc) => {
-        await o.rate(alice, { id: doc, useful: true, taskId: 't1' });
+        await o.rate({ space: 'races', agentId: 'bob', role: 'worker' }, { id: doc, useful: true, taskId: 't1' });
       });
       await editor.edit(p, { id, intent: 'new time', content: 'The deploy runs at one.' });
       const after = await other.peek(p, { id });

@@ -239,7 +239,16 @@ export function describeKnowledgeStore(
       const doc = await memory.store(alice, { content, key: '/runbooks/ops', source: 'file_index' });
       expect(doc.chunkCount).toBeGreaterThan(2);
       await memory.get(alice, { id: doc.id });
-      await memory.rate(alice, { id: doc.id, useful: true, taskId: 't1' });
+      await knowledge.addRating({
+        docId: doc.id,
+        space: 'acme',
+        taskId: 't1',
+        useful: true,
+        note: null,
+        agentId: 'bob',
+        at: new Date().toISOString(),
+        counted: true,
+      });
       const before = await knowledge.getDocument('acme', doc.id);
       expect(before.every((c) => c.expiresAt !== null)).toBe(true);
       const moved = await memory.edit(alice, {
@@ -303,19 +312,62 @@ export function describeKnowledgeStore(
 
     it('counts a rating once per memory per task, and ratings move a memory up and down', async () => {
       const { knowledge: memory } = await setup();
-      const a = await memory.store(alice, { content: 'Use the blue-green deploy script for the api service.' });
-      const b = await memory.store(alice, { content: 'Use the canary deploy script for the api service.' });
-      const r1 = await memory.rate(alice, { id: a.id, useful: true, taskId: 'task-1', note: 'worked' });
-      expect(r1.alpha).toBe(2);
-      await expectCode(memory.rate(alice, { id: a.id, useful: true, taskId: 'task-1' }), 'ALREADY_RATED');
-      await memory.rate(alice, { id: a.id, useful: true, taskId: 'task-2' });
-      await memory.rate(alice, { id: b.id, useful: false, taskId: 'task-1' });
-      await memory.rate(alice, { id: b.id, useful: false, taskId: 'task-2' });
+      const a = await memory.store(alice, {
+        content: 'Use the blue-green deploy script for the api service.',
+        scope: 'swarm',
+      });
+      const b = await memory.store(alice, {
+        content: 'Use the canary deploy script for the api service.',
+        scope: 'swarm',
+      });
+      const r1 = await memory.rate(bob, { id: a.id, useful: true, taskId: 'task-1', note: 'worked' });
+      expect(r1).toMatchObject({ alpha: 2, counted: true, replaced: 0 });
+      await expectCode(memory.rate(bob, { id: a.id, useful: true, taskId: 'task-1' }), 'ALREADY_RATED');
+      await memory.rate(lead, { id: a.id, useful: true, taskId: 'task-2' });
+      await memory.rate(bob, { id: b.id, useful: false, taskId: 'task-1' });
+      await memory.rate(lead, { id: b.id, useful: false, taskId: 'task-2' });
       const results = await memory.search(alice, { query: 'deploy script api service' });
       expect(results.map((r) => r.docId)).toEqual([a.id, b.id]);
       expect(results[0]!.score / results[1]!.score).toBeGreaterThan(2);
       const doc = await memory.get(alice, { id: a.id });
       expect([doc.alpha, doc.beta]).toEqual([3, 1]);
+    });
+
+    it('counts one vote per (memory, rater), the latest, and never the author on its own memory', async () => {
+      const { knowledge: memory } = await setup();
+      const learning = await memory.injectLearning(lead, {
+        agentId: 'bob',
+        learning: 'Run the schema migrations before every deploy of the api service.',
+        category: 'best-practice',
+      });
+      const own = await memory.store(alice, {
+        content: 'Deploy the api service straight away, migrations can wait.',
+        scope: 'swarm',
+      });
+      // The attack of issue 15: 40 "not useful" on the lead's learning, each in a new task, and 40 "useful" by the
+      // author on its own memory.
+      let last: Awaited<ReturnType<typeof memory.rate>> | undefined;
+      for (let i = 0; i < 40; i++) {
+        last = await memory.rate(alice, { id: learning.id, useful: false, taskId: `stuff-${i}` });
+        await memory.rate(alice, { id: own.id, useful: true, taskId: `stuff-${i}` });
+      }
+      expect(last).toMatchObject({ counted: true, replaced: 1, alpha: 1, beta: 2 });
+      const learned = await memory.get(bob, { id: learning.id });
+      expect([learned.alpha, learned.beta]).toEqual([1, 2]);
+      const mine = await memory.get(alice, { id: own.id });
+      expect([mine.alpha, mine.beta]).toEqual([1, 1]);
+      const authorVote = await memory.rate(alice, { id: own.id, useful: true, taskId: 'one-more' });
+      expect(authorVote.counted).toBe(false);
+      expect(authorVote.note).toMatch(/not counted/);
+      // The lead injected the learning: its votes on it are an author's too; bob (the owner) counts as a reader.
+      expect((await memory.rate(lead, { id: learning.id, useful: true, taskId: 'lead-1' })).counted).toBe(false);
+      // The latest vote replaces the earlier one: alice changes her mind, bob adds his.
+      const changed = await memory.rate(alice, { id: learning.id, useful: true, taskId: 'changed' });
+      expect(changed).toMatchObject({ counted: true, replaced: 1, alpha: 2, beta: 1 });
+      const bobVote = await memory.rate(bob, { id: learning.id, useful: true, taskId: 'bob-1' });
+      expect(bobVote).toMatchObject({ counted: true, replaced: 0, alpha: 3, beta: 1 });
+      const hits = await memory.search(bob, { query: 'deploy the api service migrations' });
+      expect(hits[0]?.docId).toBe(learning.id);
     });
 
     it('keeps one copy of the same content per owner and scope', async () => {
@@ -536,7 +588,17 @@ export function describeKnowledgeStore(
         category: 'best-practice',
       });
       const seen = await memory.get(bob, { id: learned.id });
-      expect(seen).toMatchObject({ scope: 'swarm', source: 'manual', agentId: 'bob', tags: ['best-practice'] });
+      // The lead who injected it is recorded (a reserved tag) and shown in the provenance of bob's recall.
+      expect(seen).toMatchObject({
+        scope: 'swarm',
+        source: 'manual',
+        agentId: 'bob',
+        tags: ['best-practice', 'injected-by:lead-1'],
+      });
+      const bobRecall = await memory.recall(bob, 'Always run migrations before deploys', { threshold: 0 });
+      expect(bobRecall.block).toMatch(
+        /\[by bob, injected by lead lead-1, scope swarm, source manual, \d{4}-\d\d-\d\d\]/,
+      );
     });
 
     it('indexes a document by source path and replaces it when it changes', async () => {
@@ -590,7 +652,7 @@ export function describeKnowledgeStore(
       const bobOwn = await memory.store(bob, { content: 'Bob keeps the billing retry notes.' });
       const bobLong = await memory.store(bob, { content: longDocument(3), scope: 'swarm', tags: ['handbook'] });
       await memory.edit(bob, { id: bobOwn.id, intent: 'fix', content: 'Bob keeps the billing retry runbook.' });
-      await memory.rate(bob, { id: bobLong.id, useful: false, taskId: 't1' });
+      await memory.rate(alice, { id: bobLong.id, useful: false, taskId: 't1' });
       const elsewhere = await memory.store(other, { content: `Globex ${marker} note.`, scope: 'swarm' });
 
       const removed = await knowledge.deleteByAgent('acme', 'alice');
@@ -742,11 +804,14 @@ export function describeKnowledgeStore(
       expect(MemError.is(rejected.reason, 'KEY_TAKEN')).toBe(true);
       expect((await memory.stats(alice)).documents).toBe(201);
       expect((await other.knowledge.stats(alice)).documents).toBe(201);
-      // Concurrent ratings from both instances: each counted once.
-      const target = await memory.store(alice, { content: 'rated from two processes' });
+      // Concurrent ratings from both instances, by 20 raters: each counted once.
+      const target = await memory.store(alice, { content: 'rated from two processes', scope: 'swarm' });
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          (i % 2 ? memory : other.knowledge).rate(alice, { id: target.id, useful: true, taskId: `task-${i}` }),
+          (i % 2 ? memory : other.knowledge).rate(
+            { space: 'acme', agentId: `rater-${i}`, role: 'worker' },
+            { id: target.id, useful: true, taskId: `task-${i}` },
+          ),
         ),
       );
       expect((await other.knowledge.get(alice, { id: target.id })).alpha).toBe(21);

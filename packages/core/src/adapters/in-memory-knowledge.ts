@@ -12,7 +12,7 @@ import type {
   VectorHit,
   VectorQuery,
 } from '../ports/knowledge-store.js';
-import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, Scope } from '../types.js';
+import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, RatingOutcome, Scope } from '../types.js';
 
 const clone = (r: MemoryRecord): MemoryRecord => ({ ...r, tags: [...r.tags] });
 
@@ -246,7 +246,7 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     }
   }
 
-  async addRating(rating: Rating): Promise<void> {
+  async addRating(rating: Rating): Promise<RatingOutcome> {
     if (this.ratings.some((r) => r.space === rating.space && r.docId === rating.docId && r.taskId === rating.taskId)) {
       throw new MemError(
         'ALREADY_RATED',
@@ -255,11 +255,27 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     }
     const chunks = this.docChunks(rating.space, rating.docId);
     if (chunks.length === 0) throw new MemError('NOT_FOUND', `in-memory: memory ${rating.docId} no longer exists.`);
+    let replaced = 0;
+    let dAlpha = 0;
+    let dBeta = 0;
+    if (rating.counted) {
+      for (const r of this.ratings) {
+        if (r.space !== rating.space || r.docId !== rating.docId || r.agentId !== rating.agentId || !r.counted)
+          continue;
+        r.counted = false;
+        replaced++;
+        if (r.useful) dAlpha -= 1;
+        else dBeta -= 1;
+      }
+      if (rating.useful) dAlpha += 1;
+      else dBeta += 1;
+    }
     this.ratings.push({ ...rating });
     for (const c of chunks) {
-      if (rating.useful) c.alpha += 1;
-      else c.beta += 1;
+      c.alpha += dAlpha;
+      c.beta += dBeta;
     }
+    return { replaced };
   }
 
   async listVersions(space: string, docId: string): Promise<MemoryVersion[]> {

@@ -4,6 +4,7 @@
  */
 import type { NotebookEntry } from '../ports/notebook-store.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { inertText } from './inert-text.js';
 import { MAIN_NOTEBOOK_FILE } from './notebook.js';
 
 export interface InjectionBudget {
@@ -62,10 +63,14 @@ export function buildNotebookInjection(input: InjectionInput): InjectionResult {
   const tok = input.tokenizer;
   const others = input.files.filter((f) => f.path !== MAIN_NOTEBOOK_FILE);
   const raw = input.memory ?? '';
-  const memLines = raw.length === 0 ? [] : (raw.endsWith('\n') ? raw.slice(0, -1) : raw).split('\n');
+  // Every stored line goes through inertText: a note can never close `</memory>`, open a fence or forge a heading.
+  const memLines =
+    raw.length === 0 ? [] : inertText(raw.endsWith('\n') ? raw.slice(0, -1) : raw, { multiline: true }).split('\n');
   const emptyNote = `(${MAIN_NOTEBOOK_FILE} is empty: write_memory adds lines to it.)`;
   const fileLines =
-    others.length === 0 ? [] : ['### Other files', ...others.map((f) => `- ${f.path} (${sizeLabel(f.size)})`)];
+    others.length === 0
+      ? []
+      : ['### Other files', ...others.map((f) => `- ${inertText(f.path)} (${sizeLabel(f.size)})`)];
   const filesNote = `(${others.length} other file${others.length === 1 ? '' : 's'} not listed: list_memory shows them, read_memory reads one.)`;
   const omittedNote = (n: number) =>
     `[${n} earlier line${n === 1 ? '' : 's'} of ${MAIN_NOTEBOOK_FILE} not shown: read_memory {"file": "${MAIN_NOTEBOOK_FILE}"} shows the whole file.]`;

@@ -3,6 +3,8 @@ import { MemError } from '../errors.js';
 /** One detection rule: a kind name, a human label and a pattern. `group` picks the secret part when not the whole match. */
 export interface SecretRule {
   kind: string;
+  /** `secret` (credentials: always refused) or `personal` (personal data: refused, redacted or allowed by policy). */
+  category?: 'secret' | 'personal';
   label: string;
   pattern: RegExp;
   group?: number;
@@ -51,6 +53,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g,
   },
   { kind: 'telegram-bot-token', label: 'Telegram bot token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  {
+    // base64 of the bot's user id (starts M, N or O), a timestamp part, then the HMAC.
+    kind: 'discord-bot-token',
+    label: 'Discord bot token',
+    pattern: /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+  },
   { kind: 'anthropic-api-key', label: 'Anthropic API key', pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}/g },
   {
     kind: 'openai-api-key',
@@ -91,21 +99,26 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     kind: 'authorization-header',
     label: 'Authorization header credential',
-    pattern: /\bAuthorization:\s*(?:Basic|Bearer|Token)\s+([A-Za-z0-9._~+/=-]{16,})/gi,
+    // Basic carries base64 of user:password, which can be as short as 4 characters; bearer tokens are longer.
+    pattern:
+      /\b(?:Proxy-)?Authorization:\s*(?:Basic\s+([A-Za-z0-9+/]{4,}={0,2})|(?:Bearer|Token)\s+([A-Za-z0-9._~+/=-]{12,}))/gi,
     group: 1,
   },
   {
     kind: 'url-credentials',
     label: 'connection string or URL with credentials',
-    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:/@'"]+):([^\s@/'"]+)@[^\s/'"]+/gi,
+    // The user may be empty (`redis://:password@host/0`).
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:/@'"]*):([^\s@/'"]+)@[^\s/'"]+/gi,
     group: 2,
     accept: notPlaceholder,
   },
   {
     kind: 'password-assignment',
     label: 'password or secret assignment',
+    // The name may be part of a longer one joined by `_` or `-` (`DB_PASSWORD`, `MYSQL_ROOT_PASSWORD`, `DD_API_KEY`,
+    // the `DD-API-KEY:` header form), with `export` or quotes around it.
     pattern:
-      /\b(?:password|passwd|pwd|passphrase|secret|client_?secret|api_?key|apikey|access_?token|auth_?token|secret_?key|private_?key)["']?\s*(?:=|:=|:)\s*["']?([^\s"',;]{6,})/gi,
+      /(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|private[_-]?key)["']?\s*(?:=|:=|:)\s*["']?([^\s"',;]{6,})/gi,
     group: 1,
     accept: notPlaceholder,
   },
@@ -114,6 +127,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
 export interface SecretFinding {
   kind: string;
   label: string;
+  category: 'secret' | 'personal';
   /** 1-based line and column where the secret starts. */
   line: number;
   column: number;
@@ -134,8 +148,76 @@ function position(text: string, index: number): { line: number; column: number }
   return { line, column: index - lastNl };
 }
 
-/** Find secrets in a text. Overlapping findings keep the earliest, most specific rule. */
-export function findSecrets(text: string, rules: readonly SecretRule[] = SECRET_RULES): SecretFinding[] {
+/** Luhn check of a digit string (payment card numbers). */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return digits.length > 0 && sum % 10 === 0;
+}
+
+/** ISO 13616 check of an IBAN (spaces allowed): the rearranged number mod 97 is 1. */
+export function ibanValid(value: string): boolean {
+  const iban = value.replace(/ /g, '').toUpperCase();
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
+  const moved = iban.slice(4) + iban.slice(0, 4);
+  let rest = 0;
+  for (const ch of moved) {
+    const n = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
+    for (const digit of n) rest = (rest * 10 + (digit.charCodeAt(0) - 48)) % 97;
+  }
+  return rest === 1;
+}
+
+/** Personal data refused, redacted or allowed by the space's policy (docs/safety.md). */
+export const PERSONAL_DATA_RULES: readonly SecretRule[] = [
+  {
+    kind: 'payment-card',
+    label: 'payment card number',
+    category: 'personal',
+    // 13–19 digits, in groups separated by single spaces or dashes, starting like a card (2–6); Luhn-checked.
+    pattern: /(?<![\d-]|\d[.,])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d-]|[.,]\d)/g,
+    accept: (v) => {
+      const digits = v.replace(/[ -]/g, '');
+      return digits.length >= 13 && digits.length <= 19 && luhnValid(digits);
+    },
+  },
+  {
+    kind: 'iban',
+    label: 'IBAN (bank account number)',
+    category: 'personal',
+    pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g,
+    accept: ibanValid,
+  },
+];
+
+/** What to do with personal data (payment cards, IBANs) in a space. */
+export type PersonalDataPolicy = 'refuse' | 'redact' | 'allow';
+export const PERSONAL_DATA_POLICIES: readonly PersonalDataPolicy[] = ['refuse', 'redact', 'allow'];
+
+// Zero-width characters, bidi controls and the soft hyphen: invisible, and able to split a key so no rule sees it.
+const SCAN_INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/**
+ * The text as the rules see it: NFKC (full-width and other compatibility forms folded), without zero-width and bidi
+ * controls. Every scan runs on this form; findings (line, column, index) refer to it.
+ */
+export function normalizeForScan(text: string): string {
+  return text.normalize('NFKC').replace(SCAN_INVISIBLE, '');
+}
+
+/**
+ * Find secrets in a text (normalised first, see `normalizeForScan`). Overlapping findings keep the earliest, most
+ * specific rule.
+ */
+export function findSecrets(raw: string, rules: readonly SecretRule[] = SECRET_RULES): SecretFinding[] {
+  const text = normalizeForScan(raw);
   const found: SecretFinding[] = [];
   for (const rule of rules) {
     const re = new RegExp(
@@ -143,12 +225,20 @@ export function findSecrets(text: string, rules: readonly SecretRule[] = SECRET_
       rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`,
     );
     for (const m of text.matchAll(re)) {
-      const value = rule.group !== undefined ? m[rule.group] : m[0];
+      // A rule with a group and alternatives takes the first group that matched from `group` on.
+      const value = rule.group !== undefined ? m.slice(rule.group).find((g) => g !== undefined) : m[0];
       if (value === undefined) continue;
       if (rule.accept && !rule.accept(value)) continue;
       const index = (m.index ?? 0) + (rule.group !== undefined ? m[0].indexOf(value) : 0);
       if (found.some((f) => index < f.index + f.length && f.index < index + value.length)) continue;
-      found.push({ kind: rule.kind, label: rule.label, ...position(text, index), index, length: value.length });
+      found.push({
+        kind: rule.kind,
+        label: rule.label,
+        category: rule.category ?? 'secret',
+        ...position(text, index),
+        index,
+        length: value.length,
+      });
     }
   }
   return found.sort((a, b) => a.index - b.index);
@@ -172,15 +262,65 @@ export function assertNoSecrets(text: string, what = 'content', rules: readonly 
   );
 }
 
-/** Replace every secret by `[REDACTED:<kind>]` (used for transcripts, which must not refuse a turn). */
+/**
+ * Replace every secret by `[REDACTED:<kind>]` (used for transcripts, which must not refuse a turn). A text with a
+ * finding comes back in its normalised form (see `normalizeForScan`); a clean text comes back unchanged.
+ */
 export function redactSecrets(text: string, rules: readonly SecretRule[] = SECRET_RULES): string {
   const findings = findSecrets(text, rules);
   if (findings.length === 0) return text;
+  const norm = normalizeForScan(text);
   let out = '';
   let at = 0;
   for (const f of findings) {
-    out += `${text.slice(at, f.index)}[REDACTED:${f.kind}]`;
+    out += `${norm.slice(at, f.index)}[REDACTED:${f.kind}]`;
     at = f.index + f.length;
   }
-  return out + text.slice(at);
+  return out + norm.slice(at);
+}
+
+/**
+ * The one guard of every free-text field written to memory (content, names, tags, keys, edit intents, rating notes,
+ * task ids, episode tools, fact user/topic/key/value, notebook files and file names): a secret is refused with
+ * `SECRET_DETECTED`; personal data (payment cards, IBANs) is refused with `PERSONAL_DATA_DETECTED`, redacted, or
+ * allowed, by `personalData` (default refuse). Returns the text to store. `what` names the field in messages.
+ */
+export function guardText(text: string, what: string, personalData: PersonalDataPolicy = 'refuse'): string {
+  assertNoSecrets(text, what);
+  if (personalData === 'allow') return text;
+  const findings = findSecrets(text, PERSONAL_DATA_RULES);
+  if (findings.length === 0) return text;
+  if (personalData === 'redact') return redactSecrets(text, PERSONAL_DATA_RULES);
+  const where = findings
+    .slice(0, 5)
+    .map((f) => `${f.label} (${f.kind}) at line ${f.line}, column ${f.column}`)
+    .join('; ');
+  throw new MemError(
+    'PERSONAL_DATA_DETECTED',
+    `Refused: the ${what} contains personal data: ${where}. Payment card numbers and bank account numbers are not kept in memory in this space: leave the number out (e.g. "the card ending 4242"), or ask the operator to set the space's personal-data policy to redact or allow.`,
+    { details: { findings: findings.map(({ kind, line, column }) => ({ kind, line, column })) } },
+  );
+}
+
+/** `guardText` over several fields at once (undefined and null are skipped); returns nothing, throws on the first. */
+export function guardFields(
+  fields: Record<string, string | null | undefined | readonly string[]>,
+  personalData: PersonalDataPolicy = 'refuse',
+): void {
+  for (const [what, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    for (const v of typeof value === 'string' ? [value] : value) guardText(v, what, personalData);
+  }
+}
+
+/** The personal-data setting of a stack: one policy for every space, or a default with per-space exceptions. */
+export type PersonalDataSetting =
+  | PersonalDataPolicy
+  | { default?: PersonalDataPolicy; spaces?: Readonly<Record<string, PersonalDataPolicy>> };
+
+/** The policy of one space under a setting (refuse when nothing is set). */
+export function personalDataPolicy(setting: PersonalDataSetting | undefined, space: string): PersonalDataPolicy {
+  if (setting === undefined) return 'refuse';
+  if (typeof setting === 'string') return setting;
+  return setting.spaces?.[space] ?? setting.default ?? 'refuse';
 }

@@ -1,4 +1,4 @@
-import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, Scope, Source } from '../types.js';
+import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, RatingOutcome, Scope, Source } from '../types.js';
 
 /**
  * Filters every search arm applies inside its query, before its top-k cut.
@@ -145,8 +145,14 @@ export interface KnowledgeStore {
 
   /** Count one access on every chunk of the document. */
   recordAccess(space: string, docId: string, at: string): Promise<void>;
-  /** Record a rating and add 1 to alpha (useful) or beta (useless) on every chunk; `ALREADY_RATED` on a repeat. */
-  addRating(rating: Rating): Promise<void>;
+  /**
+   * Record a rating, atomically with its effect on the counters of every chunk (`ALREADY_RATED` when the memory was
+   * already rated in `taskId`). A `counted` rating first takes back every earlier counted rating of the same rater
+   * (`agentId`) on the memory (1 off alpha or beta each, the rows kept with `counted` false), then adds 1 to alpha
+   * (useful) or beta (useless): at most one vote per (memory, rater) counts, the latest. A rating with `counted`
+   * false is stored and changes no counter. Returns how many earlier votes were taken back.
+   */
+  addRating(rating: Rating): Promise<RatingOutcome>;
   listVersions(space: string, docId: string): Promise<MemoryVersion[]>;
 
   /** Delete expired documents (expiresAt <= now). Returns chunks removed. */

@@ -13,7 +13,7 @@ import {
 } from '../domain/compaction.js';
 import { newId } from '../domain/ids.js';
 import { checkName } from '../domain/names.js';
-import { redactSecrets } from '../domain/secrets.js';
+import { PERSONAL_DATA_RULES, type PersonalDataSetting, personalDataPolicy, redactSecrets } from '../domain/secrets.js';
 import { RunningTokens } from '../domain/token-budget.js';
 import { isEmptyContent, renderMessageLine } from '../domain/transcript-format.js';
 import { MemError } from '../errors.js';
@@ -39,6 +39,11 @@ import type { JsonValue } from '../types-structured.js';
 export interface ConversationOptions extends CompactionPolicy {
   /** Tokens added per message for the chat framing (role markers), on top of its text. */
   messageOverheadTokens: number;
+  /**
+   * Personal data (payment cards, IBANs) in transcripts: redacted unless the space's policy is allow (a turn is never
+   * refused, so refuse redacts too).
+   */
+  personalData?: PersonalDataSetting;
   /** Replace secrets by `[REDACTED:<kind>]` before anything is written (default true). */
   redactSecrets: boolean;
   /** Heading of the system message that carries the stored transcript. */
@@ -266,7 +271,10 @@ export class Conversation {
 
   private clean(text: string): string {
     const noNul = text.includes('\u0000') ? text.replace(/\u0000/g, '') : text;
-    return this.options.redactSecrets ? redactSecrets(noNul) : noNul;
+    const noSecrets = this.options.redactSecrets ? redactSecrets(noNul) : noNul;
+    return personalDataPolicy(this.options.personalData, this.space) === 'allow'
+      ? noSecrets
+      : redactSecrets(noSecrets, PERSONAL_DATA_RULES);
   }
 
   // ---------- writing ----------

@@ -13,7 +13,7 @@ import {
   normalizeNotebookPath,
   utf8Bytes,
 } from '../domain/notebook.js';
-import { assertNoSecrets } from '../domain/secrets.js';
+import { guardText, type PersonalDataSetting, personalDataPolicy } from '../domain/secrets.js';
 import { bm25Rank, queryTerms, stem, tokenize } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import { type Clock, systemClock } from '../ports/clock.js';
@@ -31,6 +31,8 @@ import {
 
 /** Every number of the notebook (docs/notebooks.md), with defaults. */
 export interface NotebookOptions {
+  /** Payment cards and IBANs in notebooks: refuse (default), redact or allow, for all spaces or per space. */
+  personalData?: PersonalDataSetting;
   maxFileBytes: number;
   maxNotebookBytes: number;
   maxFiles: number;
@@ -136,10 +138,12 @@ export class Notebook {
 
   /** write_memory {content, file = MEMORY.md, oldText?, expectedVersion?} */
   async write(owner: NotebookOwner, raw: unknown): Promise<WriteMemoryResult> {
-    const input = parseInput(writeMemoryInput, 'write_memory', raw);
+    const parsed = parseInput(writeMemoryInput, 'write_memory', raw);
     const scope = checkNotebookScope(scopeOf(owner));
-    const file = normalizeNotebookPath(input.file ?? MAIN_NOTEBOOK_FILE);
-    assertNoSecrets(input.content, `notebook file ${file}`);
+    const file = normalizeNotebookPath(parsed.file ?? MAIN_NOTEBOOK_FILE);
+    const policy = personalDataPolicy(this.options.personalData, scope.space);
+    guardText(file, 'notebook file name', policy === 'allow' ? 'allow' : 'refuse');
+    const input = { ...parsed, content: guardText(parsed.content, `notebook file ${file}`, policy) };
     const key = [scope.space, scope.agent, scope.user ?? '', scope.topic ?? '', file].join('\u0000');
     const previous = this.writing.get(key) ?? Promise.resolve();
     const run = previous.then(() => this.writeNow(scope, file, input));

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { jsonBytes } from '../domain/json.js';
 import { checkName } from '../domain/names.js';
-import { assertNoSecrets } from '../domain/secrets.js';
+import { guardFields, type PersonalDataSetting, personalDataPolicy } from '../domain/secrets.js';
 import { MemError } from '../errors.js';
 import type { FactStore } from '../ports/fact-store.js';
 import type { GoalStore } from '../ports/goal-store.js';
@@ -144,7 +144,11 @@ export function guardMessageStore(store: MessageStore, limits: Partial<Structure
  * The fact rules in front of a FactStore: names, key, JSON value and size, and no secret in key or value
  * (`SECRET_DETECTED`, naming the kind and where, never the value).
  */
-export function guardFactStore(store: FactStore, limits: Partial<StructuredLimits> = {}): FactStore {
+export function guardFactStore(
+  store: FactStore,
+  limits: Partial<StructuredLimits> = {},
+  personalData?: PersonalDataSetting,
+): FactStore {
   if (isGuarded(store)) return store;
   const lim = { ...DEFAULT_STRUCTURED_LIMITS, ...limits };
   const user = (op: string, u: string) => arg(nameSchema('user'), op, 'user', u);
@@ -153,8 +157,17 @@ export function guardFactStore(store: FactStore, limits: Partial<StructuredLimit
     async upsert(sp: string, write: FactWrite): Promise<FactUpsertResult> {
       const w = parseInput(factWriteSchema, 'fact upsert', write) as FactWrite;
       checkSize(w.value, lim.factValueBytes, `value of fact "${w.key}"`);
-      assertNoSecrets(w.key, 'fact key');
-      assertNoSecrets(JSON.stringify(w.value, null, 1), `value of fact "${w.key}"`);
+      // Facts are refused rather than redacted under a redact policy: a redacted JSON value could change its shape.
+      const policy = personalDataPolicy(personalData, sp) === 'allow' ? 'allow' : 'refuse';
+      guardFields(
+        {
+          'fact key': w.key,
+          'fact user': w.user,
+          'fact topic': w.topic,
+          [`value of fact "${w.key}"`]: JSON.stringify(w.value, null, 1),
+        },
+        policy,
+      );
       return store.upsert(space(sp), w);
     },
     async get(sp: string, u: string, topic?: string | null): Promise<Fact[]> {
@@ -350,10 +363,11 @@ export function guardToolEventStore(store: ToolEventStore, limits: Partial<Struc
 export function guardStructuredStores(
   stores: Partial<StructuredStores>,
   limits: Partial<StructuredLimits> = {},
+  personalData?: PersonalDataSetting,
 ): Partial<StructuredStores> {
   const out: Partial<StructuredStores> = {};
   if (stores.messages) out.messages = guardMessageStore(stores.messages, limits);
-  if (stores.facts) out.facts = guardFactStore(stores.facts, limits);
+  if (stores.facts) out.facts = guardFactStore(stores.facts, limits, personalData);
   if (stores.goals) out.goals = guardGoalStore(stores.goals, limits);
   if (stores.summaries) out.summaries = guardSummaryStore(stores.summaries);
   if (stores.users) out.users = guardUserStore(stores.users);
