@@ -29,11 +29,13 @@ export {
   checkTranscriptMessage,
   checkTranscriptRef,
   isEmptyContent,
+  isTornBlock,
   type ParsedTranscript,
   parseTranscript,
   renderMessageLine,
   renderTranscript,
   renderTranscriptBlock,
+  usesCrlf,
 } from './domain/transcript-format.js';
 export {
   assignList,
@@ -114,6 +116,7 @@ export {
   guardUserStore,
   type StructuredLimits,
 } from './services/structured-guards.js';
+export { missingPort } from './stack.js';
 export type { EmbeddingInfo, MemoryRecord, Rating } from './types.js';
 export type {
   FactUpsertResult,
