@@ -13,7 +13,7 @@ import {
   type Stack,
   type StackOptions,
 } from '@mem/core';
-import type { Embedder } from '@mem/core/adapter';
+import { type Embedder, PRIVATE_DIR_MODE } from '@mem/core/adapter';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
 export class UsageError extends Error {
@@ -172,7 +172,7 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
     }
     case 'sqlite': {
       const sqlite = await import('@mem/store-sqlite');
-      if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true });
+      if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true, mode: PRIVATE_DIR_MODE });
       const knowledge = sqlite.createSqliteStore({ path: g.db });
       options.knowledge = knowledge;
       options.structured = sqlite.createSqliteStructuredStores({ db: knowledge.db });

@@ -2,6 +2,7 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { MemError, type TranscriptMessage } from '@mem/core';
+import { notPrivate, withUmask } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMarkdownNotebookStore, createMarkdownStores, createMarkdownTranscriptStore } from './index.js';
 
@@ -153,6 +154,27 @@ describe('Markdown layout', () => {
     // Content that reads as an old-form heading is escaped, so it round-trips.
     await store.append('default', 'main', [m('### User — 2026-04-20T18:33:15', 1)], init);
     expect((await store.read('default', 'main'))?.messages.at(-1)?.content).toBe('### User — 2026-04-20T18:33:15');
+  });
+
+  it('creates every file 0600 and every folder 0700, whatever the umask', async () => {
+    const ws = path.join(root, 'ws');
+    await withUmask(async () => {
+      const { transcripts, notebooks } = createMarkdownStores({ root: ws });
+      await transcripts.append('default', 'main', [m('a private message')], init);
+      await transcripts.append('acme', 'main', [m('another one')], init);
+      await transcripts.compact('default', 'main', {
+        basis: { conversationId: 'c1', messageCount: 1 },
+        header: { conversationId: 'c2', createdAt: at(1) },
+        messages: [m('summary', 1)],
+        archivedAt: at(1),
+      });
+      await notebooks.write({ space: 'acme', agent: 'main', user: 'u1' }, 'plans/q3.md', 'x\n', {
+        expectedVersion: null,
+        at: at(0),
+      });
+    });
+    expect(await readdir(path.join(ws, 'agents/main/archive'))).toHaveLength(1);
+    expect(await notPrivate(ws)).toEqual([]);
   });
 
   it('reports a file that is not a transcript as STORE_CORRUPT, saying what to do', async () => {
