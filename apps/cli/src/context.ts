@@ -67,7 +67,9 @@ export function globalOptions(values: Record<string, unknown>, env: Env, cwd: st
   if (!['local', 'hashing', 'openai', 'none'].includes(embedder)) {
     throw new UsageError(`--embedder must be one of local, hashing, openai, none (got "${embedder}").`);
   }
-  const transcripts = pick('transcripts', 'MEM_TRANSCRIPTS', 'markdown');
+  // On PostgreSQL, transcripts and notebooks go to the shared database too by default: several processes or
+  // replicas on one database must see one transcript per agent, which a Markdown folder per machine cannot give.
+  const transcripts = pick('transcripts', 'MEM_TRANSCRIPTS', store === 'postgres' ? 'store' : 'markdown');
   if (transcripts !== 'markdown' && transcripts !== 'store') {
     throw new UsageError(`--transcripts must be "markdown" or "store" (got "${transcripts}").`);
   }
