@@ -11,7 +11,16 @@ type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; mul
 export interface ServerCommandContext {
   args: string[];
   flags: Record<string, unknown>;
-  g: { db: string; workspace: string; space: string; agent: string; role: Role; json: boolean };
+  g: {
+    db: string;
+    workspace: string;
+    space: string;
+    agent: string;
+    role: Role;
+    json: boolean;
+    /** Where transcripts and notebooks live: the Markdown workspace or the store (absent: markdown). */
+    transcripts?: 'markdown' | 'store';
+  };
   p: Principal;
   io: {
     stdout: { write(s: string): unknown };
@@ -93,7 +102,11 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
         const [{ startServer }, { jsonLogger }] = await Promise.all([import('./server.js'), import('./log.js')]);
         const stack = await ctx.stack();
         const state = await serverState(ctx);
+        let lease: { leave(): Promise<void> } | null = null;
         try {
+          // On PostgreSQL, several replicas may share the database; a Markdown workspace cannot be shared.
+          const { resolve } = await import('node:path');
+          lease = await state.joinReplicas(ctx.g.transcripts === 'store' ? null : resolve(ctx.g.workspace));
           const server = await startServer({
             stack,
             keys: state.keys,
@@ -113,6 +126,7 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
           ctx.io.stderr.write(`mem serve: ${String(signal ?? 'stop')}: finishing in-flight requests…\n`);
           await server.close();
         } finally {
+          await lease?.leave();
           await state.close();
         }
       },

@@ -5,6 +5,8 @@
  * rate limits are the server's rules, not a port of @mem/core, and an adapter must not know the server. The tables
  * sit in the store's schema (`mem` by default) under their own migration family, `server`.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { MemError, type Role } from '@mem/core';
 import type { Sql } from '@mem/store-postgres';
 import type { KeyRecord, KeyRows } from './keys.js';
@@ -36,7 +38,7 @@ const serverMigrations = {
   steps: [
     {
       version: 1,
-      name: 'api-keys-and-rate-buckets',
+      name: 'api-keys-rate-buckets-replicas',
       async up(tx: import('@mem/store-postgres').TransactionSql, ctx: { schema: string }) {
         await tx.unsafe(`CREATE TABLE ${ctx.schema}.api_keys (
           id           text PRIMARY KEY,
@@ -55,6 +57,13 @@ const serverMigrations = {
           tokens  double precision NOT NULL,
           at      timestamptz NOT NULL,
           granted boolean NOT NULL
+        )`);
+        await tx.unsafe(`CREATE TABLE ${ctx.schema}.server_replicas (
+          id       text PRIMARY KEY,
+          host     text NOT NULL,
+          pid      integer NOT NULL,
+          markdown text,
+          seen_at  timestamptz NOT NULL
         )`);
       },
     },
@@ -87,9 +96,23 @@ const recordOf = (r: PgKeyRow): KeyRecord => ({
   hash: Buffer.from(r.hash),
 });
 
+/** A replica's lease on the shared database: refreshed while it runs, removed when it stops. */
+export interface ReplicaLease {
+  leave(): Promise<void>;
+}
+
+/** A lease is live while refreshed within this long (a replica that died stops counting after it). */
+export const REPLICA_LEASE_MS = 15_000;
+
 export interface PostgresServerState {
   keys: KeyRows;
   rateBuckets: RateBuckets;
+  /**
+   * Register this process as a replica of the server. `markdown` is the Markdown workspace it keeps transcripts and
+   * notebooks in (null: the shared store). A replica with a Markdown workspace must be the only one: `CONFLICT`
+   * when another live replica exists, or when a live replica already uses a Markdown workspace.
+   */
+  joinReplicas(markdown: string | null): Promise<ReplicaLease>;
   /** Ends the connection pool (once both users are done with it). */
   close(): Promise<void>;
 }
@@ -184,5 +207,60 @@ export async function openPostgresServerState(options: { url: string; schema?: s
       }),
     close: release,
   };
-  return { keys, rateBuckets, close: async () => Promise.all([keys.close(), rateBuckets.close()]).then(() => {}) };
+  const joinReplicas = async (markdown: string | null): Promise<ReplicaLease> => {
+    users++;
+    const id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const ttl = `${REPLICA_LEASE_MS / 1000} seconds`;
+    try {
+      await run('join replicas', () =>
+        sql.begin(async (tx) => {
+          await tx.unsafe('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}.server_replicas`]);
+          await tx.unsafe(`DELETE FROM ${s}.server_replicas WHERE seen_at < now() - interval '${ttl}'`);
+          const others = (await tx.unsafe(`SELECT host, pid, markdown FROM ${s}.server_replicas`)) as unknown as {
+            host: string;
+            pid: number;
+            markdown: string | null;
+          }[];
+          const md = others.find((o) => o.markdown !== null);
+          if (md)
+            throw new MemError(
+              'CONFLICT',
+              `Another mem serve (pid ${md.pid} on ${md.host}) on this database keeps transcripts and notebooks in a Markdown workspace (${md.markdown}), which only one server can use. Run every replica with --transcripts store (the default with --store postgres), then start this one.`,
+            );
+          if (markdown !== null && others.length > 0)
+            throw new MemError(
+              'CONFLICT',
+              `${others.length} other mem serve replica(s) run on this database (${others.map((o) => `pid ${o.pid} on ${o.host}`).join(', ')}): a Markdown workspace (${markdown}) would give each replica its own transcripts and notebooks. Use --transcripts store (the default with --store postgres) so every replica shares them.`,
+            );
+          await tx.unsafe(
+            `INSERT INTO ${s}.server_replicas (id, host, pid, markdown, seen_at) VALUES ($1, $2, $3, $4, now())`,
+            [id, hostname(), process.pid, markdown],
+          );
+        }),
+      );
+    } catch (error) {
+      await release();
+      throw error;
+    }
+    const beat = setInterval(() => {
+      sql.unsafe(`UPDATE ${s}.server_replicas SET seen_at = now() WHERE id = $1`, [id]).catch(() => {});
+    }, REPLICA_LEASE_MS / 3);
+    beat.unref();
+    let left = false;
+    return {
+      async leave() {
+        if (left) return;
+        left = true;
+        clearInterval(beat);
+        await sql.unsafe(`DELETE FROM ${s}.server_replicas WHERE id = $1`, [id]).catch(() => {});
+        await release();
+      },
+    };
+  };
+  return {
+    keys,
+    rateBuckets,
+    joinReplicas,
+    close: async () => Promise.all([keys.close(), rateBuckets.close()]).then(() => {}),
+  };
 }

@@ -190,6 +190,11 @@ export interface ServerState {
   keys: KeyStore;
   /** Shared rate buckets (PostgreSQL); null: each process keeps its own. */
   rateBuckets: RateBuckets | null;
+  /**
+   * Register as one replica of the server on the shared database (PostgreSQL; elsewhere a no-op). `markdown` is
+   * the Markdown workspace this process keeps transcripts in, or null: `CONFLICT` when that would split them.
+   */
+  joinReplicas(markdown: string | null): Promise<{ leave(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -212,6 +217,7 @@ export async function openServerState(
     return {
       keys,
       rateBuckets: pg.rateBuckets,
+      joinReplicas: (markdown) => pg.joinReplicas(markdown),
       close: async () => {
         await keys.close();
         await pg.rateBuckets.close();
@@ -219,7 +225,12 @@ export async function openServerState(
     };
   }
   const keys = KeyStore.open(keysPathFor(options), keyOptions);
-  return { keys, rateBuckets: null, close: () => keys.close() };
+  return {
+    keys,
+    rateBuckets: null,
+    joinReplicas: async () => ({ leave: async () => {} }),
+    close: () => keys.close(),
+  };
 }
 
 export class KeyStore {

@@ -176,6 +176,15 @@ describe('three mem serve replicas on one PostgreSQL', () => {
     console.log(
       `[replicas] ${acked.length} + 6 memories and ${messages.length} messages over 3 replicas, each found once; revoked key refused by all after ${refusedWithinMs} ms; shared bucket granted ${granted} of a burst of 30 before 429`,
     );
+    // A fourth server keeping transcripts in a Markdown workspace would split them: refused, saying what to do.
+    const p = memProcess(['serve', '--port', '0', '--json', '--transcripts', 'markdown']);
+    const refusedStart = await exec(p.command, p.args, { env }).then(
+      () => null,
+      (e: { code?: number; stderr?: string }) => e,
+    );
+    expect(refusedStart?.code).not.toBe(0);
+    expect(refusedStart?.stderr).toContain('other mem serve replica(s) run on this database');
+    expect(refusedStart?.stderr).toContain('--transcripts store');
     await Promise.all(replicas.map((r) => r.stop()));
   });
 });
