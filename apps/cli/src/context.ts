@@ -13,7 +13,7 @@ import {
   type Stack,
   type StackOptions,
 } from '@mem/core';
-import type { Embedder } from '@mem/core/adapter';
+import { type Embedder, PRIVATE_DIR_MODE } from '@mem/core/adapter';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
 export class UsageError extends Error {
@@ -67,7 +67,9 @@ export function globalOptions(values: Record<string, unknown>, env: Env, cwd: st
   if (!['local', 'hashing', 'openai', 'none'].includes(embedder)) {
     throw new UsageError(`--embedder must be one of local, hashing, openai, none (got "${embedder}").`);
   }
-  const transcripts = pick('transcripts', 'MEM_TRANSCRIPTS', 'markdown');
+  // On PostgreSQL, transcripts and notebooks go to the shared database too by default: several processes or
+  // replicas on one database must see one transcript per agent, which a Markdown folder per machine cannot give.
+  const transcripts = pick('transcripts', 'MEM_TRANSCRIPTS', store === 'postgres' ? 'store' : 'markdown');
   if (transcripts !== 'markdown' && transcripts !== 'store') {
     throw new UsageError(`--transcripts must be "markdown" or "store" (got "${transcripts}").`);
   }
@@ -172,7 +174,7 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
     }
     case 'sqlite': {
       const sqlite = await import('@mem/store-sqlite');
-      if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true });
+      if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true, mode: PRIVATE_DIR_MODE });
       const knowledge = sqlite.createSqliteStore({ path: g.db });
       options.knowledge = knowledge;
       options.structured = sqlite.createSqliteStructuredStores({ db: knowledge.db });

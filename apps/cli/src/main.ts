@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { gc, MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
+import { PRIVATE_FILE_MODE } from '@mem/core/adapter';
 import {
   bool,
   type Command,
@@ -385,7 +386,7 @@ const knowledgeCommands: Record<string, Command> = {
       let failure: unknown = null;
       if (out) {
         try {
-          sink = createWriteStream('', { fd: openSync(out, 'w') });
+          sink = createWriteStream('', { fd: openSync(out, 'w', PRIVATE_FILE_MODE) });
         } catch (e) {
           throw cannotWrite(e);
         }

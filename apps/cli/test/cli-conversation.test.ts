@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,3 +98,22 @@ for (const transcripts of ['markdown', 'store'] as const) {
     });
   });
 }
+
+describe('mem convo add on a MEMORY.md a person edited', () => {
+  const env = { MEM_TRANSCRIPTS: 'markdown', MEM_AGENT: 'hand-edited' };
+  const file = () => join(dir, 'ws', 'agents', 'hand-edited', 'MEMORY.md');
+
+  it('keeps a "## Notes" section appended by hand, and reads CRLF files', async () => {
+    expect((await mem(['convo', 'add', 'We ship on Mondays.', '--role', 'user'], env)).code).toBe(0);
+    appendFileSync(file(), '## Notes\nUser prefers GCP\n');
+    expect((await mem(['convo', 'add', 'Noted, Mondays.', '--role', 'assistant'], env)).code).toBe(0);
+    expect(readFileSync(file(), 'utf8')).toContain('## Notes\nUser prefers GCP\n');
+    writeFileSync(file(), readFileSync(file(), 'utf8').replace(/\n/g, '\r\n'));
+    const added = await mem(['convo', 'add', 'And Thursdays for hotfixes.', '--role', 'user'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const shown = (await mem(['convo', 'show'], env)).stdout;
+    for (const text of ['We ship on Mondays.', 'Noted, Mondays.', 'And Thursdays for hotfixes.'])
+      expect(shown).toContain(text);
+    expect(readFileSync(file(), 'utf8')).toContain('## Notes\nUser prefers GCP\n');
+  });
+});

@@ -11,7 +11,16 @@ type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; mul
 export interface ServerCommandContext {
   args: string[];
   flags: Record<string, unknown>;
-  g: { db: string; workspace: string; space: string; agent: string; role: Role; json: boolean };
+  g: {
+    db: string;
+    workspace: string;
+    space: string;
+    agent: string;
+    role: Role;
+    json: boolean;
+    /** Where transcripts and notebooks live: the Markdown workspace or the store (absent: markdown). */
+    transcripts?: 'markdown' | 'store';
+  };
   p: Principal;
   io: {
     stdout: { write(s: string): unknown };
@@ -48,9 +57,10 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
     return Number(value);
   };
 
-  const keysPath = async (ctx: ServerCommandContext) => {
-    const { keysPathFor } = await import('./keys.js');
-    return keysPathFor({
+  /** The keys (and, on PostgreSQL, the shared rate buckets) for the global --db and --keys-db. */
+  const serverState = async (ctx: ServerCommandContext) => {
+    const { openServerState } = await import('./keys.js');
+    return openServerState({
       db: ctx.g.db,
       workspace: ctx.g.workspace,
       keysDb: str(ctx.flags, 'keys-db') ?? ctx.io.env.MEM_KEYS_DB,
@@ -89,17 +99,18 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
           'rate-burst',
           Math.max(ratePerSecond * 4, 1),
         );
-        const [{ startServer }, { KeyStore }, { jsonLogger }] = await Promise.all([
-          import('./server.js'),
-          import('./keys.js'),
-          import('./log.js'),
-        ]);
+        const [{ startServer }, { jsonLogger }] = await Promise.all([import('./server.js'), import('./log.js')]);
         const stack = await ctx.stack();
-        const keys = KeyStore.open(await keysPath(ctx));
+        const state = await serverState(ctx);
+        let lease: { leave(): Promise<void> } | null = null;
         try {
+          // On PostgreSQL, several replicas may share the database; a Markdown workspace cannot be shared.
+          const { resolve } = await import('node:path');
+          lease = await state.joinReplicas(ctx.g.transcripts === 'store' ? null : resolve(ctx.g.workspace));
           const server = await startServer({
             stack,
-            keys,
+            keys: state.keys,
+            rateBuckets: state.rateBuckets,
             host,
             port,
             defaultPrincipal: ctx.p,
@@ -115,7 +126,8 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
           ctx.io.stderr.write(`mem serve: ${String(signal ?? 'stop')}: finishing in-flight requests…\n`);
           await server.close();
         } finally {
-          keys.close();
+          await lease?.leave();
+          await state.close();
         }
       },
     },
@@ -156,9 +168,9 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
         const [action, ...rest] = ctx.args;
         if (action !== 'create' && action !== 'list' && action !== 'revoke')
           throw usage('give an action: create, list or revoke.');
-        const { KeyStore } = await import('./keys.js');
-        const path = await keysPath(ctx);
-        const keys = KeyStore.open(path);
+        const state = await serverState(ctx);
+        const keys = state.keys;
+        const path = keys.where;
         try {
           if (action === 'create') {
             if (rest.length > 0) throw usage(`unexpected argument "${rest[0]}".`);
@@ -174,7 +186,7 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
                 `${key}\n\nKey ${info.id} acts as agent "${info.agentId}" (${info.role}) in space "${info.space}". It is shown only this once: keep it in a secret store. Send it as "Authorization: Bearer <key>".`,
             );
           } else if (action === 'list') {
-            const list = keys.list();
+            const list = await keys.list();
             ctx.out({ keys: list }, () =>
               list.length === 0
                 ? `No API keys in ${path}.`
@@ -189,12 +201,12 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
             const id = rest[0];
             if (!id) throw usage('give the id of the key to revoke (mem keys list shows it).');
             const { MemError } = await import('@mem/core');
-            if (!keys.revoke(id))
+            if (!(await keys.revoke(id)))
               throw new MemError('NOT_FOUND', `No active API key with id "${id}" (mem keys list shows them).`);
             ctx.out({ id, revoked: true }, () => `Revoked key ${id}.`);
           }
         } finally {
-          keys.close();
+          await state.close();
         }
       },
     },

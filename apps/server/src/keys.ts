@@ -2,15 +2,18 @@
  * API keys bound to `{space, agentId, role}`. A key reads `mem_<id>_<secret>`: the id finds the row, scrypt
  * (node:crypto, a random salt per key) verifies the secret. Only the salt and the hash are stored, never the key.
  *
- * The keys live in their own SQLite file (by default `<db>.keys.db` beside the store): credentials stay out of
- * the memory database (its copies, backups and exports), the file works the same whatever the store is
- * (sqlite, in-memory, a postgres URL), and its schema steps never mix with the store's migration sequence.
+ * Where the rows live is a `KeyRows` backend: by default their own SQLite file (`<db>.keys.db` beside the store), so
+ * credentials stay out of the memory database (its copies, backups and exports) and the schema steps never mix with
+ * the store's migration sequence; with a PostgreSQL store, a table in that database (keys-postgres.ts), so that every
+ * replica of the server sees the same keys and a revocation through one is refused by all at the next request.
+ * The rules (key format, scrypt, cache, last-use) are here, once, for every backend.
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { checkName, MemError, type Principal, type Role } from '@mem/core';
 import { type Migration, openDatabase, runMigrations, withBusyRetry } from '@mem/store-sqlite';
 import type { Database } from 'better-sqlite3';
+import type { RateBuckets } from './rate-limit.js';
 
 const SCRYPT = { N: 16_384, r: 8, p: 1, keylen: 32 } as const;
 const KEY_RE = /^mem_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
@@ -29,6 +32,30 @@ export interface ApiKeyInfo {
 export interface VerifiedKey {
   keyId: string;
   principal: Principal;
+}
+
+/** One stored key: what a backend keeps (salt and hash, never the key). */
+export interface KeyRecord extends ApiKeyInfo {
+  salt: Buffer;
+  hash: Buffer;
+}
+
+/**
+ * Where the key rows live (SQLite file or PostgreSQL table). Every method reads or writes the shared rows: nothing
+ * is cached here, so a key revoked through another process or replica is seen at the next `get`.
+ */
+export interface KeyRows {
+  /** Where the keys are, for messages (`/path/mem.db.keys.db`, `postgres://host/db (schema mem)`). */
+  readonly where: string;
+  insert(row: KeyRecord): Promise<void>;
+  get(id: string): Promise<KeyRecord | null>;
+  /** Newest first. */
+  list(): Promise<KeyRecord[]>;
+  /** Set `revokedAt` on an active key; false when no active key has this id. */
+  revoke(id: string, at: string): Promise<boolean>;
+  activeCount(): Promise<number>;
+  touch(id: string, at: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface KeyStoreOptions {
@@ -83,7 +110,7 @@ function scrypt(secret: string, salt: Buffer): Promise<Buffer> {
   );
 }
 
-const infoOf = (row: KeyRow): ApiKeyInfo => ({
+const recordOf = (row: KeyRow): KeyRecord => ({
   id: row.id,
   space: row.space,
   agentId: row.agent_id,
@@ -92,7 +119,63 @@ const infoOf = (row: KeyRow): ApiKeyInfo => ({
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
+  salt: row.salt,
+  hash: row.hash,
 });
+
+const infoOf = ({ salt: _salt, hash: _hash, ...info }: KeyRecord): ApiKeyInfo => info;
+
+/** The key rows in a SQLite file (created 0600, see docs/safety.md). */
+export function sqliteKeyRows(path: string): KeyRows {
+  const db: Database = openDatabase(path);
+  try {
+    runMigrations(db, keyMigrations);
+  } catch (error) {
+    db.close();
+    throw new MemError('STORE_UNAVAILABLE', `keys: cannot prepare ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  let closed = false;
+  return {
+    where: path,
+    async insert(r) {
+      withBusyRetry(() =>
+        db
+          .prepare(
+            'INSERT INTO api_keys (id, space, agent_id, role, label, salt, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(r.id, r.space, r.agentId, r.role, r.label, r.salt, r.hash, r.createdAt),
+      );
+    },
+    async get(id) {
+      const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+      return row ? recordOf(row) : null;
+    },
+    async list() {
+      return (db.prepare('SELECT * FROM api_keys ORDER BY created_at DESC, id').all() as KeyRow[]).map(recordOf);
+    },
+    async revoke(id, at) {
+      return (
+        withBusyRetry(
+          () =>
+            db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes,
+        ) > 0
+      );
+    },
+    async activeCount() {
+      return (db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n;
+    },
+    async touch(id, at) {
+      db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}
 
 /** Where the keys of a store live: `MEM_KEYS_DB`/`--keys-db`, else beside the database file. */
 export function keysPathFor(options: { db: string; workspace: string; keysDb?: string | undefined }): string {
@@ -102,8 +185,55 @@ export function keysPathFor(options: { db: string; workspace: string; keysDb?: s
   return `${resolve(options.db)}.keys.db`;
 }
 
+/** The keys of a server and, on PostgreSQL, the rate buckets its replicas share. */
+export interface ServerState {
+  keys: KeyStore;
+  /** Shared rate buckets (PostgreSQL); null: each process keeps its own. */
+  rateBuckets: RateBuckets | null;
+  /**
+   * Register as one replica of the server on the shared database (PostgreSQL; elsewhere a no-op). `markdown` is
+   * the Markdown workspace this process keeps transcripts in, or null: `CONFLICT` when that would split them.
+   */
+  joinReplicas(markdown: string | null): Promise<{ leave(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Open where a server keeps its keys: `--keys-db`/`MEM_KEYS_DB` when given (a SQLite file); the PostgreSQL
+ * database when the store is one (`db` is a `postgres://` URL: keys and rate buckets shared by every replica);
+ * else the SQLite file `keysPathFor` names.
+ */
+export async function openServerState(
+  options: { db: string; workspace: string; keysDb?: string | undefined; schema?: string | undefined },
+  keyOptions: KeyStoreOptions = {},
+): Promise<ServerState> {
+  if (!options.keysDb && /^postgres(ql)?:\/\//i.test(options.db)) {
+    const { openPostgresServerState } = await import('./keys-postgres.js');
+    const pg = await openPostgresServerState({
+      url: options.db,
+      ...(options.schema ? { schema: options.schema } : {}),
+    });
+    const keys = new KeyStore(pg.keys, keyOptions);
+    return {
+      keys,
+      rateBuckets: pg.rateBuckets,
+      joinReplicas: (markdown) => pg.joinReplicas(markdown),
+      close: async () => {
+        await keys.close();
+        await pg.rateBuckets.close();
+      },
+    };
+  }
+  const keys = KeyStore.open(keysPathFor(options), keyOptions);
+  return {
+    keys,
+    rateBuckets: null,
+    joinReplicas: async () => ({ leave: async () => {} }),
+    close: () => keys.close(),
+  };
+}
+
 export class KeyStore {
-  private readonly db: Database;
   private readonly cache = new Map<string, { keyId: string; until: number }>();
   private readonly lastTouched = new Map<string, number>();
   private readonly ttl: number;
@@ -111,25 +241,23 @@ export class KeyStore {
   private readonly now: () => Date;
   private closed = false;
 
-  private constructor(db: Database, options: KeyStoreOptions) {
-    this.db = db;
+  constructor(
+    private readonly rows: KeyRows,
+    options: KeyStoreOptions = {},
+  ) {
     this.ttl = options.cacheTtlMs ?? 5 * 60_000;
     this.cacheSize = options.cacheSize ?? 10_000;
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Open (creating when needed) the keys database at `path` (`:memory:` for a throw-away one). */
+  /** Open (creating when needed) the keys SQLite file at `path` (`:memory:` for a throw-away one). */
   static open(path: string, options: KeyStoreOptions = {}): KeyStore {
-    const db = openDatabase(path);
-    try {
-      runMigrations(db, keyMigrations);
-    } catch (error) {
-      db.close();
-      throw new MemError('STORE_UNAVAILABLE', `keys: cannot prepare ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    return new KeyStore(db, options);
+    return new KeyStore(sqliteKeyRows(path), options);
+  }
+
+  /** Where the keys live, for messages. */
+  get where(): string {
+    return this.rows.where;
   }
 
   /** Create a key. The returned `key` is the only time the secret exists outside the caller. */
@@ -147,63 +275,49 @@ export class KeyStore {
     const secret = randomBytes(32).toString('base64url');
     const salt = randomBytes(16);
     const hash = await scrypt(secret, salt);
-    const createdAt = this.now().toISOString();
-    withBusyRetry(() =>
-      this.db
-        .prepare(
-          'INSERT INTO api_keys (id, space, agent_id, role, label, salt, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(id, input.space, input.agentId, input.role, input.label ?? null, salt, hash, createdAt),
-    );
-    return {
-      key: `mem_${id}_${secret}`,
-      info: {
-        id,
-        space: input.space,
-        agentId: input.agentId,
-        role: input.role,
-        label: input.label ?? null,
-        createdAt,
-        lastUsedAt: null,
-        revokedAt: null,
-      },
+    const info: ApiKeyInfo = {
+      id,
+      space: input.space,
+      agentId: input.agentId,
+      role: input.role,
+      label: input.label ?? null,
+      createdAt: this.now().toISOString(),
+      lastUsedAt: null,
+      revokedAt: null,
     };
+    await this.rows.insert({ ...info, salt, hash });
+    return { key: `mem_${id}_${secret}`, info };
   }
 
   /** Every key, newest first, without secrets. */
-  list(): ApiKeyInfo[] {
-    return (this.db.prepare('SELECT * FROM api_keys ORDER BY created_at DESC, id').all() as KeyRow[]).map(infoOf);
+  async list(): Promise<ApiKeyInfo[]> {
+    return (await this.rows.list()).map(infoOf);
   }
 
   /** Revoke a key: every later request with it is refused. False when no such active key exists. */
-  revoke(id: string): boolean {
-    const changed = withBusyRetry(
-      () =>
-        this.db
-          .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
-          .run(this.now().toISOString(), id).changes,
-    );
+  async revoke(id: string): Promise<boolean> {
+    const changed = await this.rows.revoke(id, this.now().toISOString());
     for (const [k, v] of this.cache) if (v.keyId === id) this.cache.delete(k);
-    return changed > 0;
+    return changed;
   }
 
   /** How many keys are not revoked. */
-  activeCount(): number {
-    const row = this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number };
-    return row.n;
+  activeCount(): Promise<number> {
+    return this.rows.activeCount();
   }
 
   /**
    * The principal of a bearer token, or null for an unknown, malformed, wrong or revoked key. scrypt runs once
-   * per key per cache period; the row is read on every call, so a revocation (from any process) counts at once.
+   * per key per cache period; the row is read on every call, so a revocation (from any process or replica) counts
+   * at once.
    */
   async verify(token: string): Promise<VerifiedKey | null> {
     if (this.closed) throw new MemError('STORE_UNAVAILABLE', 'keys: the key store is closed.');
     const m = KEY_RE.exec(token);
     if (!m) return null;
     const id = m[1]!;
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
-    if (!row || row.revoked_at !== null) return null;
+    const row = await this.rows.get(id);
+    if (!row || row.revokedAt !== null) return null;
     const fingerprint = createHash('sha256').update(token).digest('base64url');
     const now = Date.now();
     const cached = this.cache.get(fingerprint);
@@ -217,7 +331,7 @@ export class KeyStore {
       this.cache.set(fingerprint, { keyId: id, until: now + this.ttl });
     }
     this.touch(id, now);
-    return { keyId: id, principal: { space: row.space, agentId: row.agent_id, role: row.role } };
+    return { keyId: id, principal: { space: row.space, agentId: row.agentId, role: row.role } };
   }
 
   /** Record last use at most once a minute per key (a write per request would serialise every reader). */
@@ -225,16 +339,13 @@ export class KeyStore {
     const last = this.lastTouched.get(id) ?? 0;
     if (now - last < 60_000) return;
     this.lastTouched.set(id, now);
-    try {
-      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.now().toISOString(), id);
-    } catch {
-      // Best effort: a busy database must not fail the request.
-    }
+    // Best effort: a busy database must not fail the request.
+    this.rows.touch(id, this.now().toISOString()).catch(() => {});
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.db.close();
+    await this.rows.close();
   }
 }

@@ -16,17 +16,37 @@ export interface RateDecision {
   remaining: number;
 }
 
+/**
+ * Buckets kept outside the process (PostgreSQL, keys-postgres.ts), so that replicas of the server share one budget
+ * per key: a key cannot get N times its rate by spreading requests over N replicas.
+ */
+export interface RateBuckets {
+  /** Refill the caller's bucket by the time passed and take one token when there is one, atomically. */
+  take(caller: string, ratePerSecond: number, burst: number): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly now: () => number;
   private lastSweep = 0;
 
-  constructor(private readonly options: RateLimitOptions) {
+  /** Local buckets, or `shared` ones that every replica of the server uses. */
+  constructor(
+    private readonly options: RateLimitOptions,
+    private readonly shared: RateBuckets | null = null,
+  ) {
     this.now = options.now ?? (() => Date.now());
   }
 
   get enabled(): boolean {
     return this.options.ratePerSecond > 0;
+  }
+
+  /** `take`, through the shared buckets when there are any. */
+  async takeShared(caller: string): Promise<RateDecision> {
+    if (!this.enabled || !this.shared) return this.take(caller);
+    return this.shared.take(caller, this.options.ratePerSecond, this.options.burst);
   }
 
   take(caller: string): RateDecision {

@@ -19,6 +19,7 @@ import { createMcpServer, type McpOptions } from './mcp.js';
 import { buildOpenApi } from './openapi.js';
 import type { Operation, Services } from './operation.js';
 import { defaultOperations, servicesOf } from './operations.js';
+import type { RateBuckets } from './rate-limit.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 
@@ -55,6 +56,8 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Token bucket per key; `false` turns limiting off. Default 50 requests/s, bursts of 200. */
   rateLimit?: { ratePerSecond: number; burst: number } | false;
+  /** Buckets shared by replicas (PostgreSQL); default: in this process. */
+  rateBuckets?: RateBuckets | null;
   logger?: ServerLogger;
   /** How long shutdown waits for in-flight requests before cutting connections (ms). Default 10000. */
   shutdownTimeoutMs?: number;
@@ -119,7 +122,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? jsonLogger();
   const keys = options.keys ?? null;
-  const auth: 'keys' | 'open' = options.requireAuth || (keys !== null && keys.activeCount() > 0) ? 'keys' : 'open';
+  const auth: 'keys' | 'open' =
+    options.requireAuth || (keys !== null && (await keys.activeCount()) > 0) ? 'keys' : 'open';
   if (auth === 'open' && !isLoopback(host)) {
     throw new MemError(
       'FORBIDDEN',
@@ -133,6 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const toolNames = new Set(operations.flatMap((op) => (op.tool ? [op.tool.name] : [])));
   const limiter = new RateLimiter(
     options.rateLimit === false ? { ratePerSecond: 0, burst: 0 } : (options.rateLimit ?? DEFAULT_RATE),
+    options.rateBuckets ?? null,
   );
   const openapi = JSON.stringify(buildOpenApi(operations, { version: SERVER_VERSION }));
   const assets = inspectorAssets();
@@ -267,9 +272,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return verified.principal;
   }
 
-  function rateLimit(state: RequestState): void {
+  async function rateLimit(state: RequestState): Promise<void> {
     const caller = state.keyId ? `key:${state.keyId}` : `open:${state.principal?.space}/${state.principal?.agentId}`;
-    const d = limiter.take(caller);
+    const d = await limiter.takeShared(caller);
     if (!d.ok) {
       throw new HttpError(429, 'RATE_LIMITED', `Too many requests for this key; retry in ${d.retryAfterSeconds} s.`, {
         'retry-after': String(d.retryAfterSeconds),
@@ -289,7 +294,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   ): Promise<void> {
     const http = op.http!;
     const principal = await authenticate(req, state);
-    rateLimit(state);
+    await rateLimit(state);
     let body: unknown;
     if (http.method === 'POST' || http.method === 'PATCH' || http.method === 'PUT') {
       if (http.bodyType === 'ndjson') body = utf8Text(await readBody(req));
@@ -339,7 +344,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void> {
     const principal = await authenticate(req, state);
-    rateLimit(state);
+    await rateLimit(state);
     const text = utf8Text(await readBody(req));
     let body: unknown;
     try {

@@ -52,7 +52,7 @@ describe('KeyStore', () => {
     expect(await again.verify(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toBeNull();
     expect(await again.verify('mem_0000000000000000_xxx')).toBeNull();
     expect(await again.verify('not a key')).toBeNull();
-    const listed = again.list();
+    const listed = await again.list();
     expect(listed).toEqual([
       expect.objectContaining({
         id: info.id,
@@ -65,14 +65,14 @@ describe('KeyStore', () => {
     ]);
     expect(JSON.stringify(listed)).not.toContain(secret);
     expect(listed[0]).not.toHaveProperty('hash');
-    expect(again.activeCount()).toBe(1);
+    expect(await again.activeCount()).toBe(1);
     // A revocation by another process is seen at once, even though the key is cached as verified here.
     const other = KeyStore.open(path);
-    expect(other.revoke(info.id)).toBe(true);
-    expect(other.revoke(info.id)).toBe(false);
-    other.close();
+    expect(await other.revoke(info.id)).toBe(true);
+    expect(await other.revoke(info.id)).toBe(false);
+    await other.close();
     expect(await again.verify(key)).toBeNull();
-    expect(again.activeCount()).toBe(0);
+    expect(await again.activeCount()).toBe(0);
   });
 
   it('refuses names that could escape a folder and unknown roles', async () => {

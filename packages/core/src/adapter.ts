@@ -8,6 +8,7 @@
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { checkCompactionBasis } from './domain/compaction.js';
 export { factPriority, mergeFacts } from './domain/facts.js';
+export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './domain/file-modes.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
 export { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from './domain/notebook.js';
@@ -29,11 +30,13 @@ export {
   checkTranscriptMessage,
   checkTranscriptRef,
   isEmptyContent,
+  isTornBlock,
   type ParsedTranscript,
   parseTranscript,
   renderMessageLine,
   renderTranscript,
   renderTranscriptBlock,
+  usesCrlf,
 } from './domain/transcript-format.js';
 export {
   assignList,
@@ -114,6 +117,7 @@ export {
   guardUserStore,
   type StructuredLimits,
 } from './services/structured-guards.js';
+export { missingPort } from './stack.js';
 export type { EmbeddingInfo, MemoryRecord, Rating, RatingOutcome } from './types.js';
 export type {
   FactUpsertResult,

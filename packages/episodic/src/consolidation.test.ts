@@ -299,3 +299,20 @@ describe('who may consolidate', () => {
     }
   });
 });
+
+describe('wiring', () => {
+  it('a pipeline without a fact store (or episode store) is a CAPABILITY_MISSING MemError naming the store, not a TypeError', async () => {
+    const { episodes } = createInMemoryStructuredStores();
+    for (const deps of [{ episodes }, { facts: createInMemoryStructuredStores().facts }, {}]) {
+      try {
+        await createConsolidationPipeline(deps as unknown as Parameters<typeof createConsolidationPipeline>[0]).run(S);
+        expect.unreachable('a pipeline without its stores ran');
+      } catch (error) {
+        expect(error).not.toBeInstanceOf(TypeError);
+        expect(MemError.is(error, 'CAPABILITY_MISSING')).toBe(true);
+        expect((error as Error).message).toMatch(/no (facts|episodes) store/);
+        expect((error as Error).message).toContain('createInMemoryStructuredStores()');
+      }
+    }
+  });
+});

@@ -7,6 +7,7 @@ import {
   type FactStore,
   guardFactStore,
   jsonEqual,
+  missingPort,
   systemClock,
 } from '@mem/core/adapter';
 import { clusterEpisodesByTag, createKeywordExtractor } from './keyword-extractor.js';
@@ -112,6 +113,12 @@ export class ConsolidationPipeline {
   private readonly clock: Clock;
 
   constructor(deps: ConsolidationDeps) {
+    // Checked here, not at the first run: a missing store is a wiring mistake, not a runtime failure.
+    for (const port of ['episodes', 'facts'] as const) {
+      const store = (deps as Partial<ConsolidationDeps> | undefined)?.[port];
+      if (typeof store !== 'object' || store === null)
+        throw missingPort(port, 'createConsolidationPipeline (it reads episodes and writes facts)');
+    }
     this.episodes = deps.episodes;
     this.facts = guardFactStore(deps.facts);
     this.extractor = deps.extractor ?? createKeywordExtractor();

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
-import { wrapStoreError } from '@mem/core/adapter';
+import { PRIVATE_DIR_MODE, wrapStoreError } from '@mem/core/adapter';
 import { FileLock, withProcessMutex } from './lock.js';
 import type { LanceStoreOptions } from './options.js';
 import type { arrow } from './schema.js';
@@ -74,7 +74,7 @@ export class LanceDatabase {
   private connection(): Promise<lancedb.Connection> {
     if (this.closed) return Promise.reject(new MemError('STORE_UNAVAILABLE', `${ADAPTER}: ${this.uri} is closed.`));
     this.connecting ??= (async () => {
-      if (this.folder !== null) mkdirSync(this.folder, { recursive: true });
+      if (this.folder !== null) mkdirSync(this.folder, { recursive: true, mode: PRIVATE_DIR_MODE });
       return lancedb.connect(this.uri, {
         readConsistencyInterval: this.options.readConsistencyIntervalSeconds ?? 0,
         ...(this.options.storageOptions ? { storageOptions: this.options.storageOptions } : {}),

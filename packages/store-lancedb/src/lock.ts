@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { MemError } from '@mem/core';
+import { PRIVATE_FILE_MODE } from '@mem/core/adapter';
 
 /**
  * Serialises async critical sections that share a name inside this process (a FIFO queue per name), so that two
@@ -127,7 +128,7 @@ export class FileLock {
   private async tryCreate(content: LockContent): Promise<boolean> {
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(this.path, 'wx');
+      handle = await fs.open(this.path, 'wx', PRIVATE_FILE_MODE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw error;

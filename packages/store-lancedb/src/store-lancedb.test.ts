@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { chunkId, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
+import { modeOf, withUmask } from '@mem/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLanceEpisodeStore,
@@ -382,6 +383,18 @@ describe('lancedb adapter', () => {
     const report = await store.optimize();
     expect(report.droppedVectorColumns).toEqual(['vec_8']);
     expect((await store.vectorSearch({ filter: filter(), vector: v4!, limit: 5 }))[0]?.id).toBe(doc.id);
+  });
+
+  it('creates its folder 0700 whatever the umask (the files inside are out of reach of other users)', async () => {
+    const uri = join(tempDir(), 'lancedb', 'mem');
+    await withUmask(async () => {
+      const store = open({}, uri);
+      await store.insertDocument([record({ content: 'a private memory' })]);
+      await store.close();
+    });
+    expect(await modeOf(uri)).toBe('700');
+    expect(await modeOf(dirname(uri))).toBe('700');
+    expect(readdirSync(uri).length).toBeGreaterThan(0);
   });
 
   it('leaves no lock file behind, and refuses a second table layout it does not know', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@mem/core/adapter';
 
 export const isCode = (error: unknown, code: string): boolean =>
   typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === code;
@@ -28,7 +29,7 @@ export async function fsyncDir(dir: string, enabled = true): Promise<void> {
 
 /** mkdir -p, then fsync the parent of every directory it created, so the new entries are durable. */
 export async function ensureDir(dir: string, durable = true): Promise<void> {
-  const first = await fs.mkdir(dir, { recursive: true });
+  const first = await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (first === undefined || !durable) return;
   // `first` is the topmost directory created; sync it and every parent down to `dir`.
   let d = path.resolve(dir);
@@ -64,7 +65,7 @@ export async function writeTemp(
   options: { fsync: boolean; mtime?: Date },
 ): Promise<string> {
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${uniqueSuffix()}`);
-  const fh = await fs.open(tmp, 'wx');
+  const fh = await fs.open(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
     await writeAll(fh, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, 0);
     if (options.mtime) await fh.utimes(options.mtime, options.mtime);

@@ -2,6 +2,7 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { MemError, type TranscriptMessage } from '@mem/core';
+import { notPrivate, withUmask } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMarkdownNotebookStore, createMarkdownStores, createMarkdownTranscriptStore } from './index.js';
 
@@ -65,6 +66,115 @@ describe('Markdown layout', () => {
       'fourth',
     ]);
     expect(await readFile(file, 'utf8')).toContain('A note someone typed by hand.');
+  });
+
+  it('keeps a section a person appended by hand (even one starting with #) across the next append', async () => {
+    const store = createMarkdownTranscriptStore({ root });
+    await store.append('default', 'main', [m('complete')], init);
+    const file = path.join(root, 'agents/main/MEMORY.md');
+    await appendFile(file, '## Notes\nUser prefers GCP\n');
+    await store.append('default', 'main', [m('next', 6)], init);
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('## Notes\nUser prefers GCP\n');
+    expect(text.indexOf('User prefers GCP')).toBeLessThan(text.indexOf('next'));
+    expect((await store.read('default', 'main'))?.messages.map((x) => x.content)).toEqual(['complete', 'next']);
+    // A heading a person typed in another form, and a lone "#" line, are kept too.
+    await appendFile(file, '# TODO\n');
+    await store.append('default', 'main', [m('third', 7)], init);
+    expect(await readFile(file, 'utf8')).toContain('# TODO\n');
+    // A whole block heading with a body but no closing "---" is the shape a crash leaves: cut off.
+    await appendFile(file, '### user — 2026-03-01T12:00:09.000Z\n\nhalf a mess');
+    await store.append('default', 'main', [m('fourth', 10)], init);
+    expect(await readFile(file, 'utf8')).not.toContain('half a mess');
+    expect((await store.read('default', 'main'))?.messages.map((x) => x.content)).toEqual([
+      'complete',
+      'next',
+      'third',
+      'fourth',
+    ]);
+  });
+
+  it('reads and appends to a MEMORY.md saved with CRLF line endings', async () => {
+    const store = createMarkdownTranscriptStore({ root });
+    await store.append('default', 'main', [m('one'), m('two\nlines', 1)], init);
+    const file = path.join(root, 'agents/main/MEMORY.md');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/\n/g, '\r\n'));
+    const read = await store.read('default', 'main');
+    expect(read?.header).toEqual(init);
+    expect(read?.messages.map((x) => x.content)).toEqual(['one', 'two\nlines']);
+    await store.append('default', 'main', [m('three', 2)], init);
+    expect((await store.read('default', 'main'))?.messages.map((x) => x.content)).toEqual([
+      'one',
+      'two\nlines',
+      'three',
+    ]);
+    expect(await readFile(file, 'utf8')).not.toContain('\r');
+  });
+
+  it('reads the older heading form (capitalised role, no milliseconds or zone) and keeps it on append', async () => {
+    await mkdir(path.join(root, 'agents/main'), { recursive: true });
+    const file = path.join(root, 'agents/main/MEMORY.md');
+    const old = [
+      '# Conversation Memory — main',
+      '',
+      '- Conversation: c-old',
+      '- Created: 2026-04-20T18:33:00.000Z',
+      '',
+      '---',
+      '',
+      '## Interaction Log',
+      '',
+      '### User — 2026-04-20T18:33:15',
+      '',
+      'We deploy from main.',
+      '',
+      '---',
+      '',
+      '### Assistant — 2026-04-20T18:33:20',
+      '',
+      'Noted.',
+      '',
+      '---',
+      '',
+    ].join('\n');
+    await writeFile(file, old);
+    const store = createMarkdownTranscriptStore({ root });
+    expect((await store.read('default', 'main'))?.messages).toEqual([
+      { role: 'user', at: '2026-04-20T18:33:15.000Z', content: 'We deploy from main.' },
+      { role: 'assistant', at: '2026-04-20T18:33:20.000Z', content: 'Noted.' },
+    ]);
+    await store.append('default', 'main', [m('new')], init);
+    const text = await readFile(file, 'utf8');
+    expect(text.startsWith(old)).toBe(true);
+    expect((await store.read('default', 'main'))?.messages.map((x) => x.content)).toEqual([
+      'We deploy from main.',
+      'Noted.',
+      'new',
+    ]);
+    // Content that reads as an old-form heading is escaped, so it round-trips.
+    await store.append('default', 'main', [m('### User — 2026-04-20T18:33:15', 1)], init);
+    expect((await store.read('default', 'main'))?.messages.at(-1)?.content).toBe('### User — 2026-04-20T18:33:15');
+  });
+
+  it('creates every file 0600 and every folder 0700, whatever the umask', async () => {
+    const ws = path.join(root, 'ws');
+    await withUmask(async () => {
+      const { transcripts, notebooks } = createMarkdownStores({ root: ws });
+      await transcripts.append('default', 'main', [m('a private message')], init);
+      await transcripts.append('acme', 'main', [m('another one')], init);
+      await transcripts.compact('default', 'main', {
+        basis: { conversationId: 'c1', messageCount: 1 },
+        header: { conversationId: 'c2', createdAt: at(1) },
+        messages: [m('summary', 1)],
+        archivedAt: at(1),
+      });
+      await notebooks.write({ space: 'acme', agent: 'main', user: 'u1' }, 'plans/q3.md', 'x\n', {
+        expectedVersion: null,
+        at: at(0),
+      });
+    });
+    expect(await readdir(path.join(ws, 'agents/main/archive'))).toHaveLength(1);
+    expect(await notPrivate(ws)).toEqual([]);
   });
 
   it('reports a file that is not a transcript as STORE_CORRUPT, saying what to do', async () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MemError } from '@mem/core';
+import { PRIVATE_FILE_MODE } from '@mem/core/adapter';
 import { isCode, uniqueSuffix } from './fs-utils.js';
 
 export interface FileLockOptions {
@@ -91,7 +92,7 @@ export function staleReason(
 /** Create `file` with `body` only if it does not exist, never visible half written (candidate + hard link). */
 async function createExclusive(file: string, body: string): Promise<boolean> {
   const candidate = `${file.replace(/\.claim\.[0-9a-f]+$/, '')}.${uniqueSuffix()}`;
-  await fs.writeFile(candidate, body);
+  await fs.writeFile(candidate, body, { mode: PRIVATE_FILE_MODE });
   try {
     await fs.link(candidate, file);
     return true;
@@ -193,7 +194,7 @@ export async function acquireLock(lockPath: string, options: FileLockOptions, wh
   const token = randomBytes(8).toString('hex');
   const info: LockInfo = { pid: process.pid, host: HOST, at: new Date().toISOString(), token };
   const candidate = `${lockPath}.${uniqueSuffix()}`;
-  await fs.writeFile(candidate, JSON.stringify(info));
+  await fs.writeFile(candidate, JSON.stringify(info), { mode: PRIVATE_FILE_MODE });
   const deadline = Date.now() + options.timeoutMs;
   let pause = 1;
   try {
@@ -201,7 +202,7 @@ export async function acquireLock(lockPath: string, options: FileLockOptions, wh
       if (Date.now() - Date.parse(info.at) > 1_000) {
         // After a long wait, date the lock from when it is taken, not from when the wait began.
         info.at = new Date().toISOString();
-        await fs.writeFile(candidate, JSON.stringify(info));
+        await fs.writeFile(candidate, JSON.stringify(info), { mode: PRIVATE_FILE_MODE });
       }
       try {
         await fs.link(candidate, lockPath);

@@ -23,6 +23,7 @@ import {
   type Transcript,
   type TranscriptHeader,
   type TranscriptStore,
+  usesCrlf,
   wrapStoreError,
 } from '@mem/core/adapter';
 import {
@@ -139,7 +140,15 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
           return { header: { ...init } };
         }
         try {
-          const { size } = await fh.stat();
+          let { size } = await fh.stat();
+          if (size > 0 && usesCrlf((await readAt(fh, 0, Math.min(HEAD_BYTES, size))).toString('utf8'))) {
+            // Saved by an editor with CRLF line endings: rewrite it with \n (same text, atomic) before appending.
+            const text = (await readAt(fh, 0, size)).toString('utf8').replace(/\r\n/g, '\n');
+            await fh.close();
+            await replaceFile(file, text, { fsync: o.fsync });
+            fh = await fs.open(file, 'r+');
+            size = (await fh.stat()).size;
+          }
           if (size === 0) {
             await fh.close();
             await replaceFile(file, renderTranscript(agent, { header: init, messages: kept }), { fsync: o.fsync });

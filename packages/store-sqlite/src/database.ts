@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MemError } from '@mem/core';
-import { wrapStoreError } from '@mem/core/adapter';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, wrapStoreError } from '@mem/core/adapter';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -114,10 +114,15 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const mmapSizeBytes = nonNegativeInteger('mmapSizeBytes', options.mmapSizeBytes ?? DEFAULT_MMAP_SIZE_BYTES);
   if (!isMemoryPath(path)) {
     try {
-      mkdirSync(dirname(resolve(path)), { recursive: true });
+      mkdirSync(dirname(resolve(path)), { recursive: true, mode: PRIVATE_DIR_MODE });
     } catch (error) {
       throw wrapStoreError(ADAPTER, error, `creating the folder of ${path}`);
     }
+    // Create a missing file owner-only (an empty file is a new database to SQLite); SQLite gives the WAL and SHM
+    // files the mode of the database file. An existing file keeps its mode. Failures are left to SQLite to report.
+    try {
+      closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
+    } catch {}
   }
   let db: Database;
   try {

@@ -1,11 +1,12 @@
 // Adapter-specific behaviour only; the shared conformance suite (knowledge.suite.test.ts) covers the port contract.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
+import { modeOf, notPrivate, withUmask } from '@mem/testkit';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, migrations, runMigrations, type SqliteKnowledgeStore } from './index.js';
@@ -145,6 +146,28 @@ describe('opening files', () => {
     expect(reopened.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(reopened.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
     expect(reopened.db.pragma('foreign_keys', { simple: true })).toBe(1);
+  });
+
+  it('creates the folder 0700 and the database, WAL and SHM 0600 under any umask; never loosens an existing file', async () => {
+    const folder = join(dir, 'private');
+    const path = join(folder, 'mem.db');
+    await withUmask(async () => {
+      const store = make(path);
+      await store.insertDocument([record({ id: 'd1', content: 'a private memory' })]);
+      expect(existsSync(`${path}-wal`)).toBe(true);
+      expect(existsSync(`${path}-shm`)).toBe(true);
+      expect(await notPrivate(folder)).toEqual([]);
+      await store.close();
+    });
+    // A file the owner made group-readable (0640) keeps its mode: mem creates files private, it never re-modes one.
+    const shared = join(dir, 'shared.db');
+    make(shared);
+    await open.pop()?.close();
+    chmodSync(shared, 0o640);
+    await withUmask(async () => {
+      make(shared);
+      expect(await modeOf(shared)).toBe('640');
+    });
   });
 
   it('a file that is not a SQLite database gives STORE_CORRUPT, never a driver error', () => {

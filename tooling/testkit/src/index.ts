@@ -2,6 +2,7 @@ export * from './candidates.js';
 export * from './crash.js';
 export { type CrashCase, describeCrashCampaigns } from './crash-suite.js';
 export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
+export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
 export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';

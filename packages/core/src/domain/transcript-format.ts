@@ -35,6 +35,59 @@ export const SUMMARY_MARKER = '[Compressed Memory Summary]';
 const BLOCK_SEPARATOR = '---';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BLOCK_HEADING = /^### (system|user|assistant|tool) — (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$/;
+/**
+ * The older heading form, still read: a capitalised role and a time without milliseconds or zone
+ * (`### User — 2026-04-20T18:33:15`). A time without a zone is read as UTC.
+ */
+const OLD_BLOCK_HEADING =
+  /^### (System|User|Assistant|Tool|system|user|assistant|tool) — (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d{1,3})?(Z)?$/;
+const HEADING_TIME_SHAPE = '0000-00-00T00:00:00.000Z';
+
+/** A block heading in the current or the older form: its role and its time as stored (ISO UTC, milliseconds). */
+function readHeading(line: string): { role: TranscriptRole; at: string } | null {
+  const m = BLOCK_HEADING.exec(line);
+  if (m) return { role: m[1] as TranscriptRole, at: m[2]! };
+  const old = OLD_BLOCK_HEADING.exec(line);
+  if (!old) return null;
+  const at = `${old[2]}${(old[3] ?? '.').padEnd(4, '0')}Z`;
+  if (!isIsoUtc(at)) return null;
+  return { role: old[1]!.toLowerCase() as TranscriptRole, at };
+}
+
+/**
+ * True when `tail` (what follows the last complete block) is exactly what a crash in the middle of an append can
+ * leave: a prefix of one block as mem writes it — a cut heading (`### assis`), or a whole heading followed by part
+ * of a body that never got its `---` line. Anything else (a `## Notes` section a person typed, say) is not.
+ */
+export function isTornBlock(tail: string): boolean {
+  const t = tail.replace(/^\n+/, '');
+  if (t.length === 0) return true;
+  const nl = t.indexOf('\n');
+  if (nl >= 0) return BLOCK_HEADING.test(t.slice(0, nl)) && (nl === t.length - 1 || t[nl + 1] === '\n');
+  for (const role of TRANSCRIPT_ROLES) {
+    const lead = `### ${role} — `;
+    if (t.length <= lead.length) {
+      if (lead.startsWith(t)) return true;
+      continue;
+    }
+    if (!t.startsWith(lead)) continue;
+    const time = t.slice(lead.length);
+    if (time.length > HEADING_TIME_SHAPE.length) return false;
+    return [...time].every((c, k) =>
+      HEADING_TIME_SHAPE[k] === '0' ? c >= '0' && c <= '9' : c === HEADING_TIME_SHAPE[k],
+    );
+  }
+  return false;
+}
+
+/**
+ * True when a file was saved with CRLF line endings (its first line ends with `\r\n`), as some editors on Windows do.
+ * `parseTranscript` reads such a file; a store rewrites it with `\n` before appending to it.
+ */
+export function usesCrlf(text: string): boolean {
+  const nl = text.indexOf('\n');
+  return nl > 0 && text[nl - 1] === '\r';
+}
 
 /** True for content that is skipped instead of written (empty or only whitespace). */
 export function isEmptyContent(content: string): boolean {
@@ -91,7 +144,7 @@ export function checkTranscriptHeader(header: TranscriptHeader): void {
 
 function needsEscape(line: string): boolean {
   const bare = line.replace(/^\\+/, '');
-  return bare === BLOCK_SEPARATOR || BLOCK_HEADING.test(bare);
+  return bare === BLOCK_SEPARATOR || readHeading(bare) !== null;
 }
 
 function escapeLine(line: string): string {
@@ -129,7 +182,8 @@ export interface ParsedTranscript extends Transcript {
   /**
    * Character offset just past the last complete block (or past the `## Interaction Log` line when there is
    * none); the text's length when it ends cleanly. What follows it is an incomplete block cut short by a crash
-   * (never acknowledged, never part of `messages`) or stray text.
+   * (never acknowledged, never part of `messages`) or stray text. For a file with CRLF line endings, the offset is
+   * in the text with `\n` line endings.
    */
   completeLength: number;
 }
@@ -137,10 +191,12 @@ export interface ParsedTranscript extends Transcript {
 /**
  * Parse a transcript file. Returns null for an empty text. `STORE_CORRUPT` when the header lacks
  * `## Interaction Log`. Lines outside blocks are ignored; an unterminated last block is dropped (it was never
- * acknowledged) and reported through `completeLength`.
+ * acknowledged) and reported through `completeLength`. CRLF line endings and the older heading form
+ * (`### User — 2026-04-20T18:33:15`, read as UTC) are read too.
  */
-export function parseTranscript(text: string, where = 'transcript'): ParsedTranscript | null {
-  if (text.length === 0) return null;
+export function parseTranscript(input: string, where = 'transcript'): ParsedTranscript | null {
+  if (input.length === 0) return null;
+  const text = usesCrlf(input) ? input.replace(/\r\n/g, '\n') : input;
   const lines = text.split('\n');
   const logAt = lines.indexOf(INTERACTION_LOG_HEADING);
   if (logAt < 0) {
@@ -165,7 +221,7 @@ export function parseTranscript(text: string, where = 'transcript'): ParsedTrans
   let i = logAt + 1;
   while (i < lines.length) {
     const line = lines[i]!;
-    const heading = BLOCK_HEADING.exec(line);
+    const heading = readHeading(line);
     if (!heading) {
       pos += line.length + 1;
       i++;
@@ -183,7 +239,7 @@ export function parseTranscript(text: string, where = 'transcript'): ParsedTrans
     let body = lines.slice(i + 1, j);
     if (body[0] === '') body = body.slice(1);
     if (body.length > 0 && body[body.length - 1] === '') body = body.slice(0, -1);
-    messages.push({ role: heading[1] as TranscriptRole, at: heading[2]!, content: body.map(unescapeLine).join('\n') });
+    messages.push({ role: heading.role, at: heading.at, content: body.map(unescapeLine).join('\n') });
     pos = end + BLOCK_SEPARATOR.length + 1;
     completeLength = Math.min(pos, text.length);
     i = j + 1;
@@ -193,16 +249,16 @@ export function parseTranscript(text: string, where = 'transcript'): ParsedTrans
 }
 
 /**
- * What to write before new blocks so that they start cleanly after `text`: how many characters to keep
- * (an incomplete block or a torn heading at the end is cut off; other stray text is kept) and a padding.
+ * What to write before new blocks so that they start cleanly after `text` (with `\n` line endings): how many
+ * characters to keep (a tail of the exact shape a crash leaves — see `isTornBlock` — is cut off; any other text is
+ * kept) and a padding.
  */
 export function appendRepair(text: string): { keep: number; pad: string } {
   if (text.length === 0 || endsCleanly(text)) return { keep: text.length, pad: '' };
   const parsed = parseTranscript(text);
   let keep = parsed ? parsed.completeLength : text.length;
-  const tail = text.slice(keep).trimStart();
-  const torn = tail.length === 0 || tail.startsWith('#') || '### '.startsWith(tail);
-  if (!torn) keep = text.length;
+  // Only the exact shape a crash leaves is cut off; text a person added (even one starting with `#`) stays.
+  if (!isTornBlock(text.slice(keep))) keep = text.length;
   const kept = text.slice(0, keep);
   return { keep, pad: kept.endsWith('\n\n') ? '' : kept.endsWith('\n') ? '\n' : '\n\n' };
 }
