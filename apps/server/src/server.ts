@@ -302,7 +302,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     state: RequestState,
   ): Promise<Record<string, unknown> | undefined> {
     const raw = await readBody(req);
-    rateLimit(state, extraCost(raw.length));
+    rateLimit(state, workCost(raw.length), 1);
     const text = utf8Text(raw);
     if (text.trim() === '') return undefined;
     let value: unknown;
@@ -390,9 +390,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return state.keyId ? `key:${state.keyId}` : `open:${state.principal?.space}/${state.principal?.agentId}`;
   }
 
-  /** Take `cost` tokens from the caller's bucket: 429 when they are not there yet, 413 when they never can be. */
-  function rateLimit(state: RequestState, cost = 1): void {
-    if (cost <= 0 || !limiter.enabled) return;
+  /**
+   * Take `cost` tokens from the caller's bucket, of which `paid` were taken already (the one every request pays
+   * before its body is read): 429 when they are not there yet, 413 when they never can be.
+   */
+  function rateLimit(state: RequestState, cost = 1, paid = 0): void {
+    if (cost - paid <= 0 || !limiter.enabled) return;
     if (cost > limiter.burst) {
       throw new HttpError(
         413,
@@ -400,7 +403,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         `This request costs ${cost} rate tokens (one per batch element, import line or started ${COST_BYTES / 1024} KiB), more than the ${limiter.burst} a key can spend at once: split it into smaller requests (or start the server with a larger --rate-burst).`,
       );
     }
-    const d = limiter.take(callerOf(state), cost);
+    const d = limiter.take(callerOf(state), cost - paid);
     if (!d.ok) {
       throw new HttpError(429, 'RATE_LIMITED', `Too many requests for this key; retry in ${d.retryAfterSeconds} s.`, {
         'retry-after': String(d.retryAfterSeconds),
@@ -408,9 +411,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
   }
 
-  /** The cost of a body beyond the one token its request already paid. */
-  function extraCost(bytes: number, elements = 1): number {
-    return Math.max(1, elements, Math.ceil(bytes / COST_BYTES)) - 1;
+  /** The cost of a request: one token per batch element or import line, per started COST_BYTES, at least one. */
+  function workCost(bytes: number, elements = 1): number {
+    return Math.max(1, elements, Math.ceil(bytes / COST_BYTES));
   }
 
   // ---------- routes ----------
@@ -433,7 +436,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const raw = await readBody(req);
         body = utf8Text(raw);
         const lines = (body as string).split('\n').filter((l) => l.trim() !== '').length;
-        rateLimit(state, extraCost(raw.length, lines));
+        rateLimit(state, workCost(raw.length, lines), 1);
       } else {
         requireContentType(req, 'json');
         body = await readJsonObject(req, state);
@@ -502,7 +505,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     const calls = messages.filter((m) => m?.method === 'tools/call');
     // Each tools/call is one operation: the request pays for each, not once for the batch.
-    rateLimit(state, extraCost(raw.length, calls.length));
+    rateLimit(state, workCost(raw.length, calls.length), 1);
     const message = messages.length === 1 ? messages[0] : undefined;
     if (message?.method === 'tools/call' && typeof message.params?.name === 'string') state.tool = message.params.name;
     const server = createMcpServer({
