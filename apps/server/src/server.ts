@@ -687,8 +687,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       maxConnections: server.maxConnections,
     });
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Slow or idle clients (the headers timeout), resets and malformed requests: the client's doing, not an
+    // error of the server — one debug line, no stack.
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    logger.log('debug', timedOut ? 'client too slow: connection closed' : 'client error', {
+      client: socket.remoteAddress ?? null,
+      reason: error.code ?? 'unknown',
+    });
+    if (socket.writable && error.code !== 'ECONNRESET')
+      socket.end(
+        timedOut
+          ? 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\n\r\n'
+          : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n',
+      );
     else socket.destroy();
   });
 
