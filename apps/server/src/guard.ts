@@ -79,7 +79,12 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json$/;
-const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines']);
+const NDJSON_TYPES = new Set([
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/x-jsonlines',
+]);
 
 /**
  * Refuse (415) a body of another type than the route reads. A request with neither a body nor a Content-Type

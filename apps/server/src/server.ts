@@ -185,7 +185,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const failureLimit = options.authFailures === false ? null : (options.authFailures ?? DEFAULT_AUTH_FAILURES);
   const failures = new RateLimiter(
-    failureLimit ? { ratePerSecond: failureLimit.perMinute / 60, burst: failureLimit.burst } : { ratePerSecond: 0, burst: 0 },
+    failureLimit
+      ? { ratePerSecond: failureLimit.perMinute / 60, burst: failureLimit.burst }
+      : { ratePerSecond: 0, burst: 0 },
   );
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   const unshare =
@@ -458,7 +460,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (!res.writableFinished) abort.abort();
     });
     const result = await inSpace(principal.space, () =>
-      op.run({ principal, stack: options.stack, services, params, transport: 'http', signal: abort.signal }, input ?? {}),
+      op.run(
+        { principal, stack: options.stack, services, params, transport: 'http', signal: abort.signal },
+        input ?? {},
+      ),
     );
     if (http.responseType === 'ndjson') {
       await streamLines(res, result as AsyncIterable<unknown>, abort.signal);
@@ -692,7 +697,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // error of the server — one debug line, no stack.
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     logger.log('debug', timedOut ? 'client too slow: connection closed' : 'client error', {
-      client: socket.remoteAddress ?? null,
+      client: (socket as { remoteAddress?: string }).remoteAddress ?? null,
       reason: error.code ?? 'unknown',
     });
     if (socket.writable && error.code !== 'ECONNRESET')

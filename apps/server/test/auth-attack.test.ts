@@ -154,10 +154,16 @@ describe('slow and idle clients', () => {
       socket.write(
         'POST /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"content":"half',
       );
-      await until(() => (logger.lines.some((l) => l.msg === 'request') || socket.destroyed ? undefined : true), 200)
-        .catch(() => true);
+      await until(
+        () => (logger.lines.some((l) => l.msg === 'request') || socket.destroyed ? undefined : true),
+        200,
+      ).catch(() => true);
       socket.destroy();
-      await until(() => (logger.lines.some((l) => l.msg === 'request' && l.aborted) ? true : undefined), 5000, 'the log');
+      await until(
+        () => (logger.lines.some((l) => l.msg === 'request' && l.aborted) ? true : undefined),
+        5000,
+        'the log',
+      );
       expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
       expect(JSON.stringify(logger.lines)).not.toMatch(/\n\s+at /);
     } finally {

@@ -194,7 +194,14 @@ describe('open mode is a deliberate flag', () => {
     await keys.create({ space: 'default', agentId: 'main', role: 'worker' });
     try {
       await expect(
-        startServer({ stack: memoryStack(), keys, port: 0, defaultPrincipal: worker, open: true, logger: silentLogger }),
+        startServer({
+          stack: memoryStack(),
+          keys,
+          port: 0,
+          defaultPrincipal: worker,
+          open: true,
+          logger: silentLogger,
+        }),
       ).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('mem keys revoke') });
       await expect(
         startServer({

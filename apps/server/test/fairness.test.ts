@@ -55,12 +55,10 @@ function gatedEmbedder() {
 }
 
 /** 200 paragraphs: many chunks to embed. */
-const LARGE = Array.from(
-  { length: 200 },
-  (_, i) =>
-    `Paragraph ${i}: the quarterly infrastructure review covered region ${i % 17}, capacity plan ${i}, and the on-call rota for team ${i % 9}. `.repeat(
-      8,
-    ),
+const LARGE = Array.from({ length: 200 }, (_, i) =>
+  `Paragraph ${i}: the quarterly infrastructure review covered region ${i % 17}, capacity plan ${i}, and the on-call rota for team ${i % 9}. `.repeat(
+    8,
+  ),
 ).join('\n\n');
 
 async function twoSpaces(options: Partial<ServerOptions>) {
@@ -149,15 +147,16 @@ describe('fair embedding between spaces', () => {
 });
 
 describe('rate cost in proportion to the work', () => {
-  const limited = (burst: number) =>
-    testServer({ rateLimit: { ratePerSecond: 0.001, burst }, fairEmbedding: false });
+  const limited = (burst: number) => testServer({ rateLimit: { ratePerSecond: 0.001, burst }, fairEmbedding: false });
 
   it('one MCP POST with 100 tools/call costs 100 tokens; more than 100 messages is refused', async () => {
     const s = await limited(150);
     try {
       const batch = (n: number, from = 0) =>
         JSON.stringify(
-          Array.from({ length: n }, (_, i) => toolCall(from + i, 'memory-store', { content: `Batch note ${from + i}.` })),
+          Array.from({ length: n }, (_, i) =>
+            toolCall(from + i, 'memory-store', { content: `Batch note ${from + i}.` }),
+          ),
         );
       const first = await rawRequest(s.url, 'POST', '/mcp', { headers: MCP_HEADERS, body: batch(100) });
       expect(first.status).toBe(200);

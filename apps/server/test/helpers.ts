@@ -69,8 +69,7 @@ export async function call(
     body = options.raw;
     // Raw bodies are JSON, or JSON Lines for the import; a test that sends another type says so in `headers`.
     headers['content-type'] ??= path.startsWith('/v1/import') ? 'application/x-ndjson' : 'application/json';
-  }
-  else if (options.body !== undefined) {
+  } else if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
