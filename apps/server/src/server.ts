@@ -255,7 +255,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'EPIPE') return true;
     if (error instanceof Error && error.message === 'aborted') return true;
-    return res.destroyed || res.req.destroyed;
+    // A request whose body was read in full is destroyed too (autoDestroy): only an incomplete one means a gone client.
+    return res.destroyed || (res.req.destroyed && !res.req.complete);
   }
 
   /** Read the body, at most `bodyLimit` bytes. Over the limit: drain what the client sends, then 413. */

@@ -146,6 +146,24 @@ describe('slow and idle clients', () => {
     }
   });
 
+  it('still logs a real failure after a body was read as an error (500)', async () => {
+    const logger = memoryLogger();
+    const s = await testServer({ logger });
+    s.stack.knowledge.search = async () => {
+      throw new Error('index on fire');
+    };
+    try {
+      const r = await rawRequest(s.url, 'POST', '/v1/memories/search', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'anything' }),
+      });
+      expect([r.status, r.body.code]).toEqual([500, 'INTERNAL']);
+      expect(logger.lines.find((l) => l.msg === 'request failed')).toMatchObject({ level: 'error' });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('logs a client that goes away mid-body without an error or a stack', async () => {
     const logger = memoryLogger();
     const s = await testServer({ logger });
