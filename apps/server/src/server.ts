@@ -161,6 +161,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       `Refusing to listen on ${host} without API keys (--open): anyone who can reach it would act as "${options.defaultPrincipal.agentId}" in space "${options.defaultPrincipal.space}". Listen on 127.0.0.1, or drop --open and use keys (mem keys create --space S --agent A --role worker).`,
     );
   }
+  if (options.open && [...(options.allowedHosts ?? []), ...(options.allowedOrigins ?? [])].includes('*'))
+    throw new MemError(
+      'INVALID_INPUT',
+      'An open server (--open) cannot answer to any Host or Origin ("*"): any web page could then act through it. Name the hosts and origins, or use keys.',
+    );
   const activeAtStart = keys?.activeCount() ?? 0;
   if (options.open && activeAtStart > 0) {
     throw new MemError(

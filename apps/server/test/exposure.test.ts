@@ -213,6 +213,16 @@ describe('open mode is a deliberate flag', () => {
           logger: silentLogger,
         }),
       ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(
+        startServer({
+          stack: memoryStack(),
+          port: 0,
+          defaultPrincipal: worker,
+          open: true,
+          allowedHosts: ['*'],
+          logger: silentLogger,
+        }),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('any web page') });
     } finally {
       keys.close();
     }
