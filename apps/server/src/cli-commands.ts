@@ -77,7 +77,7 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
     serve: {
       summary: 'run the HTTP API, MCP over HTTP and the web inspector',
       usage:
-        'mem serve [--host 127.0.0.1] [--port 7420] [--body-limit BYTES] [--rate-limit N/s] [--rate-burst N] [--keys-db PATH] [--require-auth]',
+        'mem serve [--open] [--host 127.0.0.1] [--port 7420] [--allowed-hosts H,…] [--allowed-origins O,…] [--body-limit BYTES] [--rate-limit N/s] [--rate-burst N] [--auth-failures N] [--headers-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--max-connections N] [--embed-concurrency N] [--keys-db PATH] [--require-auth]',
       flags: {
         host: { type: 'string' },
         port: { type: 'string' },
@@ -86,6 +86,15 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
         'rate-burst': { type: 'string' },
         'keys-db': { type: 'string' },
         'require-auth': { type: 'boolean' },
+        open: { type: 'boolean' },
+        'allowed-hosts': { type: 'string' },
+        'allowed-origins': { type: 'string' },
+        'auth-failures': { type: 'string' },
+        'headers-timeout': { type: 'string' },
+        'request-timeout': { type: 'string' },
+        'keep-alive-timeout': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'embed-concurrency': { type: 'string' },
       },
       async run(ctx) {
         const env = ctx.io.env;
@@ -99,6 +108,47 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
           'rate-burst',
           Math.max(ratePerSecond * 4, 1),
         );
+        const list = (value: string | undefined) =>
+          value === undefined
+            ? undefined
+            : value
+                .split(',')
+                .map((v) => v.trim())
+                .filter(Boolean);
+        const authFailures = count(str(ctx.flags, 'auth-failures') ?? env.MEM_AUTH_FAILURES, 'auth-failures', 10);
+        const headersTimeoutMs = count(
+          str(ctx.flags, 'headers-timeout') ?? env.MEM_HEADERS_TIMEOUT,
+          'headers-timeout',
+          10_000,
+        );
+        const requestTimeoutMs = count(
+          str(ctx.flags, 'request-timeout') ?? env.MEM_REQUEST_TIMEOUT,
+          'request-timeout',
+          60_000,
+        );
+        if (headersTimeoutMs === 0 || requestTimeoutMs < headersTimeoutMs)
+          throw usage('--headers-timeout must be above 0 and at most --request-timeout.');
+        const keepAliveTimeoutMs = count(
+          str(ctx.flags, 'keep-alive-timeout') ?? env.MEM_KEEP_ALIVE_TIMEOUT,
+          'keep-alive-timeout',
+          5_000,
+        );
+        const maxConnections = count(
+          str(ctx.flags, 'max-connections') ?? env.MEM_MAX_CONNECTIONS,
+          'max-connections',
+          256,
+        );
+        if (maxConnections === 0) throw usage('--max-connections must be at least 1.');
+        const embedConcurrency = count(
+          str(ctx.flags, 'embed-concurrency') ?? env.MEM_EMBED_CONCURRENCY,
+          'embed-concurrency',
+          2,
+        );
+        if (embedConcurrency === 0) throw usage('--embed-concurrency must be at least 1.');
+        const open = ctx.flags.open === true;
+        if (open && ctx.flags['require-auth'] === true) throw usage('choose one: --open or --require-auth.');
+        const allowedHosts = list(str(ctx.flags, 'allowed-hosts') ?? env.MEM_ALLOWED_HOSTS);
+        const allowedOrigins = list(str(ctx.flags, 'allowed-origins') ?? env.MEM_ALLOWED_ORIGINS);
         const [{ startServer }, { jsonLogger }] = await Promise.all([import('./server.js'), import('./log.js')]);
         const stack = await ctx.stack();
         const state = await serverState(ctx);
@@ -115,6 +165,15 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
             port,
             defaultPrincipal: ctx.p,
             requireAuth: ctx.flags['require-auth'] === true,
+            open,
+            ...(allowedHosts ? { allowedHosts } : {}),
+            ...(allowedOrigins ? { allowedOrigins } : {}),
+            authFailures: authFailures === 0 ? false : { burst: authFailures, perMinute: authFailures },
+            headersTimeoutMs,
+            requestTimeoutMs,
+            keepAliveTimeoutMs,
+            maxConnections,
+            fairEmbedding: { concurrency: embedConcurrency },
             bodyLimitBytes,
             rateLimit: ratePerSecond === 0 ? false : { ratePerSecond, burst },
             logger: jsonLogger(),

@@ -7,6 +7,8 @@ export type ServerErrorCode =
   | 'ROUTE_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'FORBIDDEN_HOST'
+  | 'FORBIDDEN_ORIGIN'
   | 'SHUTTING_DOWN';
 
 export type ErrorCode = MemErrorCode | ServerErrorCode;

@@ -185,25 +185,29 @@ export async function openPostgresServerState(options: { url: string; schema?: s
     close: release,
   };
   const rateBuckets: RateBuckets = {
-    take: (caller, rate, burst): Promise<RateDecision> =>
+    take: (caller, rate, burst, cost = 1): Promise<RateDecision> =>
       run('rate limit', async () => {
         // One statement: refill by the time passed (the database's clock, the same for every replica), then take a
-        // token when one is there. Concurrent requests on any replica serialise on the row.
+        // `cost` tokens when they are there. Concurrent requests on any replica serialise on the row.
         const refill = 'LEAST($3::float8, b.tokens + EXTRACT(EPOCH FROM now() - b.at)::float8 * $2::float8)';
         const rows = await sql.unsafe(
-          `INSERT INTO ${s}.rate_buckets AS b (caller, tokens, at, granted) VALUES ($1, $3::float8 - 1, now(), true)
+          `INSERT INTO ${s}.rate_buckets AS b (caller, tokens, at, granted) VALUES ($1, $3::float8 - $4::float8, now(), true)
            ON CONFLICT (caller) DO UPDATE SET
-             tokens = CASE WHEN ${refill} >= 1 THEN ${refill} - 1 ELSE ${refill} END,
+             tokens = CASE WHEN ${refill} >= $4::float8 THEN ${refill} - $4::float8 ELSE ${refill} END,
              at = now(),
-             granted = ${refill} >= 1
+             granted = ${refill} >= $4::float8
            RETURNING b.tokens, b.granted`,
-          [caller, rate, burst],
+          [caller, rate, burst, cost],
         );
         const row = rows[0] as unknown as { tokens: number; granted: boolean };
         const tokens = Number(row.tokens);
         return row.granted
           ? { ok: true, retryAfterSeconds: 0, remaining: Math.floor(tokens) }
-          : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / rate)), remaining: 0 };
+          : {
+              ok: false,
+              retryAfterSeconds: Math.max(1, Math.ceil((Math.min(cost, burst) - tokens) / rate)),
+              remaining: Math.floor(tokens),
+            };
       }),
     close: release,
   };

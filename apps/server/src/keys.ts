@@ -110,6 +110,9 @@ function scrypt(secret: string, salt: Buffer): Promise<Buffer> {
   );
 }
 
+/** What an unknown or revoked id is checked against (random per process; never a real key's). */
+const DUMMY = { salt: randomBytes(16), hash: randomBytes(SCRYPT.keylen) };
+
 const recordOf = (row: KeyRow): KeyRecord => ({
   id: row.id,
   space: row.space,
@@ -301,6 +304,20 @@ export class KeyStore {
     return changed;
   }
 
+  /**
+   * The key id of a well-formed token (null otherwise), without any check: what the server counts failed
+   * checks against.
+   */
+  static idOf(token: string): string | null {
+    return KEY_RE.exec(token)?.[1] ?? null;
+  }
+
+  /** True when this exact token was verified within the cache period (no scrypt needed to accept it again). */
+  isCached(token: string): boolean {
+    const cached = this.cache.get(createHash('sha256').update(token).digest('base64url'));
+    return cached !== undefined && cached.until > Date.now();
+  }
+
   /** How many keys are not revoked. */
   activeCount(): Promise<number> {
     return this.rows.activeCount();
@@ -317,7 +334,13 @@ export class KeyStore {
     if (!m) return null;
     const id = m[1]!;
     const row = await this.rows.get(id);
-    if (!row || row.revokedAt !== null) return null;
+    if (!row || row.revokedAt !== null) {
+      // The same scrypt as for a known id, against a hash no secret matches: the answer takes as long whether the
+      // id exists or not, so timing does not tell which ids exist.
+      const dummy = await scrypt(m[2]!, DUMMY.salt);
+      timingSafeEqual(dummy, DUMMY.hash);
+      return null;
+    }
     const fingerprint = createHash('sha256').update(token).digest('base64url');
     const now = Date.now();
     const cached = this.cache.get(fingerprint);

@@ -21,8 +21,8 @@ export interface RateDecision {
  * per key: a key cannot get N times its rate by spreading requests over N replicas.
  */
 export interface RateBuckets {
-  /** Refill the caller's bucket by the time passed and take one token when there is one, atomically. */
-  take(caller: string, ratePerSecond: number, burst: number): Promise<RateDecision>;
+  /** Refill the caller's bucket by the time passed and take `cost` tokens when they are there, atomically. */
+  take(caller: string, ratePerSecond: number, burst: number, cost?: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -43,14 +43,44 @@ export class RateLimiter {
     return this.options.ratePerSecond > 0;
   }
 
-  /** `take`, through the shared buckets when there are any. */
-  async takeShared(caller: string): Promise<RateDecision> {
-    if (!this.enabled || !this.shared) return this.take(caller);
-    return this.shared.take(caller, this.options.ratePerSecond, this.options.burst);
+  /** `take`, through the shared buckets when there are any (replicas on one PostgreSQL share one budget per key). */
+  async takeShared(caller: string, cost = 1): Promise<RateDecision> {
+    if (!this.enabled || !this.shared) return this.take(caller, cost);
+    return this.shared.take(caller, this.options.ratePerSecond, this.options.burst, cost);
   }
 
-  take(caller: string): RateDecision {
+  /** The bucket size: the largest cost one request can ever pay. */
+  get burst(): number {
+    return this.options.burst;
+  }
+
+  /**
+   * Take `cost` tokens (the work a request asks for: 1 per request, more per batch element, import line or size).
+   * Nothing is taken when the bucket holds fewer; the decision says when enough will be back.
+   */
+  take(caller: string, cost = 1): RateDecision {
     if (!this.enabled) return { ok: true, retryAfterSeconds: 0, remaining: Number.POSITIVE_INFINITY };
+    const b = this.bucket(caller);
+    if (b.tokens >= cost) {
+      b.tokens -= cost;
+      return { ok: true, retryAfterSeconds: 0, remaining: Math.floor(b.tokens) };
+    }
+    const rate = this.options.ratePerSecond;
+    return {
+      ok: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((Math.min(cost, this.options.burst) - b.tokens) / rate)),
+      remaining: Math.floor(b.tokens),
+    };
+  }
+
+  /** Give tokens back (a reservation that turned out not to be needed, e.g. a key check that succeeded). */
+  refund(caller: string, amount = 1): void {
+    if (!this.enabled) return;
+    const b = this.bucket(caller);
+    b.tokens = Math.min(this.options.burst, b.tokens + amount);
+  }
+
+  private bucket(caller: string): { tokens: number; at: number } {
     const now = this.now();
     const { ratePerSecond: rate, burst } = this.options;
     this.sweep(now);
@@ -58,11 +88,7 @@ export class RateLimiter {
     b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * rate);
     b.at = now;
     this.buckets.set(caller, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return { ok: true, retryAfterSeconds: 0, remaining: Math.floor(b.tokens) };
-    }
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / rate)), remaining: 0 };
+    return b;
   }
 
   private sweep(now: number): void {

@@ -12,8 +12,10 @@ import { performance } from 'node:perf_hooks';
 import { MemError, type Principal, parseInput, type Stack } from '@mem/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { classify, HttpError } from './errors.js';
+import { type FairEmbeddingOptions, inSpace, shareEmbedderFairly } from './fair-queue.js';
+import { createRequestGuard, requireContentType } from './guard.js';
 import { inspectorAssets } from './inspector.js';
-import type { KeyStore } from './keys.js';
+import { KeyStore } from './keys.js';
 import { jsonLogger, loggedPath, loggedTool, type ServerLogger } from './log.js';
 import { createMcpServer, type McpOptions } from './mcp.js';
 import { buildOpenApi } from './openapi.js';
@@ -26,6 +28,14 @@ import { Router } from './router.js';
 export const DEFAULT_PORT = 7420;
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 export const DEFAULT_RATE = { ratePerSecond: 50, burst: 200 };
+/** Failed key checks allowed per client address and per key id: a burst, refilled at `perMinute`. */
+export const DEFAULT_AUTH_FAILURES = { burst: 10, perMinute: 10 };
+export const DEFAULT_TIMEOUTS = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 };
+export const DEFAULT_MAX_CONNECTIONS = 256;
+/** Most JSON-RPC messages in one MCP POST. */
+export const DEFAULT_MAX_BATCH = 100;
+/** A request costs one rate token per started 32 KiB of body (and at least one per batch element or import line). */
+export const COST_BYTES = 32 * 1024;
 
 export const SERVER_VERSION: string = (() => {
   try {
@@ -42,8 +52,29 @@ export interface ServerOptions {
   operations?: readonly Operation[];
   /** Notebook and conversation services, when the stack does not carry them itself. */
   services?: Services;
-  /** Default 127.0.0.1. Any other address needs API keys. */
+  /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * Run without keys, as `defaultPrincipal` (`mem serve --open`): loopback only, refused when an active key exists,
+   * and over for good the moment one is created (checked on every request). Default false: every request needs a key.
+   */
+  open?: boolean;
+  /** Host names (no port) the server answers to besides loopback and the listen address; `*` for any. */
+  allowedHosts?: readonly string[];
+  /** Browser origins allowed besides the server's own pages (`https://app.example.com`); `*` for any. */
+  allowedOrigins?: readonly string[];
+  /** Failed key checks per client address and per key id before 429 (`false` turns it off). */
+  authFailures?: { burst: number; perMinute: number } | false;
+  /** Slow clients: time to send the headers, the whole request, and how long an idle keep-alive socket lives (ms). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  /** Most open connections (default 256); more are dropped at once. */
+  maxConnections?: number;
+  /** Most JSON-RPC messages in one MCP POST (default 100). */
+  maxBatch?: number;
+  /** How embedding is shared between spaces (round-robin slices); `false` leaves the embedder as it is. */
+  fairEmbedding?: FairEmbeddingOptions | false;
   /** Default 7420; 0 picks a free port. */
   port?: number;
   /** Where API keys live. Without an active key the server runs open, on loopback only, as `defaultPrincipal`. */
@@ -72,8 +103,11 @@ export interface RunningServer {
   url: string;
   host: string;
   port: number;
-  /** `keys`: every API request needs a bearer key; `open`: loopback only, as the default principal. */
-  auth: 'keys' | 'open';
+  /**
+   * `keys`: every API request needs a bearer key; `open`: loopback only, as the default principal. Read it again
+   * after a key is created: open mode ends then.
+   */
+  readonly auth: 'keys' | 'open';
   mcpUrl: string;
   inspectorUrl: string;
   http: Server;
@@ -122,14 +156,52 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? jsonLogger();
   const keys = options.keys ?? null;
-  const auth: 'keys' | 'open' =
-    options.requireAuth || (keys !== null && (await keys.activeCount()) > 0) ? 'keys' : 'open';
-  if (auth === 'open' && !isLoopback(host)) {
+  if (options.open && options.requireAuth)
+    throw new MemError('INVALID_INPUT', 'Choose one: --open (no keys, loopback only) or --require-auth.');
+  if (options.open && !isLoopback(host)) {
     throw new MemError(
       'FORBIDDEN',
-      `Refusing to listen on ${host} without API keys: anyone who can reach it would act as "${options.defaultPrincipal.agentId}" in space "${options.defaultPrincipal.space}". Create a key first (mem keys create --space S --agent A --role worker), or listen on 127.0.0.1.`,
+      `Refusing to listen on ${host} without API keys (--open): anyone who can reach it would act as "${options.defaultPrincipal.agentId}" in space "${options.defaultPrincipal.space}". Listen on 127.0.0.1, or drop --open and use keys (mem keys create --space S --agent A --role worker).`,
     );
   }
+  if (options.open && [...(options.allowedHosts ?? []), ...(options.allowedOrigins ?? [])].includes('*'))
+    throw new MemError(
+      'INVALID_INPUT',
+      'An open server (--open) cannot answer to any Host or Origin ("*"): any web page could then act through it. Name the hosts and origins, or use keys.',
+    );
+  const activeAtStart = keys ? await keys.activeCount() : 0;
+  if (options.open && activeAtStart > 0) {
+    throw new MemError(
+      'FORBIDDEN',
+      `Refusing to run open (--open): ${activeAtStart} API key(s) exist, so the server must require them. Drop --open and send a key, or revoke every key first (mem keys list, mem keys revoke <id>).`,
+    );
+  }
+  /** Open mode ends for good once a key exists: revoking it later does not re-open the server. */
+  let openNow = options.open === true;
+  const isOpen = async (): Promise<boolean> => {
+    if (!openNow) return false;
+    if (keys !== null && (await keys.activeCount()) > 0) {
+      openNow = false;
+      logger.log('warn', 'open mode ended: an API key exists, every request needs a key from now on', {});
+    }
+    return openNow;
+  };
+  const guard = createRequestGuard({
+    listenHost: host,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
+  const failureLimit = options.authFailures === false ? null : (options.authFailures ?? DEFAULT_AUTH_FAILURES);
+  const failures = new RateLimiter(
+    failureLimit
+      ? { ratePerSecond: failureLimit.perMinute / 60, burst: failureLimit.burst }
+      : { ratePerSecond: 0, burst: 0 },
+  );
+  const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+  const unshare =
+    options.fairEmbedding === false || !options.stack.embedder
+      ? () => {}
+      : shareEmbedderFairly(options.stack.embedder, options.fairEmbedding ?? {});
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const services = servicesOf(options.stack, options.services);
   const operations = options.operations ?? defaultOperations(options.stack, services);
@@ -164,6 +236,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   function sendError(res: ServerResponse, state: RequestState, error: unknown): void {
     const c = classify(error, state.requestId);
+    if (c.unexpected && clientGone(res, error)) {
+      // The client went away (closed the tab, timed out, reset): not a server error, no stack.
+      logger.log('debug', 'client aborted', {
+        requestId: state.requestId,
+        operation: state.operation,
+        reason: (error as { code?: string } | null)?.code ?? 'aborted',
+      });
+      res.destroy();
+      return;
+    }
     if (c.unexpected) {
       logger.log('error', 'request failed', {
         requestId: state.requestId,
@@ -176,6 +258,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     sendJson(res, c.status, c.body, c.headers);
+  }
+
+  function clientGone(res: ServerResponse, error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'EPIPE') return true;
+    if (error instanceof Error && error.message === 'aborted') return true;
+    // A request whose body was read in full is destroyed too (autoDestroy): only an incomplete one means a gone client.
+    return res.destroyed || (res.req.destroyed && !res.req.complete);
   }
 
   /** Read the body, at most `bodyLimit` bytes. Over the limit: drain what the client sends, then 413. */
@@ -219,8 +309,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     req.resume();
   }
 
-  async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-    const text = utf8Text(await readBody(req));
+  async function readJsonObject(
+    req: IncomingMessage,
+    state: RequestState,
+  ): Promise<Record<string, unknown> | undefined> {
+    const raw = await readBody(req);
+    await rateLimit(state, workCost(raw.length), 1);
+    const text = utf8Text(raw);
     if (text.trim() === '') return undefined;
     let value: unknown;
     try {
@@ -248,7 +343,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
     const token = bearer(req);
     if (token === null) {
-      if (auth === 'open') {
+      if (await isOpen()) {
         state.principal = options.defaultPrincipal;
         return options.defaultPrincipal;
       }
@@ -261,7 +356,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         },
       );
     }
-    const verified = keys ? await keys.verify(token) : null;
+    const verified = await checkKey(req, token);
     if (!verified) {
       throw new HttpError(401, 'UNAUTHORIZED', 'The API key is unknown, malformed or revoked.', {
         'www-authenticate': 'Bearer realm="mem", error="invalid_token"',
@@ -272,14 +367,65 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return verified.principal;
   }
 
-  async function rateLimit(state: RequestState): Promise<void> {
-    const caller = state.keyId ? `key:${state.keyId}` : `open:${state.principal?.space}/${state.principal?.agentId}`;
-    const d = await limiter.takeShared(caller);
+  /**
+   * Verify a key, counting failures per client address and per key id. A check reserves one failure token from
+   * both before scrypt runs (so a flood of wrong secrets runs out instead of holding the thread pool) and gives it
+   * back when the key is good. A token already verified (cached, no scrypt) passes even while its id is limited.
+   */
+  async function checkKey(req: IncomingMessage, token: string) {
+    if (!keys) return null;
+    if (keys.isCached(token)) return keys.verify(token);
+    const address = `addr:${req.socket.remoteAddress ?? 'unknown'}`;
+    const id = KeyStore.idOf(token);
+    const tooMany = (retry: number, what: string) =>
+      new HttpError(429, 'RATE_LIMITED', `Too many failed key checks ${what}; retry in ${retry} s with a valid key.`, {
+        'retry-after': String(retry),
+      });
+    const a = failures.take(address);
+    if (!a.ok) throw tooMany(a.retryAfterSeconds, 'from this address');
+    if (id !== null) {
+      const b = failures.take(`id:${id}`);
+      if (!b.ok) {
+        failures.refund(address);
+        throw tooMany(b.retryAfterSeconds, 'for this key id');
+      }
+    }
+    const verified = await keys.verify(token);
+    if (verified) {
+      failures.refund(address);
+      if (id !== null) failures.refund(`id:${id}`);
+    }
+    return verified;
+  }
+
+  function callerOf(state: RequestState): string {
+    return state.keyId ? `key:${state.keyId}` : `open:${state.principal?.space}/${state.principal?.agentId}`;
+  }
+
+  /**
+   * Take `cost` tokens from the caller's bucket, of which `paid` were taken already (the one every request pays
+   * before its body is read): 429 when they are not there yet, 413 when they never can be.
+   */
+  async function rateLimit(state: RequestState, cost = 1, paid = 0): Promise<void> {
+    if (cost - paid <= 0 || !limiter.enabled) return;
+    if (cost > limiter.burst) {
+      throw new HttpError(
+        413,
+        'TOO_LARGE',
+        `This request costs ${cost} rate tokens (one per batch element, import line or started ${COST_BYTES / 1024} KiB), more than the ${limiter.burst} a key can spend at once: split it into smaller requests (or start the server with a larger --rate-burst).`,
+      );
+    }
+    const d = await limiter.takeShared(callerOf(state), cost - paid);
     if (!d.ok) {
       throw new HttpError(429, 'RATE_LIMITED', `Too many requests for this key; retry in ${d.retryAfterSeconds} s.`, {
         'retry-after': String(d.retryAfterSeconds),
       });
     }
+  }
+
+  /** The cost of a request: one token per batch element or import line, per started COST_BYTES, at least one. */
+  function workCost(bytes: number, elements = 1): number {
+    return Math.max(1, elements, Math.ceil(bytes / COST_BYTES));
   }
 
   // ---------- routes ----------
@@ -297,14 +443,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await rateLimit(state);
     let body: unknown;
     if (http.method === 'POST' || http.method === 'PATCH' || http.method === 'PUT') {
-      if (http.bodyType === 'ndjson') body = utf8Text(await readBody(req));
-      else {
-        body = await readJsonObject(req);
+      if (http.bodyType === 'ndjson') {
+        requireContentType(req, 'ndjson');
+        const raw = await readBody(req);
+        body = utf8Text(raw);
+        const lines = (body as string).split('\n').filter((l) => l.trim() !== '').length;
+        await rateLimit(state, workCost(raw.length, lines), 1);
+      } else {
+        requireContentType(req, 'json');
+        body = await readJsonObject(req, state);
         if (http.body) body = parseInput(http.body, op.name, body ?? {});
       }
     } else if (http.method === 'DELETE' && http.body) {
       // A DELETE may carry its input as a JSON body (or as query parameters; the binding merges them).
-      body = await readJsonObject(req);
+      requireContentType(req, 'json');
+      body = await readJsonObject(req, state);
       if (body !== undefined) body = parseInput(http.body, op.name, body);
     } else {
       req.resume();
@@ -316,9 +469,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     res.once('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const result = await op.run(
-      { principal, stack: options.stack, services, params, transport: 'http', signal: abort.signal },
-      input ?? {},
+    const result = await inSpace(principal.space, () =>
+      op.run(
+        { principal, stack: options.stack, services, params, transport: 'http', signal: abort.signal },
+        input ?? {},
+      ),
     );
     if (http.responseType === 'ndjson') {
       await streamLines(res, result as AsyncIterable<unknown>, abort.signal);
@@ -345,14 +500,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   async function handleMcp(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void> {
     const principal = await authenticate(req, state);
     await rateLimit(state);
-    const text = utf8Text(await readBody(req));
+    requireContentType(req, 'json');
+    const raw = await readBody(req);
+    const text = utf8Text(raw);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch (e) {
       throw new HttpError(400, 'INVALID_INPUT', `The request body is not valid JSON: ${(e as Error).message}.`);
     }
-    const message = body as { method?: unknown; params?: { name?: unknown } } | undefined | null;
+    type Message = { method?: unknown; params?: { name?: unknown } } | undefined | null;
+    const messages: Message[] = Array.isArray(body) ? (body as Message[]) : [body as Message];
+    if (messages.length > maxBatch) {
+      throw new HttpError(
+        413,
+        'TOO_LARGE',
+        `This MCP request carries ${messages.length} JSON-RPC messages; at most ${maxBatch} go in one POST. Split the batch.`,
+      );
+    }
+    const calls = messages.filter((m) => m?.method === 'tools/call');
+    // Each tools/call is one operation: the request pays for each, not once for the batch.
+    await rateLimit(state, workCost(raw.length, calls.length), 1);
+    const message = messages.length === 1 ? messages[0] : undefined;
     if (message?.method === 'tools/call' && typeof message.params?.name === 'string') state.tool = message.params.name;
     const server = createMcpServer({
       operations,
@@ -369,7 +538,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await inSpace(principal.space, () => transport.handleRequest(req, res, body));
   }
 
   async function ready(): Promise<void> {
@@ -436,11 +605,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         keyId: state.keyId,
         ...(state.operation ? { operation: state.operation } : {}),
         ...(state.tool ? { tool: loggedTool(state.tool, toolNames) } : {}),
+        ...(res.statusCode === 401 || res.statusCode === 429 ? { client: req.socket.remoteAddress ?? null } : {}),
         ...(res.writableFinished ? {} : { aborted: true }),
       });
       if (inflight.size === 0) drained?.();
     });
     try {
+      guard.checkSource(req);
       if (pathname === '(unparseable)') throw new HttpError(400, 'INVALID_INPUT', 'The request URL cannot be parsed.');
       if (shuttingDown && pathname !== '/healthz') {
         throw new HttpError(503, 'SHUTTING_DOWN', 'The server is shutting down; retry in a moment.', {
@@ -503,18 +674,59 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
   }
 
-  const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 120_000 }, (req, res) => {
-    void handle(req, res);
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersMs;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestMs;
+  if (!(headersTimeout > 0 && requestTimeout >= headersTimeout)) {
+    unshare();
+    throw new MemError(
+      'INVALID_INPUT',
+      `The headers timeout (${headersTimeout} ms) must be above 0 and at most the request timeout (${requestTimeout} ms).`,
+    );
+  }
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_TIMEOUTS.keepAliveMs,
+      // How often Node looks for connections past those timeouts (its default, 30 s, would let them live longer).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  server.on('drop', (data) => {
+    logger.log('warn', 'connection refused: at the connection cap', {
+      client: data?.remoteAddress ?? null,
+      maxConnections: server.maxConnections,
+    });
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Slow or idle clients (the headers timeout), resets and malformed requests: the client's doing, not an
+    // error of the server — one debug line, no stack.
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    logger.log('debug', timedOut ? 'client too slow: connection closed' : 'client error', {
+      client: (socket as { remoteAddress?: string }).remoteAddress ?? null,
+      reason: error.code ?? 'unknown',
+    });
+    if (socket.writable && error.code !== 'ECONNRESET')
+      socket.end(
+        timedOut
+          ? 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\n\r\n'
+          : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n',
+      );
     else socket.destroy();
   });
 
   await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
+    const onError = (error: Error) => {
+      unshare();
+      fail(error);
+    };
+    server.once('error', onError);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', fail);
+      server.off('error', onError);
       ok();
     });
   });
@@ -540,6 +752,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
       server.closeAllConnections();
       await stopped;
+      unshare();
       if (options.closeStack) await options.stack.close();
       logger.log('info', 'server stopped', { url });
     })();
@@ -551,14 +764,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url,
     host,
     port: address.port,
-    auth,
+    // As of the last request (each request re-checks for a key while the server is open).
+    get auth() {
+      return openNow ? 'open' : 'keys';
+    },
     mcpUrl: `${url}/mcp`,
     inspectorUrl: `${url}/`,
     http: server,
     describe: () =>
-      auth === 'keys'
-        ? `mem server listening on ${url} (API keys required; MCP at ${url}/mcp, inspector at ${url}/)`
-        : `mem server listening on ${url} without API keys: loopback only, every request acts as agent "${p.agentId}" (${p.role}) in space "${p.space}" (MCP at ${url}/mcp, inspector at ${url}/). Create a key with mem keys create to require keys.`,
+      !openNow
+        ? `mem server listening on ${url} (API keys required${keys !== null && activeAtStart === 0 ? '; none exists yet: create one with mem keys create, or start with --open for loopback use without keys' : ''}; MCP at ${url}/mcp, inspector at ${url}/)`
+        : `mem server listening on ${url} without API keys (--open): loopback only, every request acts as agent "${p.agentId}" (${p.role}) in space "${p.space}" (MCP at ${url}/mcp, inspector at ${url}/). Creating a key with mem keys create ends open mode at once.`,
     close,
   };
 }

@@ -27,6 +27,11 @@ export interface DefaultServerOptions {
   embedder?: Embedder;
   logger?: ServerLogger;
   keysDb?: string;
+  /**
+   * Run without keys on loopback (as `mem serve --open`). Default: open while no active key exists — this is the
+   * local quick start — and keys required once one does (open mode also ends the moment one is created).
+   */
+  open?: boolean;
 }
 
 /** Start the server on the default stack. `close()` also closes the stores and the key file. */
@@ -51,6 +56,7 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 7420,
       defaultPrincipal: options.principal ?? { space: 'default', agentId: 'main', role: 'worker' },
+      open: options.open ?? keys.activeCount() === 0,
       closeStack: true,
       ...(options.logger ? { logger: options.logger } : {}),
     });

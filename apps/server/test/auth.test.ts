@@ -224,9 +224,9 @@ describe('HTTP with API keys', () => {
     expect((await call(s.url, 'GET', `/v1/memories/${a.body.id}`, { key: k.a2 })).status).toBe(200);
   });
 
-  it('without keys runs open on loopback as the default principal, and still honours a sent key', async () => {
+  it('started open runs on loopback as the default principal, and still honours a sent key', async () => {
     const keys = KeyStore.open(':memory:');
-    const s = await testServer({ keys });
+    const s = await testServer({ keys, open: true });
     open.push(s, keys);
     expect(s.auth).toBe('open');
     expect(s.describe()).toContain('without API keys');
@@ -234,6 +234,8 @@ describe('HTTP with API keys', () => {
     const { key } = await keys.create({ space: 'other', agentId: 'x', role: 'worker' });
     expect((await call(s.url, 'GET', '/v1/stats', { key })).body.space).toBe('other');
     expect((await call(s.url, 'GET', '/v1/stats', { key: `${key}zz` })).status).toBe(401);
+    // The key ended open mode (test/exposure.test.ts has the rest).
+    expect((await call(s.url, 'GET', '/v1/stats')).status).toBe(401);
   });
 });
 

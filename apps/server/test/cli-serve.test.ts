@@ -64,8 +64,12 @@ async function serve(args: string[]) {
 }
 
 describe('mem serve', () => {
-  it('runs open on loopback as the flags’ principal, then requires keys once one exists', async () => {
-    const open = await serve(['--space', 'team-x', '--agent', 'writer']);
+  it('runs open on loopback only with --open, as the flags’ principal, then requires keys once one exists', async () => {
+    const closed = await serve(['--space', 'team-x', '--agent', 'writer']);
+    expect(closed.info.auth).toBe('keys');
+    expect((await call(closed.info.url, 'GET', '/v1/stats')).status).toBe(401);
+    await closed.stop();
+    const open = await serve(['--open', '--space', 'team-x', '--agent', 'writer']);
     expect(open.info).toMatchObject({ auth: 'open', mcp: `${open.info.url}/mcp`, inspector: `${open.info.url}/` });
     const stored = await call(open.info.url, 'POST', '/v1/memories', { body: { content: 'Served by mem serve.' } });
     expect(stored.status).toBe(201);
@@ -76,6 +80,13 @@ describe('mem serve', () => {
 
     const p = memProcess(['keys', 'create', '--space', 'team-x', '--agent', 'reader', '--role', 'worker', '--json']);
     const { key } = JSON.parse((await exec(p.command, p.args, { env })).stdout);
+    const reopen = memProcess(['serve', '--open', '--port', '0']);
+    const refusedOpen = await exec(reopen.command, reopen.args, { env }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(refusedOpen?.code).toBe(1);
+    expect(refusedOpen?.stderr).toContain('API key(s) exist');
     const secured = await serve([]);
     expect(secured.info.auth).toBe('keys');
     expect((await call(secured.info.url, 'GET', '/v1/stats')).status).toBe(401);
@@ -87,7 +98,7 @@ describe('mem serve', () => {
   });
 
   it('refuses another address without keys, and bad flags as usage errors', async () => {
-    const p = memProcess(['serve', '--host', '0.0.0.0', '--port', '0', '--db', join(dir, 'other.db')]);
+    const p = memProcess(['serve', '--open', '--host', '0.0.0.0', '--port', '0', '--db', join(dir, 'other.db')]);
     const refused = await exec(p.command, p.args, { env }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
@@ -96,5 +107,10 @@ describe('mem serve', () => {
     expect(refused?.stderr).toContain('Refusing to listen on 0.0.0.0 without API keys');
     const q = memProcess(['serve', '--port', 'eighty']);
     await expect(exec(q.command, q.args, { env })).rejects.toMatchObject({ code: 2 });
+    const r = memProcess(['serve', '--headers-timeout', '90000', '--request-timeout', '60000']);
+    await expect(exec(r.command, r.args, { env })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--headers-timeout'),
+    });
   });
 });

@@ -41,6 +41,8 @@ export async function testServer(options: Partial<ServerOptions> = {}): Promise<
     defaultPrincipal: worker,
     logger: silentLogger,
     closeStack: true,
+    // The tests of routes run open (as `mem serve --open`) unless they bring keys.
+    ...(options.keys || options.requireAuth ? {} : { open: true }),
     ...options,
   });
   return Object.assign(server, { stack });
@@ -63,8 +65,11 @@ export async function call(
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: string | undefined;
-  if (options.raw !== undefined) body = options.raw;
-  else if (options.body !== undefined) {
+  if (options.raw !== undefined) {
+    body = options.raw;
+    // Raw bodies are JSON, or JSON Lines for the import; a test that sends another type says so in `headers`.
+    headers['content-type'] ??= path.startsWith('/v1/import') ? 'application/x-ndjson' : 'application/json';
+  } else if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }

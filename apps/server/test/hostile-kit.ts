@@ -37,6 +37,8 @@ export const KNOWN_CODES = new Set<string>([
   'ROUTE_NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'UNSUPPORTED_MEDIA_TYPE',
+  'FORBIDDEN_HOST',
+  'FORBIDDEN_ORIGIN',
   'SHUTTING_DOWN',
 ] satisfies ErrorCode[]);
 
@@ -113,8 +115,12 @@ export async function send(
 ): Promise<Reply> {
   const h: Record<string, string> = { authorization: `Bearer ${key}`, ...headers };
   let payload: string | Uint8Array | undefined;
-  if (typeof body === 'string' || body instanceof Uint8Array) payload = body;
-  else if (body !== undefined) {
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    payload = body;
+    // A raw body is JSON (JSON Lines for the import) unless the caller names another type: what is refused is
+    // then the body itself, not its type (test/exposure.test.ts covers the types).
+    h['content-type'] ??= path.startsWith('/v1/import') ? 'application/x-ndjson' : 'application/json';
+  } else if (body !== undefined) {
     payload = JSON.stringify(body);
     h['content-type'] ??= 'application/json';
   }

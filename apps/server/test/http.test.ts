@@ -355,9 +355,9 @@ describe('transport rules', () => {
     expect((await call(s.url, 'GET', '/healthz')).status).toBe(200);
   });
 
-  it('refuses to listen beyond loopback without API keys', async () => {
+  it('refuses to run open beyond loopback', async () => {
     await expect(
-      startServer({ stack: memoryStack(), host: '0.0.0.0', port: 0, defaultPrincipal: worker }),
+      startServer({ stack: memoryStack(), host: '0.0.0.0', port: 0, defaultPrincipal: worker, open: true }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('mem keys create') });
   });
 });
@@ -379,7 +379,14 @@ describe('graceful shutdown', () => {
         return target.close();
       },
     });
-    const s = await startServer({ stack, port: 0, defaultPrincipal: worker, logger: memoryLogger(), closeStack: true });
+    const s = await startServer({
+      stack,
+      port: 0,
+      defaultPrincipal: worker,
+      logger: memoryLogger(),
+      closeStack: true,
+      open: true,
+    });
     const write = call(s.url, 'POST', '/v1/memories', { body: { content: 'Written during shutdown.' } });
     await until(() => (entered ? true : undefined), 5000, 'the write to start');
     const closing = s.close();
