@@ -56,7 +56,7 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 7420,
       defaultPrincipal: options.principal ?? { space: 'default', agentId: 'main', role: 'worker' },
-      open: options.open ?? keys.activeCount() === 0,
+      open: options.open ?? (await keys.activeCount()) === 0,
       closeStack: true,
       ...(options.logger ? { logger: options.logger } : {}),
     });

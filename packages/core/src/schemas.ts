@@ -86,7 +86,10 @@ export const memorySearchInput = z
       .trim()
       .min(1, 'intent must not be empty (leave it out instead)')
       .max(200, 'intent has at most 200 characters')
-      .refine((s) => noControl(s) && wellFormed(s), 'intent must not contain control characters or lone surrogates')
+      .refine(
+        (s) => isOneLineLabel(s) && wellFormed(s),
+        'intent must be one line, without control characters or lone surrogates',
+      )
       .optional()
       .describe(
         'Why you search, e.g. "dedup before store" or "context for the deploy task". Recorded and echoed back.',
@@ -119,7 +122,7 @@ export const taskIdSchema = z
   .trim()
   .min(1, 'taskId must not be empty')
   .max(200, 'taskId has at most 200 characters')
-  .refine(noControl, 'taskId must not contain control characters');
+  .refine(isOneLineLabel, 'taskId must be one line, without control characters');
 
 export const memoryRateInput = z
   .object({

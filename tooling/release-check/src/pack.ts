@@ -82,7 +82,11 @@ export function run(command: string, args: string[], options: ExecFileSyncOption
 /** Build every public package (turbo, dependencies first) and pack each into `dest`. Returns name → tarball path. */
 export function buildAndPack(dest: string): Map<string, string> {
   const packages = publicPackages();
-  run('pnpm', ['exec', 'turbo', 'run', 'build', '--concurrency=2', ...packages.map((p) => `--filter=${p.manifest.name}`)], { cwd: ROOT });
+  run(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', '--concurrency=2', ...packages.map((p) => `--filter=${p.manifest.name}`)],
+    { cwd: ROOT },
+  );
   mkdirSync(dest, { recursive: true });
   const tarballs = new Map<string, string>();
   for (const p of packages) {

@@ -673,7 +673,7 @@ export class KnowledgeService {
     const input = parseInput(memorySearchInput, 'memory-search', raw);
     const intent = input.intent ?? null;
     if (intent !== null) {
-      assertNoSecrets(intent, 'search intent');
+      this.guardLabels(p.space, { 'search intent': intent });
       this.logger.info('memory-search', { space: p.space, agentId: p.agentId, intent });
     }
     const limit = input.limit ?? this.options.searchLimit;
