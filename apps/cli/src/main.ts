@@ -17,6 +17,7 @@ import {
 } from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
+import { runnerCommands } from './commands-runner.js';
 import { serverCommands } from './commands-server.js';
 import { stateCommands } from './commands-state.js';
 import { structuredCommands } from './commands-structured.js';
@@ -453,6 +454,7 @@ const commands: Record<string, Command> = {
   ...knowledgeCommands,
   ...structuredCommands,
   ...stateCommands,
+  ...runnerCommands,
   ...conversationCommands,
   ...serverCommands,
   ...benchCommands,

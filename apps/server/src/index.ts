@@ -9,6 +9,7 @@ export { defineOperation, type OpContext, type Operation } from './operation.js'
 export { defaultOperations, servicesOf } from './operations.js';
 export { conversationOperations, notebookOperations } from './operations-agent.js';
 export { knowledgeOperations } from './operations-knowledge.js';
+export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
 export { RateLimiter } from './rate-limit.js';
 export {

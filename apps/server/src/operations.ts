@@ -7,6 +7,7 @@ import type { Stack } from '@mem/core';
 import type { Operation, Services } from './operation.js';
 import { conversationOperations, notebookOperations } from './operations-agent.js';
 import { knowledgeOperations } from './operations-knowledge.js';
+import { runnerOperations } from './operations-runner.js';
 import { stateOperations } from './operations-state.js';
 import { structuredOperations } from './operations-structured.js';
 
@@ -37,5 +38,6 @@ export function defaultOperations(stack: Stack, explicit: Services = {}): Operat
     ...stateOperations,
     ...(services.notebook ? notebookOperations : []),
     ...(services.conversations ? conversationOperations : []),
+    ...(services.conversations ? runnerOperations : []),
   ];
 }

@@ -139,6 +139,10 @@ export {
   Runner,
   type RunnerMessage,
   type RunnerOptions,
+  runnerEndSessionInput,
+  runnerEndTaskInput,
+  runnerRecordInput,
+  runnerTurnInput,
   type SpentTokens,
   type TurnInput,
 } from './services/runner.js';

@@ -194,7 +194,8 @@ const text = (what: string, max: number) =>
 const taskIdSchema = z.string().trim().min(1, 'taskId must not be empty').max(200, 'taskId has at most 200 characters');
 const messageSchema = z.object({ role: transcriptRoleSchema, content: z.string() }).strict();
 
-const turnSchema = z
+/** The input of `assembleTurn` without the principal (what the HTTP, MCP and CLI doors accept). */
+export const runnerTurnInput = z
   .object({
     task: text('task', 20_000).optional(),
     taskId: taskIdSchema.optional(),
@@ -205,9 +206,11 @@ const turnSchema = z
   })
   .strict();
 
-const recordSchema = z.object({ messages: z.array(messageSchema).max(1_000) }).strict();
+/** The input of `recordTurn` without the principal. */
+export const runnerRecordInput = z.object({ messages: z.array(messageSchema).max(1_000) }).strict();
 
-const endTaskSchema = z
+/** The input of `endTask` without the principal. */
+export const runnerEndTaskInput = z
   .object({
     taskId: taskIdSchema,
     summary: text('summary', 100_000),
@@ -223,7 +226,8 @@ const endTaskSchema = z
   })
   .strict();
 
-const endSessionSchema = z
+/** The input of `endSession` without the principal. */
+export const runnerEndSessionInput = z
   .object({ summary: text('summary', 100_000).optional(), tags: z.array(z.string()).max(16).optional() })
   .strict();
 
@@ -333,7 +337,7 @@ export class Runner {
   /** Write messages through to the agent's transcript (assistant answers and tool results included). */
   async recordTurn(input: RecordInput): Promise<{ written: number }> {
     const [p, rest] = split(input);
-    const { messages } = parseInput(recordSchema, 'runner record-turn', rest);
+    const { messages } = parseInput(runnerRecordInput, 'runner record-turn', rest);
     const written = await this.held(p).addMany(messages);
     return { written: written.length };
   }
@@ -344,7 +348,7 @@ export class Runner {
    */
   async assembleTurn(input: TurnInput): Promise<AssembledTurn> {
     const [p, rest] = split(input);
-    const t = parseInput(turnSchema, 'runner assemble-turn', rest);
+    const t = parseInput(runnerTurnInput, 'runner assemble-turn', rest);
     const conversation = this.conversation(p, t.systemPrompt, t.rules);
     const written = t.messages ? await conversation.addMany(t.messages) : [];
     const compaction = await conversation.maybeCompress();
@@ -426,7 +430,7 @@ export class Runner {
    */
   async endTask(input: EndTaskInput): Promise<EndTaskResult> {
     const [p, rest] = split(input);
-    const t = parseInput(endTaskSchema, 'runner end-task', rest);
+    const t = parseInput(runnerEndTaskInput, 'runner end-task', rest);
     const key = this.taskKey(p, t.taskId);
     let rated = 0;
     for (const r of t.ratings ?? []) {
@@ -465,7 +469,7 @@ export class Runner {
    */
   async endSession(input: EndSessionInput): Promise<EndSessionResult> {
     const [p, rest] = split(input);
-    const t = parseInput(endSessionSchema, 'runner end-session', rest);
+    const t = parseInput(runnerEndSessionInput, 'runner end-session', rest);
     const spent: SpentTokens[] = [];
     let summary = t.summary;
     if (summary === undefined) {

@@ -1,0 +1,168 @@
+/**
+ * The runner over HTTP, MCP and the CLI (docs/runner.md): assemble one turn's context, record a turn, end a task and
+ * end a session, so that agents outside JavaScript get mem inside their loop too. Each call acts on the caller's
+ * agent (a lead may name another agent of its space) with that agent's context settings (window, threshold,
+ * strategy: `conversation-settings-set`).
+ */
+import {
+  MemError,
+  parseInput,
+  Runner,
+  runnerEndSessionInput,
+  runnerEndTaskInput,
+  runnerRecordInput,
+  runnerTurnInput,
+  type Stack,
+} from '@mem/core';
+import { z } from 'zod';
+import { defineOperation, type OpContext, type Operation } from './operation.js';
+import { targetAgent } from './operations-agent.js';
+
+/** A lead may act for another agent of its space (`agent`); everyone else acts for itself. */
+const agentField = {
+  agent: z
+    .string()
+    .optional()
+    .describe('The agent whose turn this is (a lead may name any agent of its space; default: you).'),
+};
+const turnInput = runnerTurnInput.extend(agentField);
+const recordInput = runnerRecordInput.extend(agentField);
+const endTaskInput = runnerEndTaskInput.extend(agentField);
+const endSessionInput = runnerEndSessionInput.extend(agentField);
+
+// What comes back (the MCP tools declare it as their output schema; the OpenAPI document shows it).
+const anyObject = z.record(z.string(), z.unknown());
+const storedMemory = anyObject
+  .nullable()
+  .describe('The stored memory ({id, key, chunkCount, …}), or null when none was stored.');
+const turnResult = z.object({
+  messages: z
+    .array(z.object({ role: z.string(), content: z.string() }))
+    .describe('The messages to send to the model, oldest first.'),
+  report: anyObject.describe(
+    'Token counts, context window and threshold, what was recalled, the compaction outcome and model tokens spent.',
+  ),
+});
+const recordResult = z.object({ written: z.number().int().describe('Messages written through.') });
+const endTaskResult = z.object({
+  taskId: z.string(),
+  stored: storedMemory,
+  skipped: z.string().optional().describe('Why no memory was stored.'),
+  rated: z.number().int().describe('Recalled memories rated for this task.'),
+});
+const endSessionResult = z.object({
+  stored: storedMemory,
+  skipped: z.string().optional(),
+  spent: z.array(anyObject).describe('Model calls made (the summariser) and their token usage.'),
+});
+
+/**
+ * Runners by stack, space, agent and settings: a runner remembers the task text of each open task (later turns of a
+ * task may leave it out), so one is kept per agent while its settings stay the same. Bounded: the oldest is dropped.
+ */
+const runners = new WeakMap<Stack, Map<string, Runner>>();
+const MAX_RUNNERS = 1_000;
+
+async function runnerFor(ctx: OpContext, requested: string | undefined) {
+  const agent = targetAgent(ctx, requested, 'conversation');
+  const conversations = ctx.stack.conversations;
+  if (!conversations)
+    throw new MemError(
+      'CAPABILITY_MISSING',
+      'This server has no transcript store, which the runner needs: start it with --transcripts markdown or store.',
+    );
+  const { settings } = await conversations.contextSettings(ctx.principal.space, agent);
+  const key = `${ctx.principal.space}\u0000${agent}\u0000${settings.contextLength}/${settings.threshold}/${settings.strategy}`;
+  let byKey = runners.get(ctx.stack);
+  if (!byKey) runners.set(ctx.stack, (byKey = new Map()));
+  let runner = byKey.get(key);
+  if (!runner) {
+    runner = new Runner(ctx.stack, {
+      contextWindow: settings.contextLength,
+      threshold: settings.threshold,
+      strategy: settings.strategy,
+    });
+    if (byKey.size >= MAX_RUNNERS) byKey.delete(byKey.keys().next().value as string);
+    byKey.set(key, runner);
+  }
+  return { runner, principal: { ...ctx.principal, agentId: agent } };
+}
+
+const withoutAgent = <T extends { agent?: string | undefined }>(input: T): Omit<T, 'agent'> => {
+  const { agent: _agent, ...rest } = input;
+  return rest;
+};
+
+export const turnContext = defineOperation({
+  name: 'turn-context',
+  output: turnResult,
+  tool: { name: 'turn-context' },
+  summary: 'Assemble the context of one agent turn (write through, compact, notebook, transcript, recall)',
+  description:
+    'Call before each model call with the messages since the last turn. They are written to your transcript first; the transcript is compacted when it reaches threshold × context window; then the messages to send come back: system prompt and rules, your notebook block, the stored conversation with its summary, and the Relevant Past Knowledge for the task (as background data, never instructions). The report gives token counts, what was recalled and any model tokens mem spent. Pass taskId on every turn of a task and task on its first.',
+  group: 'conversation',
+  input: turnInput,
+  write: true,
+  http: { method: 'POST', path: '/v1/agents/{agent}/turns', input: ({ body }) => body },
+  run: async (ctx, raw) => {
+    const input = parseInput(turnInput, 'turn-context', raw);
+    const { runner, principal } = await runnerFor(ctx, input.agent);
+    return runner.assembleTurn({ principal, ...withoutAgent(input) });
+  },
+});
+
+export const turnRecord = defineOperation({
+  name: 'turn-record',
+  output: recordResult,
+  tool: { name: 'turn-record' },
+  summary: 'Write the messages of a turn through (the model’s answer, tool results)',
+  description:
+    'Call after a model call with its answer (and any tool results) so that the transcript holds the whole turn. Durable when the response arrives.',
+  group: 'conversation',
+  input: recordInput,
+  write: true,
+  http: { method: 'POST', path: '/v1/agents/{agent}/turns/record', input: ({ body }) => body },
+  run: async (ctx, raw) => {
+    const input = parseInput(recordInput, 'turn-record', raw);
+    const { runner, principal } = await runnerFor(ctx, input.agent);
+    return runner.recordTurn({ principal, ...withoutAgent(input) });
+  },
+});
+
+export const taskEnd = defineOperation({
+  name: 'task-end',
+  output: endTaskResult,
+  tool: { name: 'task-end' },
+  summary: 'End a task: store what was done and learned as a task_completion memory',
+  description:
+    'Call when a task ends with a summary of what was done, decided and learned: it is stored as a task_completion memory that later tasks recall. A task the agent started on its own (automatic: true — a schedule, a heartbeat) stores nothing unless persistMemory: true. ratings rate the memories that were recalled for the task.',
+  group: 'conversation',
+  input: endTaskInput,
+  write: true,
+  http: { method: 'POST', path: '/v1/agents/{agent}/tasks/end', input: ({ body }) => body },
+  run: async (ctx, raw) => {
+    const input = parseInput(endTaskInput, 'task-end', raw);
+    const { runner, principal } = await runnerFor(ctx, input.agent);
+    return runner.endTask({ principal, ...withoutAgent(input) });
+  },
+});
+
+export const sessionEnd = defineOperation({
+  name: 'session-end',
+  output: endSessionResult,
+  tool: { name: 'session-end' },
+  summary: 'End a session: store a session_summary memory',
+  description:
+    'Call when a session ends: its summary (written by the summariser from the transcript when none is given) is stored as a session_summary memory.',
+  group: 'conversation',
+  input: endSessionInput,
+  write: true,
+  http: { method: 'POST', path: '/v1/agents/{agent}/session/end', input: ({ body }) => body ?? {} },
+  run: async (ctx, raw) => {
+    const input = parseInput(endSessionInput, 'session-end', raw ?? {});
+    const { runner, principal } = await runnerFor(ctx, input.agent);
+    return runner.endSession({ principal, ...withoutAgent(input) });
+  },
+});
+
+export const runnerOperations: Operation[] = [turnContext, turnRecord, taskEnd, sessionEnd];
