@@ -1,7 +1,7 @@
 /**
  * Cold start of the `mem` command: a new process per run, timed from spawn to exit, the median over many runs.
  * Compares the built command (dist/bin.js — what `npm install @mem/cli` runs) with the repository's source launcher
- * (bin/mem-dev.js, TypeScript through tsx) side by side in one run. Builds the CLI first when dist/bin.js is missing.
+ * (bin/mem-dev.js, TypeScript through tsx) side by side in one run. Builds the CLI and its packages first (turbo).
  * Usage: node --conditions=dev-source --import tsx apps/bench/src/cold-start.ts [--runs 30] [--json] [--out bench-results]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -26,7 +26,13 @@ if (!Number.isInteger(runs) || runs < 3) {
 
 const cliDir = fileURLToPath(new URL('../../cli/', import.meta.url));
 const built = `${cliDir}dist/bin.js`;
-if (!existsSync(built)) execFileSync('pnpm', ['build'], { cwd: cliDir, stdio: 'inherit' });
+// The built command runs the built packages it depends on: build them all (turbo skips what is up to date).
+execFileSync('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@mem/cli...', '--concurrency=2'], {
+  cwd: fileURLToPath(new URL('../../../', import.meta.url)),
+  stdio: ['ignore', 'ignore', 'inherit'],
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+});
+if (!existsSync(built)) throw new Error(`building the CLI left no ${built}`);
 
 const variants = [
   { name: 'mem (built, dist/bin.js)', args: [built] },

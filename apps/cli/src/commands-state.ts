@@ -4,14 +4,21 @@
  * MCP); the session commands act on sessions of `--agent` (default `main`).
  */
 import { type JsonValue, MemError } from '@mem/core';
-import { type Operation, servicesOf, stateOperations } from '@mem/server';
+import type { Operation } from '@mem/server';
 import { bool, type Command, type Ctx, defined, int, need, num, str } from './command.js';
 import { UsageError } from './context.js';
 
-const byName = new Map(stateOperations.map((op) => [op.name, op]));
+// The server package loads on first use only: `mem --help` and the other commands start without it.
+let byName: Promise<{ ops: Map<string, Operation>; servicesOf: typeof import('@mem/server').servicesOf }> | undefined;
+const operations = () =>
+  (byName ??= import('@mem/server').then((m) => ({
+    ops: new Map(m.stateOperations.map((op) => [op.name, op])),
+    servicesOf: m.servicesOf,
+  })));
 
 async function run<T>(ctx: Ctx, name: string, input: Record<string, unknown>): Promise<T> {
-  const op = byName.get(name) as Operation;
+  const { ops, servicesOf } = await operations();
+  const op = ops.get(name) as Operation;
   const stack = await ctx.stack();
   return (await op.run(
     { principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' },
