@@ -149,9 +149,11 @@ describe('slow and idle clients', () => {
   it('still logs a real failure after a body was read as an error (500)', async () => {
     const logger = memoryLogger();
     const s = await testServer({ logger });
-    s.stack.knowledge.search = async () => {
+    const fail = async (): Promise<never> => {
       throw new Error('index on fire');
     };
+    s.stack.knowledge.search = fail;
+    s.stack.knowledge.searchReport = fail;
     try {
       const r = await rawRequest(s.url, 'POST', '/v1/memories/search', {
         headers: { 'content-type': 'application/json' },

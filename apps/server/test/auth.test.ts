@@ -152,7 +152,11 @@ describe('HTTP with API keys', () => {
     });
     expect(learnL.status).toBe(201);
     const got = await call(s.url, 'GET', `/v1/memories/${learnL.body.id}`, { key: k.a2 });
-    expect(got.body).toMatchObject({ agentId: 'agent-2', scope: 'swarm', tags: ['best-practice'] });
+    expect(got.body).toMatchObject({
+      agentId: 'agent-2',
+      scope: 'swarm',
+      tags: expect.arrayContaining(['best-practice', expect.stringMatching(/^injected-by:/)]),
+    });
     // The body cannot name a space or an owner.
     const sneaky = await call(s.url, 'POST', '/v1/memories', { key: k.a1, body: { content: 'x', agentId: 'agent-2' } });
     expect(sneaky.status).toBe(400);

@@ -33,7 +33,10 @@ describe('memoryTools', () => {
       newText: 'Wednesdays',
     });
     expect((await stack.knowledge.get(me, { id: stored.id })).content).toBe('Releases ship on Wednesdays.');
-    expect(await run(tools.memory_rate, { id: stored.id, useful: true, taskId: 'T-1' })).toMatchObject({ alpha: 2 });
+    // An author's vote on its own memory is recorded, not counted (one counted vote per rater, never the author's).
+    expect(await run(tools.memory_rate, { id: stored.id, useful: true, taskId: 'T-1' })).toMatchObject({
+      counted: false,
+    });
     await run(tools.write_memory, { file: 'people.md', content: 'Ada leads billing.' });
     expect((await run(tools.read_memory, { file: 'people.md' })).content).toBe('Ada leads billing.\n');
     expect((await run(tools.search_memory, { query: 'billing' })).results[0].file).toBe('people.md');

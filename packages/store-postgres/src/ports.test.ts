@@ -205,6 +205,7 @@ describe('createPostgresStores', () => {
     const result = await stores.migrate();
     expect(result.applied.map((a) => a.port)).toEqual([
       'knowledge',
+      'knowledge',
       'transcripts',
       'notebooks',
       'structured',

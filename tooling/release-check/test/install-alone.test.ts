@@ -239,10 +239,10 @@ describe('an application project', () => {
     expect(() => run(mem, ['--db', './cli.db', '--nope', 'search', 'x'], { cwd: app })).toThrow(/not a global flag/);
   });
 
-  it('npx mem serve starts the server on the embedded default (SQLite + the local embedder)', async () => {
+  it('npx mem serve --open starts the server on the embedded default (SQLite + the local embedder)', async () => {
     expect(app).not.toBe('');
     const port = await freePort();
-    const child = spawn('npx', ['--no-install', 'mem', 'serve', '--port', String(port)], {
+    const child = spawn('npx', ['--no-install', 'mem', 'serve', '--open', '--port', String(port)], {
       cwd: app,
       env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
