@@ -3,27 +3,12 @@
  * agents driven by scripts. Each runs the server's operation in process, with the same validation and answers as
  * HTTP and MCP, for `--agent` (default `main`).
  */
-import type { Operation } from '@mem/server';
-import { type Command, type Ctx, defined, str } from './command.js';
+import { type Command, type Ctx, str } from './command.js';
 import { UsageError } from './context.js';
+import { runOperation } from './operations.js';
 
-// The server package loads on first use only: `mem --help` and the other commands start without it.
-let byName: Promise<{ ops: Map<string, Operation>; servicesOf: typeof import('@mem/server').servicesOf }> | undefined;
-const operations = () =>
-  (byName ??= import('@mem/server').then((m) => ({
-    ops: new Map(m.runnerOperations.map((op) => [op.name, op])),
-    servicesOf: m.servicesOf,
-  })));
-
-async function run<T>(ctx: Ctx, name: string, input: Record<string, unknown>): Promise<T> {
-  const { ops, servicesOf } = await operations();
-  const op = ops.get(name) as Operation;
-  const stack = await ctx.stack();
-  return (await op.run(
-    { principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' },
-    defined(input),
-  )) as T;
-}
+const run = <T>(ctx: Ctx, name: string, input: Record<string, unknown>) =>
+  runOperation<T>(ctx, (m) => m.runnerOperations, name, input);
 
 async function text(ctx: Ctx, what: string): Promise<string> {
   const rest = ctx.args.join(' ');

@@ -4,27 +4,12 @@
  * MCP); the session commands act on sessions of `--agent` (default `main`).
  */
 import { type JsonValue, MemError } from '@mem/core';
-import type { Operation } from '@mem/server';
-import { bool, type Command, type Ctx, defined, int, need, num, str } from './command.js';
+import { bool, type Command, type Ctx, int, need, num, str } from './command.js';
 import { UsageError } from './context.js';
+import { runOperation } from './operations.js';
 
-// The server package loads on first use only: `mem --help` and the other commands start without it.
-let byName: Promise<{ ops: Map<string, Operation>; servicesOf: typeof import('@mem/server').servicesOf }> | undefined;
-const operations = () =>
-  (byName ??= import('@mem/server').then((m) => ({
-    ops: new Map(m.stateOperations.map((op) => [op.name, op])),
-    servicesOf: m.servicesOf,
-  })));
-
-async function run<T>(ctx: Ctx, name: string, input: Record<string, unknown>): Promise<T> {
-  const { ops, servicesOf } = await operations();
-  const op = ops.get(name) as Operation;
-  const stack = await ctx.stack();
-  return (await op.run(
-    { principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' },
-    defined(input),
-  )) as T;
-}
+const run = <T>(ctx: Ctx, name: string, input: Record<string, unknown>) =>
+  runOperation<T>(ctx, (m) => m.stateOperations, name, input);
 
 /** A JSON argument (`--metadata`, `--input`, a state): must parse, with a clear error naming the flag. */
 function json(text: string | undefined, what: string): JsonValue | undefined {
