@@ -7,9 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { MemError, type Role } from '@mem/core';
+import { MemError } from '@mem/core';
 import type { Sql } from '@mem/store-postgres';
-import type { KeyRecord, KeyRows } from './keys.js';
+import { type KeyRow, type KeyRows, recordOf } from './keys.js';
 import type { RateBuckets, RateDecision } from './rate-limit.js';
 
 type StorePostgres = typeof import('@mem/store-postgres');
@@ -69,32 +69,6 @@ const serverMigrations = {
     },
   ],
 };
-
-interface PgKeyRow {
-  id: string;
-  space: string;
-  agent_id: string;
-  role: Role;
-  label: string | null;
-  salt: Buffer;
-  hash: Buffer;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-const recordOf = (r: PgKeyRow): KeyRecord => ({
-  id: r.id,
-  space: r.space,
-  agentId: r.agent_id,
-  role: r.role,
-  label: r.label,
-  createdAt: r.created_at,
-  lastUsedAt: r.last_used_at,
-  revokedAt: r.revoked_at,
-  salt: Buffer.from(r.salt),
-  hash: Buffer.from(r.hash),
-});
 
 /** A replica's lease on the shared database: refreshed while it runs, removed when it stops. */
 export interface ReplicaLease {
@@ -156,12 +130,12 @@ export async function openPostgresServerState(options: { url: string; schema?: s
       }),
     get: (id) =>
       run('read', async () => {
-        const rows = (await sql.unsafe(`SELECT * FROM ${s}.api_keys WHERE id = $1`, [id])) as unknown as PgKeyRow[];
+        const rows = (await sql.unsafe(`SELECT * FROM ${s}.api_keys WHERE id = $1`, [id])) as unknown as KeyRow[];
         return rows[0] ? recordOf(rows[0]) : null;
       }),
     list: () =>
       run('list', async () =>
-        ((await sql.unsafe(`SELECT * FROM ${s}.api_keys ORDER BY created_at DESC, id`)) as unknown as PgKeyRow[]).map(
+        ((await sql.unsafe(`SELECT * FROM ${s}.api_keys ORDER BY created_at DESC, id`)) as unknown as KeyRow[]).map(
           recordOf,
         ),
       ),

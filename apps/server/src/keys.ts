@@ -89,7 +89,8 @@ const keyMigrations: Migration[] = [
   },
 ];
 
-interface KeyRow {
+/** A key row as both databases store it (snake_case columns). */
+export interface KeyRow {
   id: string;
   space: string;
   agent_id: string;
@@ -113,7 +114,8 @@ function scrypt(secret: string, salt: Buffer): Promise<Buffer> {
 /** What an unknown or revoked id is checked against (random per process; never a real key's). */
 const DUMMY = { salt: randomBytes(16), hash: randomBytes(SCRYPT.keylen) };
 
-const recordOf = (row: KeyRow): KeyRecord => ({
+/** A stored row as a key record (the hashes copied into Buffers: PostgreSQL hands out Uint8Arrays). */
+export const recordOf = (row: KeyRow): KeyRecord => ({
   id: row.id,
   space: row.space,
   agentId: row.agent_id,
@@ -122,8 +124,8 @@ const recordOf = (row: KeyRow): KeyRecord => ({
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
-  salt: row.salt,
-  hash: row.hash,
+  salt: Buffer.from(row.salt),
+  hash: Buffer.from(row.hash),
 });
 
 const infoOf = ({ salt: _salt, hash: _hash, ...info }: KeyRecord): ApiKeyInfo => info;
