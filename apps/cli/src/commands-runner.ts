@@ -96,11 +96,12 @@ export const runnerCommands: Record<string, Command> = {
   },
   'session end': {
     summary: 'end a session: store a session_summary memory (the summariser writes one when none is given)',
-    usage: 'mem session end [summary|-]',
-    flags: {},
+    usage: 'mem session end [summary|-] [--since ISO-TIME]',
+    flags: { since: { type: 'string' } },
     async run(ctx) {
       const summary = ctx.args.length > 0 ? await text(ctx, 'the session summary') : undefined;
-      const r = await run<{ stored: { id: string } | null; skipped?: string }>(ctx, 'session-end', { summary });
+      const since = str(ctx.flags, 'since');
+      const r = await run<{ stored: { id: string } | null; skipped?: string }>(ctx, 'session-end', { summary, since });
       ctx.out(r, () =>
         r.stored ? `Stored session summary ${r.stored.id}.` : `No session summary stored: ${r.skipped}`,
       );

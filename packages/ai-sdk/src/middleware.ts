@@ -2,10 +2,20 @@
  * `memoryMiddleware`: mem's runner around every model call of `generateText` / `streamText` (docs in README.md).
  * Before a call: the new prompt messages are written through, the transcript is compacted when it reached
  * threshold × window, and the prompt becomes system prompt → rules → notebook → transcript → recall block → the
- * caller's own messages (kept in the AI SDK's format, tool calls and results included). After a call: the assistant
- * message (text and tool calls) is written through — one write per step; a stream cut short keeps what was delivered.
+ * caller's own messages (kept in the AI SDK's format, tool calls and results included). After a call: an answer
+ * without tool calls is written at once; an answer that calls tools is written together with its tool results, in
+ * one append — by `onStepEnd` when the host passes it, else with the next call's input. A stream cut short keeps
+ * what was delivered.
  */
-import { type ContextReport, MemError, type Principal, Runner, type RunnerOptions, type Stack } from '@mem/core';
+import {
+  type ContextReport,
+  MemError,
+  type Principal,
+  Runner,
+  type RunnerMessage,
+  type RunnerOptions,
+  type Stack,
+} from '@mem/core';
 import type { LanguageModelMiddleware } from 'ai';
 import {
   type CallOptions,
@@ -13,6 +23,7 @@ import {
   type ResultContent,
   renderPromptMessage,
   renderResultContent,
+  renderStepResults,
   type StreamPart,
   toPrompt,
 } from './render.js';
@@ -33,27 +44,56 @@ export interface MemoryMiddlewareOptions extends RunnerOptions {
   onReport?: ((report: ContextReport) => void) | undefined;
 }
 
+/** What `onStepEnd` reads of the AI SDK's step result (`StepResult`). */
+export interface StepEndEvent {
+  readonly content: readonly { readonly type: string; readonly [key: string]: unknown }[];
+}
+
 export interface MemoryMiddleware extends LanguageModelMiddleware {
   /** The runner the middleware uses (`endTask`, `endSession`). */
   readonly runner: Runner;
   /** The context report of the latest call, or null before the first. */
   readonly lastReport: ContextReport | null;
+  /**
+   * Give it to `generateText` / `streamText` as `onStepEnd`: a step that called tools is then written with its tool
+   * results as soon as the tools ran — also the last step of a loop that stops right after a tool call.
+   */
+  readonly onStepEnd: (step: StepEndEvent) => Promise<void>;
+  /** Write a tool-calling answer still waiting for its tool results (without them). Resolves when written. */
+  flush(): Promise<void>;
 }
 
-/** How a message is recognised in the next call's prompt (assistant messages by their tool calls only). */
-function fingerprint(m: { role: string; content: string }, toolCallIds: readonly string[] = []): string {
-  return m.role === 'assistant' ? `assistant\u0000${toolCallIds.join(',')}` : `${m.role}\u0000${m.content}`;
+/**
+ * How a message is recognised in the next call's prompt: assistant messages by their tool calls, tool messages by
+ * their results' call ids (the SDK's rendering of an output may differ from ours), others by their text.
+ */
+function fingerprint(m: { role: string; content: string }, callIds: readonly string[] = []): string {
+  if (m.role === 'assistant') return `assistant\u0000${callIds.join(',')}`;
+  if (m.role === 'tool' && callIds.length > 0) return `tool\u0000${callIds.join(',')}`;
+  return `${m.role}\u0000${m.content}`;
 }
 
 function promptCallIds(m: PromptMessage): string[] {
-  if (m.role !== 'assistant') return [];
+  if (m.role !== 'assistant' && m.role !== 'tool') return [];
+  const kind = m.role === 'assistant' ? 'tool-call' : 'tool-result';
   return (m.content as { type: string; toolCallId?: string }[])
-    .filter((p) => p.type === 'tool-call')
+    .filter((p) => p.type === kind)
     .map((p) => String(p.toolCallId));
+}
+
+/** Ids of the calls in an answer whose tools the host runs (not the provider). */
+function clientCallIds(content: readonly { type: string; [k: string]: unknown }[]): string[] {
+  return content.filter((p) => p.type === 'tool-call' && !p.providerExecuted).map((p) => String(p.toolCallId));
 }
 
 interface Pending {
   native: string[];
+}
+
+/** An answer that called tools, held until its tool results are known. */
+interface HeldStep {
+  message: RunnerMessage;
+  callIds: string[];
 }
 
 function callTask(params: CallOptions): { task?: string; taskId?: string } {
@@ -81,20 +121,58 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
   const { stack, principal, runner: given, systemPrompt, rules, task, taskId, onReport, ...runnerOptions } = options;
   const runner = given ?? new Runner(stack, runnerOptions);
   const pending = new WeakMap<object, Pending>();
-  /** Fingerprints of the messages already written, as the next prompt will show them. */
+  /** Fingerprints of the messages written (or held), as the next prompt will show them. */
   let known: string[] = [];
+  let held: HeldStep | null = null;
   let lastReport: ContextReport | null = null;
-
-  const record = async (params: CallOptions, content: readonly ResultContent[], interrupted = false) => {
-    const state = pending.get(params);
-    const message = renderResultContent(content);
-    if (message && interrupted) message.content += '\n[interrupted: the answer was cut short here]';
-    if (message) await runner.recordTurn({ principal, messages: [message] });
-    const ids = (content as unknown as { type: string; toolCallId?: string }[])
-      .filter((p) => p.type === 'tool-call')
-      .map((p) => String(p.toolCallId));
-    known = [...(state?.native ?? []), ...(message ? [fingerprint(message, ids)] : [])];
+  /** Writes run one after another, in call order. */
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => {});
+    return run;
   };
+
+  const record = (params: CallOptions, content: readonly ResultContent[], interrupted = false) =>
+    serial(async () => {
+      const state = pending.get(params);
+      const message = renderResultContent(content);
+      const parts = content as unknown as { type: string; [k: string]: unknown }[];
+      const ids = parts.filter((p) => p.type === 'tool-call').map((p) => String(p.toolCallId));
+      known = [...(state?.native ?? []), ...(message ? [fingerprint(message, ids)] : [])];
+      if (!message) return;
+      const waiting = clientCallIds(parts);
+      if (waiting.length > 0 && !interrupted) {
+        // Its tool results come next: the step is written with them, in one append.
+        held = { message, callIds: waiting };
+        return;
+      }
+      if (interrupted) message.content += '\n[interrupted: the answer was cut short here]';
+      await runner.recordTurn({ principal, messages: [message] });
+    });
+
+  /** The held answer, to go first in the next write. */
+  const takeHeld = (): RunnerMessage[] => {
+    const step = held;
+    held = null;
+    return step ? [step.message] : [];
+  };
+
+  const onStepEnd = (step: StepEndEvent) =>
+    serial(async () => {
+      if (!held || !step || !Array.isArray(step.content)) return;
+      const results = renderStepResults(step.content, held.callIds);
+      if (!results) return;
+      const messages = [...takeHeld(), results.message];
+      await runner.recordTurn({ principal, messages });
+      known = [...known, fingerprint(results.message, results.callIds)];
+    });
+
+  const flush = () =>
+    serial(async () => {
+      const messages = takeHeld();
+      if (messages.length > 0) await runner.recordTurn({ principal, messages });
+    });
 
   const middleware: MemoryMiddleware = {
     specificationVersion: 'v4',
@@ -102,6 +180,8 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     get lastReport() {
       return lastReport;
     },
+    onStepEnd,
+    flush,
 
     async transformParams({ params }) {
       const hostSystem: string[] = [];
@@ -110,28 +190,35 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
         if (m.role === 'system') hostSystem.push(m.content);
         else native.push(m);
       }
+      const perCall = callTask(params);
       const rendered = native.map((m) => renderPromptMessage(m));
       const prints = native.map((m, i) => fingerprint(rendered[i] ?? { role: m.role, content: '' }, promptCallIds(m)));
-      // Messages the transcript already has: the previous call's prompt and answer, when this prompt starts with them.
-      const seen = known.length > 0 && known.every((f, i) => prints[i] === f) ? known.length : 0;
-      const fresh = rendered.slice(seen).filter((m): m is NonNullable<typeof m> => m !== null);
       const inTranscript = rendered.filter((m) => m !== null).length;
-      const perCall = callTask(params);
       const system = [systemPrompt, ...hostSystem].filter((s): s is string => !!s && s.trim().length > 0);
-      const turn = await runner.assembleTurn({
-        principal,
-        ...(system.length > 0 ? { systemPrompt: system.join('\n\n') } : {}),
-        ...(rules ? { rules } : {}),
-        ...((perCall.task ?? task) ? { task: perCall.task ?? task } : {}),
-        ...((perCall.taskId ?? taskId) ? { taskId: perCall.taskId ?? taskId } : {}),
-        messages: fresh,
-        omitNewest: inTranscript,
+      const turn = await serial(async () => {
+        // Messages the transcript already has: the previous call's prompt and answer (and its tool results when
+        // onStepEnd wrote them), when this prompt starts with them.
+        const seen = known.length > 0 && known.every((f, i) => prints[i] === f) ? known.length : 0;
+        const fresh = rendered.slice(seen).filter((m): m is NonNullable<typeof m> => m !== null);
+        // A held answer goes first: with the tool results of this prompt, the step is one append.
+        const messages = [...(held ? [held.message] : []), ...fresh];
+        const assembled = await runner.assembleTurn({
+          principal,
+          ...(system.length > 0 ? { systemPrompt: system.join('\n\n') } : {}),
+          ...(rules ? { rules } : {}),
+          ...((perCall.task ?? task) ? { task: perCall.task ?? task } : {}),
+          ...((perCall.taskId ?? taskId) ? { taskId: perCall.taskId ?? taskId } : {}),
+          messages,
+          omitNewest: inTranscript,
+        });
+        held = null;
+        known = prints;
+        return assembled;
       });
       lastReport = turn.report;
       onReport?.(turn.report);
       const next: CallOptions = { ...params, prompt: [...toPrompt(turn.messages), ...native] };
       pending.set(next, { native: prints });
-      known = prints;
       return next;
     },
 
@@ -147,7 +234,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
       const texts = new Map<string, string>();
       const calls: ResultContent[] = [];
       let finished = false;
-      const flush = async (interrupted: boolean) => {
+      const finish = async (interrupted: boolean) => {
         if (finished) return;
         finished = true;
         const text = [...texts.values()].join('');
@@ -160,12 +247,12 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
           try {
             step = await reader.read();
           } catch (error) {
-            await flush(true).catch(() => {});
+            await finish(true).catch(() => {});
             controller.error(error);
             return;
           }
           if (step.done) {
-            await flush(false);
+            await finish(false);
             controller.close();
             return;
           }
@@ -175,7 +262,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
           controller.enqueue(part);
         },
         async cancel(reason) {
-          await flush(true).catch(() => {});
+          await finish(true).catch(() => {});
           await reader.cancel(reason);
         },
       });

@@ -61,9 +61,10 @@ export function renderPromptMessage(m: PromptMessage): RunnerMessage | null {
     if (part.type === 'text') lines.push(String(part.text));
     else if (part.type === 'tool-call')
       lines.push(callLine(String(part.toolName), String(part.toolCallId), part.input));
-    else if (part.type === 'tool-result')
-      lines.push(resultLine(String(part.toolName), String(part.toolCallId), part.output));
-    else if (part.type === 'file') lines.push(`[file ${String(part.mediaType ?? '')}]`);
+    else if (part.type === 'tool-result') {
+      const kind = String((part.output as { type?: unknown } | undefined)?.type ?? '');
+      lines.push(resultLine(String(part.toolName), String(part.toolCallId), part.output, kind.startsWith('error')));
+    } else if (part.type === 'file') lines.push(`[file ${String(part.mediaType ?? '')}]`);
     else if (part.type === 'tool-approval-response')
       lines.push(`[tool approval ${part.approved ? 'granted' : 'denied'}]`);
   }
@@ -90,6 +91,34 @@ export function renderResultContent(content: readonly ResultContent[]): RunnerMe
   }
   const text = lines.join('\n').trim();
   return text ? { role: 'assistant', content: text } : null;
+}
+
+/**
+ * The tool results of a finished step (the AI SDK's `StepResult.content`) for the given calls, as one tool message;
+ * null when the step holds none of them.
+ */
+export function renderStepResults(
+  content: readonly { type: string; [k: string]: unknown }[],
+  callIds: readonly string[],
+): { message: RunnerMessage; callIds: string[] } | null {
+  const lines: string[] = [];
+  const ids: string[] = [];
+  for (const part of content) {
+    const id = String(part.toolCallId);
+    if (part.providerExecuted || !callIds.includes(id)) continue;
+    if (part.type === 'tool-result') {
+      const output =
+        typeof part.output === 'string' ? { type: 'text', value: part.output } : { type: 'json', value: part.output };
+      lines.push(resultLine(String(part.toolName), id, output));
+    } else if (part.type === 'tool-error') {
+      const error = part.error instanceof Error ? part.error.message : String(part.error);
+      lines.push(resultLine(String(part.toolName), id, { type: 'error-text', value: error }, true));
+    } else if (part.type === 'tool-output-denied') {
+      lines.push(resultLine(String(part.toolName), id, { type: 'execution-denied' }));
+    } else continue;
+    ids.push(id);
+  }
+  return lines.length > 0 ? { message: { role: 'tool', content: lines.join('\n') }, callIds: ids } : null;
 }
 
 /** mem's assembled text messages in the AI SDK's prompt format. */

@@ -84,8 +84,8 @@ describe('memoryMiddleware with generateText', () => {
     expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(transcript[1]!.content).toBe('[tool call write_memory #call-1] {"content":"The user drinks green tea."}');
     expect(transcript[2]!.content).toMatch(/^\[tool result write_memory #call-1\] \{"file":"MEMORY.md"/);
-    // Two appends per model call: its new input (the turn, then the tool result) and its answer.
-    expect(w.appends()).toBe(4);
+    // One append per step: the turn, step 1 (its tool call and result together), step 2's answer.
+    expect(w.appends()).toBe(3);
 
     // Step 2 got the tool call and result natively, once, and the notebook block already holds the new line.
     const step2 = model.doGenerateCalls[1]!.prompt as Prompt;
@@ -100,6 +100,88 @@ describe('memoryMiddleware with generateText', () => {
           String(m.content).includes('The user drinks green tea.'),
       ),
     ).toBe(true);
+  });
+
+  it('with onStepEnd, a loop that stops right after a tool call keeps the call and its result, in one append', async () => {
+    const w = world();
+    const stack = w.boot();
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        toolAnswer('write_memory', { content: 'Deploys happen on Tuesdays.' }),
+        toolAnswer('read_memory', {}, 'call-2'),
+        textAnswer('Done.'),
+      ],
+    });
+    const middleware = memoryMiddleware({ stack, principal: me });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    const tools = memoryTools(stack, me);
+    const first = await generateText({
+      model: wrapped,
+      tools,
+      stopWhen: isStepCount(1),
+      onStepEnd: middleware.onStepEnd,
+      prompt: 'Note that deploys happen on Tuesdays.',
+    });
+    expect(first.steps).toHaveLength(1);
+    const open = () => stack.conversations!.open({ space: 'acme', agentId: 'helper' }).messages();
+    expect((await open()).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect((await open())[2]!.content).toMatch(/^\[tool result write_memory #call-1\] \{"file":"MEMORY.md"/);
+    expect(w.appends()).toBe(2); // the turn; the step with its result
+
+    // The next loop, with a tool step and a final answer: each step once, nothing written twice.
+    await generateText({
+      model: wrapped,
+      tools,
+      stopWhen: isStepCount(3),
+      onStepEnd: middleware.onStepEnd,
+      prompt: 'What is in my notes?',
+    });
+    const transcript = await open();
+    expect(transcript.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    expect(transcript[5]!.content).toContain('Deploys happen on Tuesdays.');
+    expect(w.appends()).toBe(5);
+  });
+
+  it('without onStepEnd, an answer whose tool results never come back is written by flush() or the next turn', async () => {
+    const w = world();
+    const stack = w.boot();
+    const model = new MockLanguageModelV4({
+      doGenerate: [toolAnswer('read_memory', {}), textAnswer('Hi again.')],
+    });
+    const middleware = memoryMiddleware({ stack, principal: me });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    await generateText({ model: wrapped, tools: memoryTools(stack, me), stopWhen: isStepCount(1), prompt: 'Hi.' });
+    const open = () => stack.conversations!.open({ space: 'acme', agentId: 'helper' }).messages();
+    expect((await open()).map((m) => m.role)).toEqual(['user']); // held: its results may still come
+    await generateText({ model: wrapped, prompt: 'Hello?' });
+    expect((await open()).map((m) => m.content)).toEqual([
+      'Hi.',
+      '[tool call read_memory #call-1] {}',
+      'Hello?',
+      'Hi again.',
+    ]);
+    // The held answer went out with the next turn's input, in one append.
+    expect(w.appends()).toBe(3);
+
+    const again = new MockLanguageModelV4({ doGenerate: [toolAnswer('read_memory', {}, 'call-9')] });
+    const other = memoryMiddleware({ stack, principal: { ...me, agentId: 'second' } });
+    await generateText({
+      model: wrapLanguageModel({ model: again, middleware: other }),
+      tools: memoryTools(stack, me),
+      stopWhen: isStepCount(1),
+      prompt: 'Check.',
+    });
+    await other.flush();
+    const second = await stack.conversations!.open({ space: 'acme', agentId: 'second' }).messages();
+    expect(second.map((m) => m.content)).toEqual(['Check.', '[tool call read_memory #call-9] {}']);
   });
 
   it('a host that resends its whole history writes only the new messages', async () => {

@@ -4,6 +4,7 @@ import {
   createInMemoryKnowledgeStore,
   createInMemoryNotebookData,
   createInMemoryNotebookStore,
+  createInMemoryStructuredStores,
   createInMemoryTranscriptData,
   createInMemoryTranscriptStore,
   createStack,
@@ -12,6 +13,7 @@ import {
   Runner,
   type RunnerOptions,
 } from '../src/index.js';
+import { ManualClock } from '../src/ports/clock.js';
 import type { Summarizer } from '../src/ports/summarizer.js';
 
 const me = { space: 'acme', agentId: 'coder', role: 'worker' } as const;
@@ -229,6 +231,37 @@ describe('Runner.endTask and endSession', () => {
     expect(kept.stored).not.toBeNull();
   });
 
+  it('an open task outlives a restart when the stack has a session-state store', async () => {
+    const knowledge = createInMemoryKnowledgeStore();
+    const transcripts = createInMemoryTranscriptData();
+    const structured = createInMemoryStructuredStores();
+    const boot = () => {
+      const stack = createStack({
+        knowledge,
+        embedder: createHashingEmbedder(),
+        transcripts: createInMemoryTranscriptStore({ data: transcripts }),
+        structured: createInMemoryStructuredStores(structured),
+        logger: quiet,
+      });
+      return { stack, runner: new Runner(stack) };
+    };
+    const first = boot();
+    await first.runner.assembleTurn({
+      principal: me,
+      task: 'Migrate the billing cron jobs to the new scheduler',
+      taskId: 'T-77',
+      messages: [{ role: 'user', content: 'Start with the nightly invoice job.' }],
+    });
+    const second = boot(); // another process: no task text in memory
+    const turn = await second.runner.assembleTurn({ principal: me, taskId: 'T-77' });
+    expect(turn.report.recallQuery).toBe('Migrate the billing cron jobs to the new scheduler');
+    const ended = await boot().runner.endTask({ principal: me, taskId: 'T-77', summary: 'Moved 4 jobs.' });
+    const doc = await second.stack.knowledge.get(me, { id: ended.stored!.id });
+    expect(doc.content).toContain('Task T-77: Migrate the billing cron jobs to the new scheduler');
+    // Ended: no longer open anywhere.
+    expect(await structured.sessionState!.get('acme', '.open-tasks/coder')).toBeNull();
+  });
+
   it('endSession stores a session_summary written by the summariser and reports its tokens', async () => {
     const summarizer = countingSummarizer();
     const { stack, runner } = world()({ summarizer });
@@ -241,6 +274,45 @@ describe('Runner.endTask and endSession', () => {
 
     const empty = await world()().runner.endSession({ principal: me });
     expect(empty).toMatchObject({ stored: null, skipped: 'the transcript holds no messages' });
+  });
+
+  it('endSession with since summarises only the messages written from then on', async () => {
+    const clock = new ManualClock('2026-05-01T09:00:00Z');
+    const seen: string[][] = [];
+    const summarizer: Summarizer = {
+      id: 'fake-llm',
+      async summarize(input) {
+        seen.push(input.messages.map((m) => m.content));
+        return {
+          summary: 'The user moved to Porto.',
+          usage: { inputTokens: 9, outputTokens: 5, totalTokens: 14 },
+          summarizer: 'fake-llm',
+        };
+      },
+    };
+    const stack = createStack({
+      knowledge: createInMemoryKnowledgeStore(),
+      embedder: createHashingEmbedder(),
+      transcripts: createInMemoryTranscriptStore(),
+      logger: quiet,
+      clock,
+    });
+    const runner = new Runner(stack, { summarizer });
+    await runner.recordTurn({ principal: me, messages: [{ role: 'user', content: 'Yesterday I lived in Lisbon.' }] });
+    clock.advance(86_400_000);
+    const started = clock.now().toISOString();
+    await runner.recordTurn({ principal: me, messages: [{ role: 'user', content: 'Today I moved to Porto.' }] });
+    const ended = await runner.endSession({ principal: me, since: started });
+    expect(seen).toEqual([['Today I moved to Porto.']]);
+    expect(ended.stored).not.toBeNull();
+
+    clock.advance(1_000);
+    const none = await runner.endSession({ principal: me, since: clock.now().toISOString() });
+    expect(none.stored).toBeNull();
+    expect(none.skipped).toMatch(/no messages since/);
+    const bad = await runner.endSession({ principal: me, since: 'last tuesday' }).catch((e: unknown) => e);
+    expect(MemError.is(bad, 'INVALID_INPUT')).toBe(true);
+    expect((bad as Error).message).toContain('since must be an ISO-8601 time');
   });
 });
 

@@ -175,6 +175,8 @@ export interface EndSessionInput {
   principal: Principal;
   /** The summary to store; without it the summariser writes one from the transcript. */
   summary?: string | undefined;
+  /** Summarise only the messages written at or after this time (ISO-8601; e.g. when the session started). */
+  since?: string | undefined;
   tags?: readonly string[] | undefined;
 }
 
@@ -183,6 +185,14 @@ export interface EndSessionResult {
   skipped?: string;
   spent: SpentTokens[];
 }
+
+/**
+ * The session-state id under which an agent's open tasks persist. Like the context settings' id it starts with a dot,
+ * which no agent name may, so it never meets a session the doors store (`<agent>/<session>`).
+ */
+export const openTasksSessionId = (agentId: string) => `.open-tasks/${agentId}`;
+/** Open tasks kept per agent; the oldest go first. */
+const MAX_OPEN_TASKS = 100;
 
 const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
@@ -228,7 +238,13 @@ export const runnerEndTaskInput = z
 
 /** The input of `endSession` without the principal. */
 export const runnerEndSessionInput = z
-  .object({ summary: text('summary', 100_000).optional(), tags: z.array(z.string()).max(16).optional() })
+  .object({
+    summary: text('summary', 100_000).optional(),
+    since: z.iso
+      .datetime({ offset: true, message: 'since must be an ISO-8601 time, e.g. 2026-05-01T09:00:00Z' })
+      .optional(),
+    tags: z.array(z.string()).max(16).optional(),
+  })
   .strict();
 
 function addUsage(spent: readonly SpentTokens[]): TokenUsage {
@@ -334,6 +350,36 @@ export class Runner {
     return `${p.space}\u0000${p.agentId}\u0000${taskId}`;
   }
 
+  /**
+   * The open tasks of an agent (taskId → task text) as the session-state store keeps them, so that a later turn or
+   * `endTask` in another process finds the task text; without that store they live in this runner only.
+   */
+  private async openTasks(p: Principal): Promise<Record<string, string>> {
+    const store = this.stack.structured.sessionState;
+    if (!store) return {};
+    const row = await store.get(p.space, openTasksSessionId(p.agentId));
+    const out: Record<string, string> = {};
+    const value = row?.state;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [id, text] of Object.entries(value)) if (typeof text === 'string') out[id] = text;
+    }
+    return out;
+  }
+
+  private async saveOpenTasks(p: Principal, tasks: Record<string, string>): Promise<void> {
+    const store = this.stack.structured.sessionState;
+    if (!store) return;
+    const id = openTasksSessionId(p.agentId);
+    const entries = Object.entries(tasks).slice(-MAX_OPEN_TASKS);
+    if (entries.length === 0) await store.delete(p.space, id);
+    else await store.set(p.space, id, Object.fromEntries(entries), this.stack.clock.now().toISOString());
+  }
+
+  /** The text of an open task: this runner's, else the stored one. */
+  private async taskText(p: Principal, taskId: string): Promise<string | undefined> {
+    return this.tasks.get(this.taskKey(p, taskId)) ?? (await this.openTasks(p))[taskId];
+  }
+
   /** Write messages through to the agent's transcript (assistant answers and tool results included). */
   async recordTurn(input: RecordInput): Promise<{ written: number }> {
     const [p, rest] = split(input);
@@ -357,10 +403,16 @@ export class Runner {
       spent.push({ operation: 'compaction', by: compaction.summarizer ?? 'summarizer', usage: compaction.usage });
     }
 
-    if (t.task && t.taskId) this.tasks.set(this.taskKey(p, t.taskId), t.task);
+    if (t.task && t.taskId && this.tasks.get(this.taskKey(p, t.taskId)) !== t.task) {
+      this.tasks.set(this.taskKey(p, t.taskId), t.task);
+      const open = await this.openTasks(p);
+      if (open[t.taskId] !== t.task) {
+        delete open[t.taskId];
+        await this.saveOpenTasks(p, { ...open, [t.taskId]: t.task });
+      }
+    }
     const lastUser = [...(t.messages ?? [])].reverse().find((m) => m.role === 'user' && m.content.trim().length > 0);
-    const query =
-      t.task ?? (t.taskId ? this.tasks.get(this.taskKey(p, t.taskId)) : undefined) ?? lastUser?.content ?? null;
+    const query = t.task ?? (t.taskId ? await this.taskText(p, t.taskId) : undefined) ?? lastUser?.content ?? null;
 
     const notebook = this.stack.notebook
       ? await this.stack.notebook.inject({ space: p.space, agentId: p.agentId })
@@ -442,8 +494,13 @@ export class Runner {
       });
       rated += 1;
     }
-    const task = t.task ?? this.tasks.get(key);
+    const task = t.task ?? (await this.taskText(p, t.taskId));
     this.tasks.delete(key);
+    const open = await this.openTasks(p);
+    if (t.taskId in open) {
+      delete open[t.taskId];
+      await this.saveOpenTasks(p, open);
+    }
     if (t.automatic && !t.persistMemory) {
       return {
         taskId: t.taskId,
@@ -473,8 +530,12 @@ export class Runner {
     const spent: SpentTokens[] = [];
     let summary = t.summary;
     if (summary === undefined) {
-      const messages = await this.held(p).messages();
-      if (messages.length === 0) return { stored: null, skipped: 'the transcript holds no messages', spent };
+      const from = t.since ? Date.parse(t.since) : Number.NEGATIVE_INFINITY;
+      const messages = (await this.held(p).messages()).filter((m) => Date.parse(m.at) >= from);
+      if (messages.length === 0) {
+        const where = t.since ? `since ${t.since}` : '';
+        return { stored: null, skipped: `the transcript holds no messages ${where}`.trim(), spent };
+      }
       const summarizer = this.summarizer ?? createTemplateSummarizer();
       try {
         const result = await summarizer.summarize({ messages, agent: p.agentId });
