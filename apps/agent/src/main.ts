@@ -5,7 +5,8 @@
  *   pnpm --filter @mem/agent start -- --base-url http://localhost:11434/v1 --model llama3.1
  *
  * Type a message per line. `/task <text>` starts a task (its text is the recall query), `/done <summary>` ends it and
- * stores a task-completion memory, `/quit` (or end of input) ends the session. Flags and environment variables:
+ * stores a task-completion memory, `/quit` (or end of input) ends the session and stores a session summary of this
+ * run's messages (unless --no-session-summary). Flags and environment variables:
  * --base-url (MEM_AGENT_BASE_URL, OPENAI_BASE_URL), --model (MEM_AGENT_MODEL), --api-key (MEM_AGENT_API_KEY,
  * OPENAI_API_KEY), --context-window (MEM_AGENT_CONTEXT_WINDOW; default per model), --dir (default .mem-agent),
  * --agent, --space, --embedder local|hashing, --report (a context report line per model call on stderr).
@@ -44,7 +45,9 @@ const { values } = parseArgs({
     space: { type: 'string', default: 'local' },
     embedder: { type: 'string', default: 'local' },
     report: { type: 'boolean', default: false },
+    'session-summary': { type: 'boolean', default: true },
   },
+  allowNegative: true,
 });
 const env = process.env;
 const baseURL = values['base-url'] ?? env.MEM_AGENT_BASE_URL ?? env.OPENAI_BASE_URL;
@@ -94,6 +97,8 @@ const model = wrapLanguageModel({ model: provider(modelId), middleware: memory }
 const tools = memoryTools(stack, me);
 
 let task: { id: string; text: string } | null = null;
+const started = new Date().toISOString();
+let turns = 0;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function handle(line: string): Promise<boolean> {
@@ -118,10 +123,13 @@ async function handle(line: string): Promise<boolean> {
     task = null;
     return true;
   }
+  turns += 1;
   const result = await generateText({
     model,
     tools,
     stopWhen: isStepCount(4),
+    // Each step is written with its tool results as soon as the tools ran (also a last step that called tools).
+    onStepEnd: memory.onStepEnd,
     prompt: line,
     ...(task ? { providerOptions: { mem: { task: task.text, taskId: task.id } } } : {}),
   });
@@ -147,6 +155,15 @@ try {
     }
   }
   input.close();
+  if (values['session-summary'] && turns > 0) {
+    // The session ends: a session_summary memory of this run's messages, written by the same model.
+    try {
+      const ended = await memory.runner.endSession({ principal: me, since: started });
+      say(`session summary ${ended.stored ? `stored ${ended.stored.id}` : `not stored (${ended.skipped})`}`);
+    } catch (error) {
+      process.stderr.write(`agent: no session summary: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
 } finally {
   await stack.close();
 }

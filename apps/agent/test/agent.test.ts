@@ -18,6 +18,7 @@ const SUMMARY = 'SUMMARY-7: the user said their favourite colour is teal and sha
 /** What the fake model was asked, agent calls only (summaries apart). */
 const agentCalls: any[] = [];
 let summaryCalls = 0;
+const summaryRequests: string[] = [];
 let server: Awaited<ReturnType<typeof startFakeChatServer>>;
 
 function answer(request: ChatRequest) {
@@ -36,6 +37,7 @@ function answer(request: ChatRequest) {
   });
   if (system.includes("You compress an AI agent's conversation")) {
     summaryCalls += 1;
+    summaryRequests.push(sent(request.body));
     return reply({ content: SUMMARY });
   }
   agentCalls.push(request.body);
@@ -63,7 +65,10 @@ function answer(request: ChatRequest) {
 }
 
 /** One run of the agent: a new process, lines on stdin, then end of input. */
-function run(lines: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function run(
+  lines: string[],
+  flags: string[] = ['--no-session-summary'],
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const child = spawn(
     process.execPath,
     [
@@ -73,6 +78,7 @@ function run(lines: string[]): Promise<{ stdout: string; stderr: string; code: n
       MAIN,
       ...['--base-url', server.baseURL, '--model', 'fake-model', '--dir', dir, '--embedder', 'hashing'],
       ...['--context-window', '2000', '--report'],
+      ...flags,
     ],
     { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: '' } },
   );
@@ -167,6 +173,17 @@ describe('apps/agent against an OpenAI-compatible server', () => {
     const notebook = readFileSync(join(dir, 'notebooks', 'local', 'assistant', 'MEMORY.md'), 'utf8');
     expect(notebook).toContain("The user's cat is called Miso.");
     expect(sent(agentCalls.at(-1))).toContain("The user's cat is called Miso.");
+  });
+
+  it('the end of a session stores a session summary of that run’s messages only', async () => {
+    const before = summaryRequests.length;
+    const { stdout, code, stderr } = await run(['I moved to Porto last week.', '/quit'], []);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/session summary stored \w+/);
+    const asked = summaryRequests.slice(before);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('I moved to Porto last week.');
+    expect(asked[0]).not.toContain('favourite colour is teal'); // an earlier run's message
   });
 
   it('refuses bad flags with a clear message', async () => {

@@ -46,7 +46,7 @@ export interface MemoryMiddlewareOptions extends RunnerOptions {
 
 /** What `onStepEnd` reads of the AI SDK's step result (`StepResult`). */
 export interface StepEndEvent {
-  readonly content: readonly { readonly type: string; readonly [key: string]: unknown }[];
+  readonly content: readonly { readonly type: string }[];
 }
 
 export interface MemoryMiddleware extends LanguageModelMiddleware {
@@ -161,7 +161,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
   const onStepEnd = (step: StepEndEvent) =>
     serial(async () => {
       if (!held || !step || !Array.isArray(step.content)) return;
-      const results = renderStepResults(step.content, held.callIds);
+      const results = renderStepResults(step.content as { type: string; [k: string]: unknown }[], held.callIds);
       if (!results) return;
       const messages = [...takeHeld(), results.message];
       await runner.recordTurn({ principal, messages });

@@ -275,6 +275,44 @@ describe('memoryMiddleware with streamText', () => {
     expect(transcript.map((m) => m.content)).toEqual(['Greet me.', 'Hello there']);
   });
 
+  it('a streamed tool loop with onStepEnd writes each step once, the tool result with its call', async () => {
+    const w = world();
+    const stack = w.boot();
+    const toolStream = [
+      { type: 'stream-start' as const, warnings: [] },
+      {
+        type: 'tool-call' as const,
+        toolCallId: 'call-s',
+        toolName: 'write_memory',
+        input: '{"content":"Standup is at 09:30."}',
+      },
+      {
+        type: 'finish' as const,
+        finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+        usage: (parts([]).at(-1) as { usage: unknown }).usage,
+      },
+    ];
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: convertArrayToReadableStream((calls++ === 0 ? toolStream : parts(['Noted.'])) as never[]),
+      }),
+    });
+    const middleware = memoryMiddleware({ stack, principal: me });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware }),
+      tools: memoryTools(stack, me),
+      stopWhen: isStepCount(3),
+      onStepEnd: middleware.onStepEnd,
+      prompt: 'Remember standup is at 09:30.',
+    });
+    expect(await result.text).toBe('Noted.');
+    const transcript = await stack.conversations!.open({ space: 'acme', agentId: 'helper' }).messages();
+    expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(transcript[2]!.content).toMatch(/^\[tool result write_memory #call-s\]/);
+    expect(w.appends()).toBe(3);
+  });
+
   it('an aborted stream keeps the turn and the part of the answer that was delivered', async () => {
     const w = world();
     const stack = w.boot();
