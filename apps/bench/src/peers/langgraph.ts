@@ -26,12 +26,18 @@ class BenchEmbeddings extends Embeddings {
   }
 }
 
+/**
+ * A dataset or owner id as a LangGraph namespace label: labels may not contain periods (nor be empty), so `%` and `.`
+ * are percent-encoded — one-to-one, so two ids never share a label.
+ */
+export const label = (id: string) => (id.length === 0 ? '%' : id.replaceAll('%', '%25').replaceAll('.', '%2E'));
+
 const path = (doc: PeerDoc) =>
   doc.owner === undefined
-    ? [doc.namespace]
+    ? [label(doc.namespace)]
     : doc.shared
-      ? [doc.namespace, 'shared']
-      : [doc.namespace, 'private', doc.owner];
+      ? [label(doc.namespace), 'shared']
+      : [label(doc.namespace), 'private', label(doc.owner)];
 
 export async function openLangGraph({ embedder }: PeerOptions): Promise<Peer> {
   const { InMemoryStore } = await import('@langchain/langgraph');
@@ -43,12 +49,13 @@ export async function openLangGraph({ embedder }: PeerOptions): Promise<Peer> {
       await store.batch(batch.map((doc) => ({ namespace: path(doc), key: doc.id, value: { text: doc.text } })));
     },
     async search(query, k, namespace, viewer) {
+      const ns = label(namespace);
       const prefixes =
         viewer === undefined
-          ? [[namespace]]
+          ? [[ns]]
           : [
-              [namespace, 'shared'],
-              [namespace, 'private', viewer],
+              [ns, 'shared'],
+              [ns, 'private', label(viewer)],
             ];
       const hits = (await Promise.all(prefixes.map((p) => store.search(p, { query, limit: k })))).flat();
       if (prefixes.length > 1) hits.sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
