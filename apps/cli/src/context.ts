@@ -140,6 +140,35 @@ async function openSummarizer(env: Env): Promise<StackOptions['summarizer']> {
   });
 }
 
+/** The reranker MEM_RERANK_URL asks for (none by default), and MEM_RERANK_DEPTH. */
+async function openReranker(env: Env): Promise<Pick<StackOptions, 'reranker' | 'knowledgeOptions'>> {
+  const url = env.MEM_RERANK_URL;
+  if (!url) {
+    if (env.MEM_RERANK_MODEL || env.MEM_RERANK_DEPTH) {
+      throw new UsageError('MEM_RERANK_MODEL / MEM_RERANK_DEPTH need MEM_RERANK_URL (e.g. http://localhost:8000/v1).');
+    }
+    return {};
+  }
+  const format = env.MEM_RERANK_FORMAT ?? 'cohere';
+  if (format !== 'cohere' && format !== 'tei') {
+    throw new UsageError(`MEM_RERANK_FORMAT must be "cohere" or "tei" (got "${format}").`);
+  }
+  const depth = env.MEM_RERANK_DEPTH === undefined ? undefined : Number(env.MEM_RERANK_DEPTH);
+  if (depth !== undefined && !(Number.isInteger(depth) && depth >= 2 && depth <= 100)) {
+    throw new UsageError(`MEM_RERANK_DEPTH must be a whole number from 2 to 100 (got "${env.MEM_RERANK_DEPTH}").`);
+  }
+  const { createHttpReranker } = await import('@mem/rerank-http');
+  return {
+    reranker: createHttpReranker({
+      baseURL: url,
+      format,
+      ...(env.MEM_RERANK_MODEL ? { model: env.MEM_RERANK_MODEL } : {}),
+      ...(env.MEM_RERANK_API_KEY ? { apiKey: env.MEM_RERANK_API_KEY } : {}),
+    }),
+    ...(depth !== undefined ? { knowledgeOptions: { rerankDepth: depth } } : {}),
+  };
+}
+
 /**
  * Load a store package the published CLI lists as an optional peer (PostgreSQL and LanceDB are not installed with
  * it). When it is absent, say which package to install instead of a module-resolution stack trace.
@@ -229,5 +258,6 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
   if (embedder) options.embedder = embedder;
   const summarizer = await openSummarizer(env);
   if (summarizer) options.summarizer = summarizer;
+  Object.assign(options, await openReranker(env));
   return createStack(options as StackOptions);
 }

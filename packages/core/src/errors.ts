@@ -16,6 +16,7 @@ export type MemErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'STORE_CORRUPT'
   | 'EMBEDDER_FAILED'
+  | 'RERANKER_FAILED'
   | 'INTERNAL';
 
 const MARKER = Symbol.for('mem.error');

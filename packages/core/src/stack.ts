@@ -5,6 +5,7 @@ import type { Embedder } from './ports/embedder.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
 import type { Logger } from './ports/logger.js';
 import type { NotebookStore } from './ports/notebook-store.js';
+import type { Reranker } from './ports/reranker.js';
 import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
 import type { Tokenizer } from './ports/tokenizer.js';
@@ -24,6 +25,8 @@ export interface StackOptions {
   knowledge: KnowledgeStore;
   /** Turns text into vectors; without one, search uses the keyword arm alone. */
   embedder?: Embedder;
+  /** Re-scores the fused top results of every search (e.g. createHttpReranker from @mem/rerank-http); off when absent. */
+  reranker?: Reranker;
   clock?: Clock;
   /** Options of the knowledge service: weights, limits, tiers, thresholds… (docs/configuration.md). */
   knowledgeOptions?: Partial<KnowledgeOptions>;
@@ -118,6 +121,7 @@ export function createStack(options: StackOptions): Stack {
   const knowledge = new KnowledgeService({
     store: options.knowledge,
     embedder: options.embedder,
+    reranker: options.reranker,
     clock,
     logger: options.logger,
     options: { ...options.knowledgeOptions, ...pd },

@@ -11,9 +11,13 @@ export interface ChatRequest {
 
 export type Send = (status: number, payload: unknown) => void;
 
-/** Start the server; `handle` answers POST /v1/chat/completions (it may also never answer). */
+/**
+ * Start the server; `handle` answers POST `path` (default /v1/chat/completions; e.g. /v1/rerank for a rerank
+ * service). It may also never answer.
+ */
 export async function startFakeChatServer(
   handle: (request: ChatRequest, send: Send) => unknown,
+  { path = '/v1/chat/completions' }: { path?: string } = {},
 ): Promise<{ baseURL: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createServer(async (req, res) => {
@@ -23,7 +27,7 @@ export async function startFakeChatServer(
       res.writeHead(status, { 'content-type': 'application/json', 'retry-after-ms': '1' });
       res.end(JSON.stringify(payload));
     };
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+    if (req.method !== 'POST' || req.url !== path) {
       return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
     }
     const raw = Buffer.concat(chunks).toString('utf8');

@@ -30,6 +30,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
+import type { Reranker } from '../ports/reranker.js';
 import {
   dedupCheckInput,
   injectLearningInput,
@@ -45,6 +46,7 @@ import {
   taskContextInput,
 } from '../schemas.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Principal, Scope, Source } from '../types.js';
+import { rerankResults } from './rerank.js';
 
 /** Every number of the knowledge service, with defaults (docs/configuration.md). */
 export interface KnowledgeOptions {
@@ -65,6 +67,8 @@ export interface KnowledgeOptions {
   chunking: ChunkOptions;
   tiers: TierTable;
   access: AccessOptions;
+  /** How many of the fused top results the stack's reranker re-scores (when it has one). */
+  rerankDepth: number;
 }
 
 /**
@@ -89,6 +93,7 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   chunking: DEFAULT_CHUNKING,
   tiers: DEFAULT_TIERS,
   access: DEFAULT_ACCESS,
+  rerankDepth: 20,
 };
 
 export interface StoreResult {
@@ -234,6 +239,8 @@ export interface KnowledgeServiceDeps {
   /** Where searches record their intent and task-context its taskId (info level). Default: silent. */
   logger?: Logger | undefined;
   options?: Partial<KnowledgeOptions> | undefined;
+  /** Re-scores the fused top `rerankDepth` results of every search (off when absent). */
+  reranker?: Reranker | undefined;
 }
 
 type Ref = { id: string } | { key: string; scope?: Scope | undefined };
@@ -242,6 +249,7 @@ type Ref = { id: string } | { key: string; scope?: Scope | undefined };
 export class KnowledgeService {
   readonly knowledge: KnowledgeStore;
   readonly embedder: Embedder | undefined;
+  readonly reranker: Reranker | undefined;
   private readonly logger: Logger;
   readonly options: KnowledgeOptions;
   private readonly clock: Clock;
@@ -249,6 +257,7 @@ export class KnowledgeService {
   constructor(deps: KnowledgeServiceDeps) {
     this.knowledge = deps.store;
     this.embedder = deps.embedder;
+    this.reranker = deps.reranker;
     this.clock = deps.clock;
     this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };
@@ -740,7 +749,10 @@ export class KnowledgeService {
       );
     }
     results.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.id.localeCompare(b.id));
-    return results.slice(0, limit);
+    const ranked = this.reranker
+      ? await rerankResults(query, results, this.reranker, Math.max(limit, this.options.rerankDepth), this.logger)
+      : results;
+    return ranked.slice(0, limit);
   }
 
   /** memory-get: the whole document; counts one access. */
