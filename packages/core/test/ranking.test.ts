@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { accessFactor, finalScore, fuseRRF, recencyFactor, usefulnessFactor } from '../src/domain/ranking.js';
+import {
+  accessFactor,
+  finalScore,
+  fuseRRF,
+  fuseScores,
+  MULTIPLIER_LIMIT,
+  multiplierEffect,
+  recencyFactor,
+  usefulnessFactor,
+} from '../src/domain/ranking.js';
+import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack } from '../src/index.js';
 
 const unit = fc.double({ min: 0.01, max: 1, noNaN: true });
 const positive = fc.double({ min: 0.1, max: 3, noNaN: true });
@@ -17,6 +27,83 @@ describe('ranking', () => {
       fuseRRF(['x'], [], { k: 60, keywordWeight: 1, vectorWeight: 0.5 }, { keyword: true, vector: false })[0]!
         .relevance,
     ).toBe(1);
+  });
+
+  it('fusion keeps each arm’s evidence: a one-word match stays far below a full match, whatever its rank', () => {
+    const options = { k: 60, keywordWeight: 1, vectorWeight: 0.05 };
+    const fused = fuseScores(
+      [
+        { id: 'exact', score: 12.4 },
+        { id: 'one-word', score: 1.1 },
+      ],
+      [
+        { id: 'one-word', similarity: 0.24 },
+        { id: 'exact', similarity: 0.21 },
+        { id: 'unrelated', similarity: 0.05 },
+      ],
+      options,
+    );
+    const byId = Object.fromEntries(fused.map((f) => [f.id, f]));
+    expect(fused.map((f) => f.id)).toEqual(['exact', 'one-word', 'unrelated']);
+    expect(byId.exact!.relevance).toBeGreaterThan(0.95);
+    expect(byId['one-word']!.relevance).toBeLessThan(0.2); // under RRF it was 0.98: rank 2 of 2
+    expect(byId.unrelated!.relevance).toBe(0); // the vector arm's floor counts nothing
+    expect(byId.exact!.keywordRank).toBe(1);
+    expect(byId.exact!.vectorRank).toBe(2);
+    // The best hit of every arm that ran is relevance 1.
+    expect(fuseScores([{ id: 'x', score: 3 }], [], options, { keyword: true, vector: false })[0]!.relevance).toBe(1);
+    expect(
+      fuseScores([], [{ id: 'y', similarity: 0.3 }], options, { keyword: false, vector: true })[0]!.relevance,
+    ).toBe(1);
+  });
+
+  it('the multipliers reorder near-equals but never lift a result over one with more than 4× its relevance', () => {
+    const factor = fc.record({
+      recency: fc.double({ min: 0, max: 1, noNaN: true }),
+      access: fc.double({ min: 1, max: 1.5, noNaN: true }),
+      quality: fc.constantFrom(0.5, 0.7, 1, 1.5),
+      pathWeight: fc.constantFrom(0.3, 0.8, 1, 1.1, 1.2, 1.3, 1.4),
+      usefulness: fc.double({ min: 0.5, max: 2, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 0.2, noNaN: true }),
+        fc.double({ min: 4.0001, max: 1_000, noNaN: true }),
+        factor,
+        factor,
+        (weak, ratio, fw, fs) => {
+          const strong = Math.min(1, weak * ratio);
+          if (strong <= 4 * weak) return true;
+          return finalScore({ relevance: strong, ...fs }) > finalScore({ relevance: weak, ...fw });
+        },
+      ),
+    );
+    // Near 1 the effect is close to the product itself; it never leaves [1/L, L].
+    expect(multiplierEffect(1)).toBe(1);
+    expect(multiplierEffect(1.1)).toBeCloseTo(1.1, 1);
+    expect(multiplierEffect(84)).toBeLessThan(MULTIPLIER_LIMIT);
+    expect(multiplierEffect(0)).toBe(1 / MULTIPLIER_LIMIT);
+  });
+
+  it('a weak match under /longterm does not beat a strong match elsewhere on path weight alone', async () => {
+    const stack = createStack({ knowledge: createInMemoryKnowledgeStore(), embedder: createHashingEmbedder() });
+    const worker = { space: 'acme', agentId: 'ops', role: 'worker' } as const;
+    const lead = { space: 'acme', agentId: 'lead1', role: 'lead' } as const;
+    await stack.knowledge.store(worker, {
+      content: 'Postgres connection pool size for the billing API is 20 connections.',
+      name: 'Billing API pool size',
+    });
+    await stack.knowledge.store(lead, {
+      content:
+        'We started as a two-person team in a garage; the size of the team tripled in the second year and we moved downtown.',
+      name: 'Origins',
+      key: '/longterm/company-story/origins',
+      scope: 'swarm',
+    });
+    const results = await stack.knowledge.search(worker, { query: 'postgres connection pool size' });
+    expect(results[0]!.name).toBe('Billing API pool size');
+    const garage = results.find((r) => r.name === 'Origins');
+    if (garage) expect(garage.relevance).toBeLessThan(0.25 * results[0]!.relevance);
   });
 
   it('every factor moves the score the way the spec says', () => {

@@ -1,4 +1,4 @@
-/** Ranking (docs/ranking.md): weighted reciprocal rank fusion and the score factors. Pure functions. */
+/** Ranking (docs/ranking.md): fusing the two arms, and the score factors. Pure functions. */
 
 export interface FusionOptions {
   /** RRF constant k. */
@@ -56,6 +56,58 @@ export function fuseRRF(
   return out;
 }
 
+/**
+ * Fuse the two arms keeping each one's evidence strength (the knowledge search): a keyword hit counts its BM25 score
+ * relative to the best keyword hit (a text that shares one common word with the query stays far below one that
+ * matches every term), a vector hit its cosine placed between the weakest and the best vector candidate (min–max, so
+ * that the arm's floor of unrelated texts counts 0). relevance = (wK·keyword + wV·vector) / (wK + wV) over the arms that
+ * ran, in [0, 1]: 1 = the best hit of every arm. Ranks are kept for the result fields. Sorted best first.
+ */
+export function fuseScores(
+  keywordHits: readonly { id: string; score: number }[],
+  vectorHits: readonly { id: string; similarity: number }[],
+  options: FusionOptions,
+  armsRun: { keyword: boolean; vector: boolean } = { keyword: true, vector: true },
+): FusedEntry[] {
+  const byId = new Map<string, FusedEntry>();
+  const entry = (id: string): FusedEntry => {
+    let e = byId.get(id);
+    if (!e) {
+      e = { id, fused: 0, relevance: 0, keywordRank: null, vectorRank: null };
+      byId.set(id, e);
+    }
+    return e;
+  };
+  const bestKeyword = Math.max(0, ...keywordHits.map((h) => h.score));
+  keywordHits.forEach((h, i) => {
+    const e = entry(h.id);
+    if (e.keywordRank !== null) return;
+    e.keywordRank = i + 1;
+    if (bestKeyword > 0 && h.score > 0) e.fused += options.keywordWeight * (h.score / bestKeyword);
+  });
+  const sims = vectorHits.map((h) => h.similarity);
+  const top = Math.max(...sims);
+  const floor = Math.min(...sims);
+  vectorHits.forEach((h, i) => {
+    const e = entry(h.id);
+    if (e.vectorRank !== null) return;
+    e.vectorRank = i + 1;
+    // One candidate, or all equal: each is the arm's best.
+    const strength = top > floor ? (h.similarity - floor) / (top - floor) : h.similarity > 0 ? 1 : 0;
+    e.fused += options.vectorWeight * strength;
+  });
+  const possible = (armsRun.keyword ? options.keywordWeight : 0) + (armsRun.vector ? options.vectorWeight : 0);
+  const out = [...byId.values()];
+  for (const e of out) e.relevance = possible > 0 ? Math.min(1, e.fused / possible) : 0;
+  out.sort(
+    (a, b) =>
+      b.fused - a.fused ||
+      (a.keywordRank ?? Number.MAX_SAFE_INTEGER) - (b.keywordRank ?? Number.MAX_SAFE_INTEGER) ||
+      a.id.localeCompare(b.id),
+  );
+  return out;
+}
+
 /** recency = 2^(-ageDays / halfLife); 1 for no decay (null half-life) or age ≤ 0. */
 export function recencyFactor(ageDays: number, halfLifeDays: number | null): number {
   if (halfLifeDays === null || ageDays <= 0) return 1;
@@ -99,9 +151,22 @@ export interface ScoreFactors {
   usefulness: number;
 }
 
-/** Final score: the product of every factor. */
+/**
+ * How far the multipliers together may move a result: their product M is squashed into [1/L, L] with
+ * L^tanh(ln M / ln L), L = 2 — close to M itself for near-1 products (they reorder near-equals as before), never
+ * more than ×2 or ÷2. So a result with more than 4× the relevance of another always ranks above it.
+ */
+export const MULTIPLIER_LIMIT = 2;
+
+export function multiplierEffect(product: number): number {
+  if (!(product > 0)) return 1 / MULTIPLIER_LIMIT;
+  const l = Math.log(MULTIPLIER_LIMIT);
+  return MULTIPLIER_LIMIT ** Math.tanh(Math.log(product) / l);
+}
+
+/** Final score: relevance × the bounded effect of recency × access × quality × pathWeight × usefulness. */
 export function finalScore(f: ScoreFactors): number {
-  return f.relevance * f.recency * f.access * f.quality * f.pathWeight * f.usefulness;
+  return f.relevance * multiplierEffect(f.recency * f.access * f.quality * f.pathWeight * f.usefulness);
 }
 
 /** Cosine similarity of two vectors of equal length (0 when either is all zeros). */

@@ -19,7 +19,7 @@ import {
   DEFAULT_ACCESS,
   type FusionOptions,
   finalScore,
-  fuseRRF,
+  fuseScores,
   recencyFactor,
   usefulnessFactor,
 } from '../domain/ranking.js';
@@ -707,12 +707,10 @@ export class KnowledgeService {
       runKeyword ? this.knowledge.keywordSearch({ filter, terms, limit: candidates }) : Promise.resolve([]),
       vector ? this.knowledge.vectorSearch({ filter, vector, limit: candidates }) : Promise.resolve([]),
     ]);
-    const fused = fuseRRF(
-      keywordHits.map((h) => h.id),
-      vectorHits.map((h) => h.id),
-      this.options.fusion,
-      { keyword: runKeyword, vector: vector !== undefined },
-    );
+    const fused = fuseScores(keywordHits, vectorHits, this.options.fusion, {
+      keyword: runKeyword,
+      vector: vector !== undefined,
+    });
     if (fused.length === 0) return [];
     const similarityById = new Map(vectorHits.map((h) => [h.id, h.similarity]));
     const rows = await this.knowledge.getChunks(
