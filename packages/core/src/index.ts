@@ -99,6 +99,7 @@ export {
 export {
   type ForgetOptions,
   type ForgetReport,
+  type ForgetSessionsRemoved,
   type ForgetSubject,
   forget,
   withEpisodeAuthor,
