@@ -317,7 +317,7 @@ export const structuredCommands: Record<string, Command> = {
   },
   forget: {
     summary:
-      'delete everything of an agent (memories, transcripts, archives, notebooks, episodes) or a user (facts, goals, notebooks); lead only',
+      'delete everything of an agent (memories, transcripts, archives, notebooks, episodes, session summaries, states, phases, tool events) or a user (facts, goals, notebooks); lead only',
     usage: 'mem forget --agent A | --user U [--role lead] (the acting agent comes from MEM_AGENT)',
     flags: { agent: { type: 'string' }, user: { type: 'string' } },
     ownsFlags: ['agent'],
@@ -334,6 +334,11 @@ export const structuredCommands: Record<string, Command> = {
           `  memories ${m.documents} (${m.chunks} chunks, ${m.versions} versions, ${m.ratings} ratings)`,
           `  transcripts ${r.removed.transcripts}, archives ${r.removed.archives}, notebook files ${r.removed.notebookFiles}`,
           `  episodes ${r.removed.episodes}, facts ${r.removed.facts}, goals ${r.removed.goals}, users ${r.removed.users}`,
+          ...(agentId !== undefined
+            ? [
+                `  sessions: summaries ${r.removed.sessions.summaries}, states ${r.removed.sessions.states}, phases ${r.removed.sessions.phases}, tool events ${r.removed.sessions.toolEvents}`,
+              ]
+            : []),
           ...r.notes.map((n) => `  note: ${n}`),
         ].join('\n'),
       );

@@ -147,6 +147,10 @@ describe('mem forget', () => {
     await run2(['facts', 'set', 'pet', 'okapi', '--user', 'ada'], asAgent('alice'));
     await run2(['episodes', 'add', 'Alice shipped Marker-okapi-7.', '--outcome', 'success'], asAgent('alice'));
     await run2(['episodes', 'add', 'Bob paged on-call.', '--outcome', 'success'], asAgent('bob'));
+    for (const who of ['alice', 'bob']) {
+      expect((await run2(['session-state', 'set', 's1', `{"who":"${who}"}`], asAgent(who))).code).toBe(0);
+      expect((await run2(['phases', 'set', 's1', 'planning'], asAgent(who))).code).toBe(0);
+    }
     const denied = await run2(['forget', '--agent', 'alice'], asAgent('alice'));
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('FORBIDDEN');
@@ -158,6 +162,11 @@ describe('mem forget', () => {
     expect(report.removed.transcripts).toBe(1);
     expect(report.removed.notebookFiles).toBeGreaterThanOrEqual(1);
     expect(report.removed.episodes).toBe(1);
+    expect(report.removed.sessions).toEqual({ summaries: 0, states: 1, phases: 1, toolEvents: 0 });
+    const aliceState = await run2(['session-state', 'get', 's1', '--json'], asAgent('alice'));
+    expect(JSON.parse(aliceState.stdout).state).toBeNull();
+    const bobState = await run2(['session-state', 'get', 's1', '--json'], asAgent('bob'));
+    expect(JSON.parse(bobState.stdout).state.state).toEqual({ who: 'bob' });
     const episodes = (await run2(['episodes', 'recent', '--json'], asAgent('boss', 'lead'))).stdout;
     expect(episodes).not.toContain('Marker-okapi-7');
     expect(episodes).toContain('Bob paged on-call.');
@@ -168,6 +177,9 @@ describe('mem forget', () => {
     expect((await run2(['notes', 'read'], asAgent('alice'))).stdout).not.toContain('Marker-okapi-7');
     const u = JSON.parse((await run2(['forget', '--user', 'ada', '--json'], asAgent('boss', 'lead'))).stdout);
     expect(u.removed.facts).toBe(1);
+    // The text report names the sessions too.
+    const text = await run2(['forget', '--agent', 'bob'], asAgent('boss', 'lead'));
+    expect(text.stdout).toContain('sessions: summaries 0, states 1, phases 1, tool events 0');
   });
 });
 

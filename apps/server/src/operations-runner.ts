@@ -62,6 +62,25 @@ const endSessionResult = z.object({
  */
 const runners = new WeakMap<Stack, Map<string, Runner>>();
 const MAX_RUNNERS = 1_000;
+const runnerKeyOf = (space: string, agent: string) => `${space}\u0000${agent}\u0000`;
+
+/**
+ * Drop the runners of an agent (`forget`): they hold the text of its open tasks and its conversations in memory, which
+ * must not outlive the forgotten data. Returns how many were dropped.
+ */
+export function dropRunners(stack: Stack, space: string, agent: string): number {
+  const byKey = runners.get(stack);
+  if (!byKey) return 0;
+  const start = runnerKeyOf(space, agent);
+  let n = 0;
+  for (const key of [...byKey.keys()]) {
+    if (key.startsWith(start)) {
+      byKey.delete(key);
+      n++;
+    }
+  }
+  return n;
+}
 
 async function runnerFor(ctx: OpContext, requested: string | undefined) {
   const agent = targetAgent(ctx, requested, 'conversation');
@@ -72,7 +91,7 @@ async function runnerFor(ctx: OpContext, requested: string | undefined) {
       'This server has no transcript store, which the runner needs: start it with --transcripts markdown or store.',
     );
   const { settings } = await conversations.contextSettings(ctx.principal.space, agent);
-  const key = `${ctx.principal.space}\u0000${agent}\u0000${settings.contextLength}/${settings.threshold}/${settings.strategy}`;
+  const key = `${runnerKeyOf(ctx.principal.space, agent)}${settings.contextLength}/${settings.threshold}/${settings.strategy}`;
   let byKey = runners.get(ctx.stack);
   if (!byKey) runners.set(ctx.stack, (byKey = new Map()));
   let runner = byKey.get(key);

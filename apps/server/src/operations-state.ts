@@ -12,6 +12,7 @@
  * - a stack without the port answers CAPABILITY_MISSING (501).
  */
 import {
+  agentSessionId,
   type Goal,
   goalFinishInput,
   goalGetInput,
@@ -51,7 +52,7 @@ const defined = (o: Record<string, unknown>) =>
 /** The session an operation acts on: the agent (after the permission check) and the id the stores use. */
 function session(ctx: OpContext, input: { agent?: string | undefined; sessionId: string }) {
   const agent = targetAgent(ctx, input.agent, 'session');
-  return { agent, sessionId: input.sessionId, stored: `${agent}/${input.sessionId}` };
+  return { agent, sessionId: input.sessionId, stored: agentSessionId(agent, input.sessionId) };
 }
 
 /** A record as the doors show it: the session id as given, with its agent. */

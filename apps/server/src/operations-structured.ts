@@ -33,6 +33,7 @@ import { checkConsolidator, createConsolidationPipeline, createEpisodicMemory } 
 import { createProceduralMemory } from '@mem/procedural';
 import { z } from 'zod';
 import { defineOperation, type HttpParts, type OpContext, type Operation } from './operation.js';
+import { dropRunners } from './operations-runner.js';
 
 // ---------- inputs core has no schema for (one per operation) ----------
 
@@ -447,6 +448,12 @@ const forgetReport = z.object({
     goals: z.number(),
     episodes: z.number(),
     users: z.number(),
+    sessions: z.object({
+      summaries: z.number(),
+      states: z.number(),
+      phases: z.number(),
+      toolEvents: z.number(),
+    }),
   }),
   skipped: z.array(z.string()),
   notes: z.array(z.string()),
@@ -456,7 +463,7 @@ export const forgetOperation = defineOperation({
   name: 'forget',
   summary: 'Delete everything of an agent or a user in the space (lead only)',
   description:
-    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives, its notebooks and the episodes it wrote — or, for a user, its facts, goals, user record and notebooks. " +
+    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives, its notebooks, the episodes it wrote, and the summaries, session states, phases and tool events of its sessions with its context settings and open tasks — or, for a user, its facts, goals, user record and notebooks. " +
     'Give exactly one of agentId and userId. Lead only; cannot be undone. Returns what was removed.',
   group: 'structured',
   input: forgetInput,
@@ -464,7 +471,12 @@ export const forgetOperation = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/forget' },
   tool: { name: 'forget' },
-  run: async (ctx, raw) => forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw)),
+  run: async (ctx, raw) => {
+    const report = await forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw));
+    // The runners of a forgotten agent keep its open tasks' text in memory: they go too.
+    if ('agentId' in report.subject) dropRunners(ctx.stack, report.space, report.subject.agentId);
+    return report;
+  },
 });
 
 export const structuredOperations: Operation[] = [

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, type Stack } from '@mem/core';
+import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,8 +17,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A stack over a real SQLite file (knowledge and structured stores share the connection). */
-function sqliteStack(): Stack {
+/**
+ * A stack over a real SQLite file (knowledge and structured stores share the connection); with `files`, Markdown
+ * transcripts and notebooks as well (what the runner and the context settings need).
+ */
+function sqliteStack(files = false): Stack {
   const dir = mkdtempSync(join(tmpdir(), 'mem-state-'));
   dirs.push(dir);
   const knowledge = createSqliteStore({ path: join(dir, 'mem.db') });
@@ -25,6 +29,7 @@ function sqliteStack(): Stack {
     knowledge,
     structured: createSqliteStructuredStores({ db: knowledge.db }),
     embedder: createHashingEmbedder(),
+    ...(files ? createMarkdownStores({ root: join(dir, 'ws') }) : {}),
   });
 }
 
@@ -268,5 +273,86 @@ describe('session state over MCP (streamable HTTP)', () => {
     // The same session over HTTP.
     const viaHttp = await call(s.url, 'GET', '/v1/agents/coder/sessions/task-7/phase', { key: k.coder });
     expect(viaHttp.body.phase.phase).toBe('planning');
+  });
+});
+
+describe('forget removes the session state of an agent', () => {
+  it("deletes A's summaries, states, phases, tool events, settings and open tasks; B keeps all of its own", async () => {
+    const { s, k } = await setup(sqliteStack(true));
+    type Result = { isError?: boolean; structuredContent?: any; content: { text?: string }[] };
+    const sessions = { coder: ['chat-1', 'chat-2'], tester: ['chat-1'] } as const;
+    const keyOf = { coder: k.coder, tester: k.tester };
+    for (const agent of ['coder', 'tester'] as const) {
+      const key = keyOf[agent];
+      for (const session of sessions[agent]) {
+        const base = `/v1/agents/${agent}/sessions/${session}`;
+        const writes = [
+          await call(s.url, 'PUT', `${base}/summary`, {
+            key,
+            body: { summary: `${agent} summary`, messagesCovered: 4 },
+          }),
+          await call(s.url, 'PUT', `${base}/state`, { key, body: { state: { owner: agent } } }),
+          await call(s.url, 'PUT', `${base}/phase`, { key, body: { phase: 'planning' } }),
+          await call(s.url, 'PUT', `${base}/phase`, { key, body: { phase: 'execution' } }),
+          await call(s.url, 'POST', `${base}/tool-events`, { key, body: { tool: 'grep', latencyMs: 3 } }),
+        ];
+        for (const w of writes) expect(w.status, JSON.stringify(w.body)).toBeLessThan(300);
+      }
+      // Coder stores the default settings, so its server-side runner stays the same after forget (the key of a
+      // runner includes the settings): forget must drop it, or its open task's text would survive in memory.
+      const defaults = (await call(s.url, 'GET', `/v1/agents/${agent}/conversation/settings`, { key })).body.settings;
+      const settings = await call(s.url, 'PUT', `/v1/agents/${agent}/conversation/settings`, {
+        key,
+        body: agent === 'coder' ? defaults : { contextLength: 8000 },
+      });
+      expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+      const turn = await call(s.url, 'POST', `/v1/agents/${agent}/turns`, {
+        key,
+        body: { task: `release for ${agent}`, taskId: `T-${agent}`, messages: [{ role: 'user', content: 'go' }] },
+      });
+      expect(turn.status, JSON.stringify(turn.body)).toBe(200);
+    }
+
+    const client = new Client({ name: 'mem-test-forget', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(s.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${k.lead}` } },
+      }),
+    );
+    open.push(client);
+    // The MCP client checks the answer against the tool's declared output schema.
+    const forgot = (await client.callTool({ name: 'forget', arguments: { agentId: 'coder' } })) as Result;
+    expect(forgot.isError, forgot.content[0]?.text).toBeFalsy();
+    // Two sessions: 2 summaries, 2 states + context settings + open tasks, 2 × 2 phase changes, 2 tool events.
+    expect(forgot.structuredContent.removed.sessions).toEqual({ summaries: 2, states: 4, phases: 4, toolEvents: 2 });
+
+    const read = (agent: string, session: string, what: string) =>
+      call(s.url, 'GET', `/v1/agents/${agent}/sessions/${session}/${what}`, { key: k.lead });
+    for (const session of sessions.coder) {
+      expect((await read('coder', session, 'summary')).body).toEqual({ summary: null });
+      expect((await read('coder', session, 'state')).body).toEqual({ state: null });
+      expect((await read('coder', session, 'phases')).body.phases).toEqual([]);
+      expect((await read('coder', session, 'tool-events')).body.total).toBe(0);
+    }
+    const coderSettings = await call(s.url, 'GET', '/v1/agents/coder/conversation/settings', { key: k.lead });
+    expect(coderSettings.body.stored).toEqual({});
+    // Ending coder's task finds no open task text any more.
+    const ended = await call(s.url, 'POST', '/v1/agents/coder/tasks/end', {
+      key: k.coder,
+      body: { taskId: 'T-coder', summary: 'done' },
+    });
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+    expect(ended.body.stored.name).toBe('Task T-coder: done');
+
+    expect((await read('tester', 'chat-1', 'summary')).body.summary).toMatchObject({ summary: 'tester summary' });
+    expect((await read('tester', 'chat-1', 'state')).body.state.state).toEqual({ owner: 'tester' });
+    expect((await read('tester', 'chat-1', 'phases')).body.phases).toHaveLength(2);
+    expect((await read('tester', 'chat-1', 'tool-events')).body.total).toBe(1);
+    const testerSettings = await call(s.url, 'GET', '/v1/agents/tester/conversation/settings', { key: k.lead });
+    expect(testerSettings.body.stored).toEqual({ contextLength: 8000 });
+
+    // Over HTTP the report has the same shape; nothing is left to remove.
+    const again = await call(s.url, 'POST', '/v1/forget', { key: k.lead, body: { agentId: 'coder' } });
+    expect(again.body.removed.sessions).toEqual({ summaries: 0, states: 0, phases: 0, toolEvents: 0 });
   });
 });

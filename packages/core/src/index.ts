@@ -10,6 +10,12 @@ export { createInMemoryNotebookData, createInMemoryNotebookStore } from './adapt
 export { createInMemoryStructuredStores } from './adapters/in-memory-structured-stores.js';
 export { createInMemoryTranscriptData, createInMemoryTranscriptStore } from './adapters/in-memory-transcript.js';
 export { createTemplateSummarizer, type TemplateSummarizerOptions } from './adapters/template-summarizer.js';
+export {
+  agentSessionId,
+  agentSessionPrefix,
+  contextSettingsSessionId,
+  openTasksSessionId,
+} from './domain/agent-sessions.js';
 export { checkKey, pathWeight } from './domain/keys.js';
 export { checkName } from './domain/names.js';
 export type { PersonalDataPolicy, PersonalDataSetting } from './domain/secrets.js';
@@ -93,6 +99,7 @@ export {
 export {
   type ForgetOptions,
   type ForgetReport,
+  type ForgetSessionsRemoved,
   type ForgetSubject,
   forget,
   withEpisodeAuthor,

@@ -30,6 +30,16 @@ export const refSchema = z
   .refine((s) => !CONTROL.test(s), 'must not contain control characters')
   .refine((s) => s.trim() === s, 'must not start or end with spaces');
 
+/**
+ * A session-id prefix (`deleteSessions`): 1–200 characters without control characters. It is matched literally, so
+ * `%`, `_` and `\` are ordinary characters; spaces are kept as given.
+ */
+export const sessionPrefixSchema = z
+  .string()
+  .min(1, 'must not be empty: an empty prefix would delete every session of the space')
+  .max(200, 'has at most 200 characters')
+  .refine((s) => !CONTROL.test(s), 'must not contain control characters');
+
 /** An ISO-8601 time, stored as UTC with milliseconds (`2026-01-01T00:00:00.000Z`). */
 export const isoTimeSchema = z
   .string()

@@ -4,11 +4,13 @@ import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledg
 import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
 import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
 import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import { agentSessionId, contextSettingsSessionId, openTasksSessionId } from '../src/domain/agent-sessions.js';
 import { MemError } from '../src/errors.js';
 import { ManualClock } from '../src/ports/clock.js';
 import { forgetInput } from '../src/schemas-forget.js';
 import { episodeAuthor, forget, withEpisodeAuthor } from '../src/services/forget.js';
 import { gc } from '../src/services/gc.js';
+import { Runner } from '../src/services/runner.js';
 import { createStack, type Stack } from '../src/stack.js';
 import type { Principal } from '../src/types.js';
 import type { Episode } from '../src/types-structured.js';
@@ -120,6 +122,7 @@ describe('forget (docs/safety.md)', () => {
         goals: 0,
         episodes: 2,
         users: 0,
+        sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
       },
       skipped: [],
       notes: [expect.stringMatching(/^episodes: 1 episode\(s\) of the space record no writing agent/)],
@@ -162,6 +165,75 @@ describe('forget (docs/safety.md)', () => {
     ).toBe(0);
   });
 
+  it("removes an agent's sessions (summaries, states, phases, tool events) and its context settings and open tasks", async () => {
+    const { stack } = fullStack();
+    const summaries = stack.port('summaries');
+    const states = stack.port('sessionState');
+    const phases = stack.port('phases');
+    const events = stack.port('toolEvents');
+    const at = '2026-03-01T12:00:00.000Z';
+    // What the doors store for sessions s1 and s2 of alice and s1 of bob (and of alice in another space).
+    const write = async (space: string, agentId: string, session: string) => {
+      const sessionId = agentSessionId(agentId, session);
+      await summaries.save(space, { sessionId, summary: `${MARKER} so far`, messagesCovered: 3, at });
+      await states.set(space, sessionId, { step: 2, note: MARKER }, at);
+      await phases.set(space, { sessionId, phase: 'planning', metadata: {}, at });
+      await phases.set(space, { sessionId, phase: 'execution', metadata: {}, at });
+      await events.record(space, {
+        id: `${space}-${agentId}-${session}`,
+        sessionId,
+        tool: 'search',
+        input: { q: MARKER },
+        output: null,
+        latencyMs: 5,
+        error: null,
+        at,
+      });
+    };
+    await write('acme', 'alice', 's1');
+    await write('acme', 'alice', 's2');
+    await write('acme', 'bob', 's1');
+    // An agent whose name starts with alice's is another agent.
+    await write('acme', 'alice2', 's1');
+    await write('globex', 'alice', 's1');
+    // The two rows the core keeps per agent, written by the real services.
+    await stack.conversations!.setContextSettings('acme', 'alice', { contextLength: 8000 });
+    await stack.conversations!.setContextSettings('acme', 'bob', { contextLength: 9000 });
+    await new Runner(stack).assembleTurn({ principal: alice, task: `ship ${MARKER}`, taskId: 'T-1' });
+    expect(await states.get('acme', openTasksSessionId('alice'))).not.toBeNull();
+
+    const report = await forget(stack, lead, { agentId: 'alice' });
+    expect(report.removed.sessions).toEqual({ summaries: 2, states: 4, phases: 4, toolEvents: 2 });
+    expect(report.skipped).toEqual([]);
+
+    for (const session of ['s1', 's2']) {
+      const id = agentSessionId('alice', session);
+      expect(await summaries.get('acme', id)).toBeNull();
+      expect(await states.get('acme', id)).toBeNull();
+      expect(await phases.history('acme', id)).toEqual([]);
+      expect(await events.count('acme', { sessionId: id })).toBe(0);
+    }
+    expect(await states.get('acme', contextSettingsSessionId('alice'))).toBeNull();
+    expect(await states.get('acme', openTasksSessionId('alice'))).toBeNull();
+    expect((await stack.conversations!.contextSettings('acme', 'alice')).stored).toEqual({});
+    // Bob, alice2 and alice in globex keep everything.
+    for (const [space, agentId] of [
+      ['acme', 'bob'],
+      ['acme', 'alice2'],
+      ['globex', 'alice'],
+    ] as const) {
+      const id = agentSessionId(agentId, 's1');
+      expect((await summaries.get(space, id))?.summary).toBe(`${MARKER} so far`);
+      expect(await states.get(space, id)).not.toBeNull();
+      expect(await phases.history(space, id)).toHaveLength(2);
+      expect(await events.count(space, { sessionId: id })).toBe(1);
+    }
+    expect((await stack.conversations!.contextSettings('acme', 'bob')).stored).toEqual({ contextLength: 9000 });
+
+    const again = await forget(stack, lead, { agentId: 'alice' });
+    expect(again.removed.sessions).toEqual({ summaries: 0, states: 0, phases: 0, toolEvents: 0 });
+  });
+
   it('removes every fact, goal, user record and per-user notebook of a user', async () => {
     const { stack } = fullStack();
     const facts = stack.port('facts');
@@ -194,6 +266,7 @@ describe('forget (docs/safety.md)', () => {
       goals: 1,
       episodes: 0,
       users: 1,
+      sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
     });
     expect(report.skipped).toEqual([]);
     expect(report.notes.some((n) => n.startsWith('notebooks:') && n.includes('alice, bob, lead-1'))).toBe(true);
@@ -236,7 +309,16 @@ describe('forget (docs/safety.md)', () => {
     await stack.knowledge.store(alice, { content: 'Alice alone.' });
     const agent = await forget(stack, lead, { agentId: 'alice' });
     expect(agent.removed.memories.documents).toBe(1);
-    expect(agent.skipped).toEqual(['transcripts', 'notebooks', 'episodes']);
+    expect(agent.skipped).toEqual([
+      'transcripts',
+      'notebooks',
+      'episodes',
+      'summaries',
+      'sessionState',
+      'phases',
+      'toolEvents',
+    ]);
+    expect(agent.removed.sessions).toEqual({ summaries: 0, states: 0, phases: 0, toolEvents: 0 });
     const user = await forget(stack, lead, { userId: 'u-1' });
     expect(user.skipped).toEqual(['facts', 'goals', 'users', 'notebooks']);
     expect(user.removed.facts + user.removed.goals + user.removed.users).toBe(0);

@@ -388,6 +388,22 @@ function goalStore(rt: PortRuntime): GoalStore {
   };
 }
 
+// ---------- sessions by prefix (summaries, session state, phases, tool events) ----------
+
+/**
+ * Delete every row of a space whose session id starts with a prefix; returns how many. `starts_with` compares
+ * literally (`%`, `_` and `\` are not wildcards, unlike in `LIKE`); a NULL session id never matches.
+ */
+async function deleteSessionRows(rt: PortRuntime, table: string, space: string, prefix: string): Promise<number> {
+  const [row] = await exec<{ n: number }[]>(
+    rt.sql,
+    `WITH d AS (DELETE FROM ${rt.s}.${table} WHERE space = $1 AND starts_with(session_id, $2) RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [space, prefix],
+  );
+  return Number(row?.n ?? 0);
+}
+
 // ---------- summaries ----------
 
 interface SummaryRow {
@@ -481,6 +497,9 @@ function summaryStore(rt: PortRuntime): SummaryStore {
         );
         return rows.length > 0;
       });
+    },
+    deleteSessions(space, prefix) {
+      return rt.run('deleting summaries', () => deleteSessionRows(rt, 'summaries', space, prefix));
     },
   };
 }
@@ -606,6 +625,9 @@ function sessionStateStore(rt: PortRuntime): SessionStateStore {
         return rows.length > 0;
       });
     },
+    deleteSessions(space, prefix) {
+      return rt.run('deleting session state', () => deleteSessionRows(rt, 'session_state', space, prefix));
+    },
   };
 }
 
@@ -658,6 +680,9 @@ function phaseStore(rt: PortRuntime): PhaseStore {
         const rows = await exec<PhaseRow[]>(sql, NEWEST, [space, sessionId, n]);
         return rows.reverse().map(toPhase);
       });
+    },
+    deleteSessions(space, prefix) {
+      return rt.run('deleting phases', () => deleteSessionRows(rt, 'phases', space, prefix));
     },
   };
 }
@@ -754,6 +779,9 @@ function toolEventStore(rt: PortRuntime): ToolEventStore {
         );
         return Number(row?.n ?? 0);
       });
+    },
+    deleteSessions(space, prefix) {
+      return rt.run('deleting tool events', () => deleteSessionRows(rt, 'tool_events', space, prefix));
     },
   };
 }

@@ -50,6 +50,15 @@ import { STRUCTURED_SCHEMA_VERSION } from './migrations.js';
 
 const parse = <T extends JsonValue>(text: string): T => JSON.parse(text) as T;
 
+/**
+ * `DELETE` of every row of a space whose session id starts with a prefix. The prefix is compared with `substr`, not
+ * `LIKE`: `%`, `_` and `\` stay literal and the comparison is case-sensitive (SQLite's `LIKE` is not). A NULL
+ * session id never matches.
+ */
+function deleteSessionsSql(table: string): string {
+  return `DELETE FROM ${table} WHERE space = ? AND substr(session_id, 1, length(?)) = ?`;
+}
+
 // ---------- messages ----------
 
 interface MessageRow {
@@ -387,6 +396,12 @@ function summaryStore(c: SqliteLease): SummaryStore {
         () => c.stmt('DELETE FROM summaries WHERE space = ? AND session_id = ?').run(space, sessionId).changes > 0,
       );
     },
+    deleteSessions(space, prefix) {
+      return c.run(
+        'deleting summaries',
+        () => c.stmt(deleteSessionsSql('summaries')).run(space, prefix, prefix).changes,
+      );
+    },
   };
 }
 
@@ -481,6 +496,12 @@ function sessionStateStore(c: SqliteLease): SessionStateStore {
         () => c.stmt('DELETE FROM session_state WHERE space = ? AND session_id = ?').run(space, sessionId).changes > 0,
       );
     },
+    deleteSessions(space, prefix) {
+      return c.run(
+        'deleting session state',
+        () => c.stmt(deleteSessionsSql('session_state')).run(space, prefix, prefix).changes,
+      );
+    },
   };
 }
 
@@ -528,6 +549,9 @@ function phaseStore(c: SqliteLease): PhaseStore {
         if (n === null) return [];
         return (c.stmt(NEWEST).all(space, sessionId, n) as PhaseRow[]).reverse().map(toPhase);
       });
+    },
+    deleteSessions(space, prefix) {
+      return c.run('deleting phases', () => c.stmt(deleteSessionsSql('phases')).run(space, prefix, prefix).changes);
     },
   };
 }
@@ -626,6 +650,12 @@ function toolEventStore(c: SqliteLease): ToolEventStore {
         const where = toolEventWhere(space, filter, params);
         return (c.stmt(`SELECT count(*) AS n FROM tool_events WHERE ${where}`).get(...params) as { n: number }).n;
       });
+    },
+    deleteSessions(space, prefix) {
+      return c.run(
+        'deleting tool events',
+        () => c.stmt(deleteSessionsSql('tool_events')).run(space, prefix, prefix).changes,
+      );
     },
   };
 }

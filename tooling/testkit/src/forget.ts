@@ -1,4 +1,5 @@
 import {
+  agentSessionId,
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
   createStack,
@@ -178,11 +179,44 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
             await episodes.insert(SPACE, e, await embed(e));
         }
 
+        // Session records, as the doors store them (`<agent>/<session>`): alice's carry her marker, bob's his.
+        const { summaries, sessionState, phases, toolEvents } = stack.structured;
+        for (const [agentId, marker] of [
+          ['alice', ALICE],
+          ['bob', BOB],
+        ] as const) {
+          const sessionId = agentSessionId(agentId, 'chat-1');
+          if (summaries)
+            await summaries.save(SPACE, { sessionId, summary: `${marker} so far`, messagesCovered: 2, at: AT });
+          if (sessionState) await sessionState.set(SPACE, sessionId, { note: marker }, AT);
+          if (phases) await phases.set(SPACE, { sessionId, phase: 'planning', metadata: { note: marker }, at: AT });
+          if (toolEvents)
+            await toolEvents.record(SPACE, {
+              id: `ev-${agentId}`,
+              sessionId,
+              tool: 'search',
+              input: { q: marker },
+              output: { hit: marker },
+              latencyMs: 4,
+              error: null,
+              at: AT,
+            });
+        }
+        // alice's context settings (the core's own row in the session-state store).
+        if (stack.conversations && sessionState)
+          await stack.conversations.setContextSettings(SPACE, 'alice', { contextLength: 4096 });
+
         const agent = await forget(stack, lead, { agentId: 'alice' });
         expect(agent.removed.memories).toEqual({ documents: 2, chunks: 2, versions: 1, ratings: 1 });
         if (stack.conversations) expect([agent.removed.transcripts, agent.removed.archives]).toEqual([1, 1]);
         if (stack.notebook) expect(agent.removed.notebookFiles).toBe(3);
         if (episodes) expect(agent.removed.episodes).toBe(2);
+        expect(agent.removed.sessions).toEqual({
+          summaries: summaries ? 1 : 0,
+          states: sessionState ? (stack.conversations ? 2 : 1) : 0,
+          phases: phases ? 1 : 0,
+          toolEvents: toolEvents ? 1 : 0,
+        });
         const user = await forget(stack, lead, { userId: 'ada' }, { topics: ['work'] });
         if (facts) expect(user.removed.facts).toBe(2);
         if (goals) expect(user.removed.goals).toBe(1);
@@ -205,6 +239,21 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
           expect(await stack.notebook.search(alice, { query: ALICE })).toEqual([]);
         }
         if (facts) expect(await facts.get(SPACE, 'ada')).toEqual([]);
+        const aliceSession = agentSessionId('alice', 'chat-1');
+        const bobSession = agentSessionId('bob', 'chat-1');
+        if (summaries) {
+          expect(await summaries.get(SPACE, aliceSession)).toBeNull();
+          expect((await summaries.get(SPACE, bobSession))?.summary).toBe(`${BOB} so far`);
+        }
+        if (sessionState) {
+          expect(await sessionState.get(SPACE, aliceSession)).toBeNull();
+          expect((await sessionState.get(SPACE, bobSession))?.state).toEqual({ note: BOB });
+        }
+        if (phases) {
+          expect(await phases.history(SPACE, aliceSession)).toEqual([]);
+          expect(await phases.history(SPACE, bobSession)).toHaveLength(1);
+        }
+        if (toolEvents) expect((await toolEvents.list(SPACE, {}, 10)).map((e) => e.id)).toEqual(['ev-bob']);
         if (episodes) {
           expect((await episodes.recent(SPACE, 10)).map((e) => e.id)).toEqual(['ep-b1']);
           expect(await episodes.keywordSearch(SPACE, [ALICE], 10)).toEqual([]);

@@ -43,6 +43,52 @@ function message(id: string, sessionId: string, minute: number, extra: Partial<N
   };
 }
 
+// ---------- deleteSessions (summaries, session state, phases, tool events) ----------
+
+/** How one session port writes a record, tells whether a session has any, and deletes by prefix. */
+interface SessionPort {
+  /** Records written per session by `write` (what `deleteSessions` counts for one session). */
+  perSession: number;
+  write(space: string, sessionId: string, n: number): Promise<void>;
+  has(space: string, sessionId: string): Promise<boolean>;
+  deleteSessions(space: string, prefix: string): Promise<number>;
+  /** The same through the core guard. */
+  guarded(space: string, prefix: string): Promise<number>;
+}
+
+/** Ids chosen so that a prefix read as a `LIKE` pattern, or compared without case, would match more. */
+const PREFIX_IDS = ['a/s1', 'a/s2', 'ab/s1', 'A/s1', 'b/a/s1', 'b/s1', '%/s1', 'x%y/s1', '_/s1', '\\/s1', 'a\\/s1'];
+
+async function checkDeleteSessions(port: SessionPort): Promise<void> {
+  let n = 0;
+  for (const id of PREFIX_IDS) await port.write(A, id, n++);
+  await port.write(B, 'a/s1', n++);
+  const left = async (space: string) => {
+    const out: string[] = [];
+    for (const id of PREFIX_IDS) if (await port.has(space, id)) out.push(id);
+    return out;
+  };
+  // An empty prefix (it would delete the whole space) is refused before the store is reached.
+  await expectMemError(port.guarded(A, ''), 'INVALID_INPUT');
+  expect(await left(A)).toEqual(PREFIX_IDS);
+
+  expect(await port.deleteSessions(A, 'a/')).toBe(2 * port.perSession);
+  expect(await left(A)).toEqual(['ab/s1', 'A/s1', 'b/a/s1', 'b/s1', '%/s1', 'x%y/s1', '_/s1', '\\/s1', 'a\\/s1']);
+  expect(await port.has(B, 'a/s1')).toBe(true);
+  // `%`, `_` and `\` are ordinary characters.
+  expect(await port.deleteSessions(A, '%')).toBe(port.perSession);
+  expect(await port.deleteSessions(A, '_/')).toBe(port.perSession);
+  expect(await port.deleteSessions(A, '\\')).toBe(port.perSession);
+  expect(await left(A)).toEqual(['ab/s1', 'A/s1', 'b/a/s1', 'b/s1', 'x%y/s1', 'a\\/s1']);
+  expect(await port.guarded(A, 'nobody/')).toBe(0);
+  expect(await port.guarded(A, 'b/')).toBe(2 * port.perSession);
+  expect(await left(A)).toEqual(['ab/s1', 'A/s1', 'x%y/s1', 'a\\/s1']);
+  // Another space is untouched, and a deleted session can be written again.
+  expect(await left(B)).toEqual(['a/s1']);
+  await port.write(A, 'a/s1', n++);
+  expect(await port.has(A, 'a/s1')).toBe(true);
+}
+
 // ---------- MessageStore ----------
 
 export function describeMessageStore(
@@ -483,6 +529,20 @@ export function describeSummaryStore(
         expect((await store.get(A, 's1'))?.summary).toBe('acme');
       }));
 
+    it('deletes the sessions whose id starts with a prefix, literally, in one space', () =>
+      withFixture(factory, async ({ store }) => {
+        const guarded = guardSummaryStore(store);
+        await checkDeleteSessions({
+          perSession: 1,
+          write: async (space, sessionId, n) => {
+            await store.save(space, { sessionId, summary: `summary ${n}`, messagesCovered: n, at: at(n) });
+          },
+          has: async (space, sessionId) => (await store.get(space, sessionId)) !== null,
+          deleteSessions: (space, prefix) => store.deleteSessions(space, prefix),
+          guarded: (space, prefix) => guarded.deleteSessions(space, prefix),
+        });
+      }));
+
     it('refuses bad input through the core guard', () =>
       withFixture(factory, async ({ store }) => {
         const summaries = guardSummaryStore(store);
@@ -596,6 +656,18 @@ export function describeSessionStateStore(
         expect((await store.get(A, 's1'))?.state).toEqual({ who: 'acme' });
       }));
 
+    it('deletes the sessions whose id starts with a prefix, literally, in one space', () =>
+      withFixture(factory, async ({ store }) => {
+        const guarded = guardSessionStateStore(store);
+        await checkDeleteSessions({
+          perSession: 1,
+          write: (space, sessionId, n) => store.set(space, sessionId, { n }, at(n)),
+          has: async (space, sessionId) => (await store.get(space, sessionId)) !== null,
+          deleteSessions: (space, prefix) => store.deleteSessions(space, prefix),
+          guarded: (space, prefix) => guarded.deleteSessions(space, prefix),
+        });
+      }));
+
     it('refuses bad input through the core guard', () =>
       withFixture(factory, async ({ store }) => {
         const states = guardSessionStateStore(store, { stateBytes: 1000 });
@@ -643,6 +715,21 @@ export function describePhaseStore(
         await store.set(B, { sessionId: 's1', phase: 'globex', metadata: {}, at: at(1) });
         expect((await store.current(A, 's1'))?.phase).toBe('acme');
         expect((await store.history(B, 's1')).map((c) => c.phase)).toEqual(['globex']);
+      }));
+
+    it('deletes the sessions whose id starts with a prefix, literally, in one space, counting every change', () =>
+      withFixture(factory, async ({ store }) => {
+        const guarded = guardPhaseStore(store);
+        await checkDeleteSessions({
+          perSession: 2,
+          write: async (space, sessionId, n) => {
+            await store.set(space, { sessionId, phase: 'planning', metadata: {}, at: at(n) });
+            await store.set(space, { sessionId, phase: 'execution', metadata: { n }, at: at(n) });
+          },
+          has: async (space, sessionId) => (await store.current(space, sessionId)) !== null,
+          deleteSessions: (space, prefix) => store.deleteSessions(space, prefix),
+          guarded: (space, prefix) => guarded.deleteSessions(space, prefix),
+        });
       }));
 
     it('refuses bad input through the core guard', () =>
@@ -714,6 +801,23 @@ export function describeToolEventStore(
         await store.record(B, toolEvent('e1', 'deploy', 0));
         expect((await store.list(B, {}, 10)).map((e) => e.tool)).toEqual(['deploy']);
         expect(await store.count(A, { tool: 'deploy' })).toBe(0);
+      }));
+
+    it('deletes the sessions whose id starts with a prefix, literally, in one space; events without a session stay', () =>
+      withFixture(factory, async ({ store }) => {
+        const guarded = guardToolEventStore(store);
+        await store.record(A, toolEvent('no-session', 'search', 0, { sessionId: null }));
+        await checkDeleteSessions({
+          perSession: 2,
+          write: async (space, sessionId, n) => {
+            await store.record(space, toolEvent(`e${n}-call`, 'search', n, { sessionId }));
+            await store.record(space, toolEvent(`e${n}-fail`, 'fetch', n, { sessionId, error: 'boom', output: null }));
+          },
+          has: async (space, sessionId) => (await store.count(space, { sessionId })) > 0,
+          deleteSessions: (space, prefix) => store.deleteSessions(space, prefix),
+          guarded: (space, prefix) => guarded.deleteSessions(space, prefix),
+        });
+        expect((await store.list(A, { tool: 'search' }, 100)).some((e) => e.id === 'no-session')).toBe(true);
       }));
 
     it('refuses a duplicate id and bad input with stable codes', () =>

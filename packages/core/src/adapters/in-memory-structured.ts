@@ -41,6 +41,18 @@ const NO_TOPIC = '\u0001';
 const k = (...parts: (string | null)[]): string => parts.map((p) => (p === null ? NO_TOPIC : p)).join(SEP);
 const copy = <T>(value: T): T => structuredClone(value);
 
+/** Delete the entries of a map keyed by `k(space, sessionId)` whose session id starts with `prefix`; returns how many values went (`size` counts a list's items). */
+function deleteByPrefix<V>(map: Map<string, V>, space: string, prefix: string, size: (v: V) => number): number {
+  const start = k(space, prefix);
+  let n = 0;
+  for (const [key, value] of map) {
+    if (!key.startsWith(start)) continue;
+    map.delete(key);
+    n += size(value);
+  }
+  return n;
+}
+
 function conflict(what: string, id: string): MemError {
   return new MemError('CONFLICT', `${ADAPTER}: ${what} id "${id}" already exists in this space. Use a new id.`);
 }
@@ -274,6 +286,10 @@ export class InMemorySummaryStore implements SummaryStore {
   async delete(space: string, sessionId: string): Promise<boolean> {
     return this.rows.delete(k(space, sessionId));
   }
+
+  async deleteSessions(space: string, prefix: string): Promise<number> {
+    return deleteByPrefix(this.rows, space, prefix, () => 1);
+  }
 }
 
 // ---------- users ----------
@@ -341,6 +357,10 @@ export class InMemorySessionStateStore implements SessionStateStore {
   async delete(space: string, sessionId: string): Promise<boolean> {
     return this.rows.delete(k(space, sessionId));
   }
+
+  async deleteSessions(space: string, prefix: string): Promise<number> {
+    return deleteByPrefix(this.rows, space, prefix, () => 1);
+  }
 }
 
 // ---------- phases ----------
@@ -369,6 +389,10 @@ export class InMemoryPhaseStore implements PhaseStore {
     const list = this.sessions.get(k(space, sessionId)) ?? [];
     if (limit !== undefined && limit <= 0) return [];
     return (limit !== undefined ? list.slice(-limit) : list).map(copy);
+  }
+
+  async deleteSessions(space: string, prefix: string): Promise<number> {
+    return deleteByPrefix(this.sessions, space, prefix, (list) => list.length);
   }
 }
 
@@ -407,5 +431,13 @@ export class InMemoryToolEventStore implements ToolEventStore {
 
   async count(space: string, filter: ToolEventFilter): Promise<number> {
     return this.matching(space, filter).length;
+  }
+
+  async deleteSessions(space: string, prefix: string): Promise<number> {
+    const before = this.data.rows.length;
+    this.data.rows = this.data.rows.filter(
+      (r) => !(r.space === space && r.sessionId !== null && r.sessionId.startsWith(prefix)),
+    );
+    return before - this.data.rows.length;
   }
 }

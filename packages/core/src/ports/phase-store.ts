@@ -10,4 +10,9 @@ export interface PhaseStore {
   current(space: string, sessionId: string): Promise<PhaseChange | null>;
   /** Changes oldest first; with `limit`, the newest `limit` changes, still oldest first. */
   history(space: string, sessionId: string, limit?: number): Promise<PhaseChange[]>;
+  /**
+   * Delete every session of the space whose id starts with `prefix` (matched literally: no character is a wildcard)
+   * and return how many phase changes were removed. Other spaces are untouched. The guard refuses an empty prefix.
+   */
+  deleteSessions(space: string, prefix: string): Promise<number>;
 }

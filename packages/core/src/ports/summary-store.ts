@@ -11,4 +11,9 @@ export interface SummaryStore {
   save(space: string, write: SummaryWrite, expectedVersion?: number): Promise<SessionSummary>;
   get(space: string, sessionId: string): Promise<SessionSummary | null>;
   delete(space: string, sessionId: string): Promise<boolean>;
+  /**
+   * Delete every session of the space whose id starts with `prefix` (matched literally: no character is a wildcard)
+   * and return how many summaries were removed. Other spaces are untouched. The guard refuses an empty prefix.
+   */
+  deleteSessions(space: string, prefix: string): Promise<number>;
 }

@@ -10,4 +10,9 @@ export interface ToolEventStore {
   /** The newest `limit` events matching the filter, oldest first. */
   list(space: string, filter: ToolEventFilter, limit: number): Promise<ToolEvent[]>;
   count(space: string, filter: ToolEventFilter): Promise<number>;
+  /**
+   * Delete every session of the space whose id starts with `prefix` (matched literally: no character is a wildcard)
+   * and return how many tool events (events without a session are never matched) were removed. Other spaces are untouched. The guard refuses an empty prefix.
+   */
+  deleteSessions(space: string, prefix: string): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
 import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
+import { contextSettingsSessionId } from '../domain/agent-sessions.js';
 import { invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
 import {
   COMPACTION_STRATEGIES,
@@ -131,12 +132,6 @@ const iso = (d: Date) => d.toISOString();
 
 /** The context window, threshold and strategy an agent's conversation uses (settable per agent). */
 export type ContextSettings = Pick<ConversationOptions, 'contextLength' | 'threshold' | 'strategy'>;
-
-/**
- * The session-state id under which an agent's context settings persist. It starts with a dot, which no agent name
- * may, so it never meets a session the doors store (`<agent>/<session>`).
- */
-const settingsSessionId = (agentId: string) => `.context-settings/${agentId}`;
 
 /** Stored settings, re-checked on read (a hand-edited row must not break every later call): bad fields are dropped. */
 function storedSettings(state: JsonValue): Partial<ContextSettings> {
@@ -714,7 +709,7 @@ export class ConversationService {
     agentId: string,
   ): Promise<{ settings: ContextSettings; stored: Partial<ContextSettings> }> {
     checkName(agentId, 'agent');
-    const record = this.deps.settings ? await this.deps.settings.get(space, settingsSessionId(agentId)) : null;
+    const record = this.deps.settings ? await this.deps.settings.get(space, contextSettingsSessionId(agentId)) : null;
     const stored = record ? storedSettings(record.state) : {};
     const base = { ...DEFAULT_CONVERSATION_OPTIONS, ...this.deps.options };
     const merged = { ...base, ...stored };
@@ -747,7 +742,7 @@ export class ConversationService {
     for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
     checkOptions({ ...DEFAULT_CONVERSATION_OPTIONS, ...this.deps.options, ...next });
     const at = iso((this.deps.clock ?? systemClock).now());
-    await this.deps.settings.set(space, settingsSessionId(agentId), next as JsonValue, at);
+    await this.deps.settings.set(space, contextSettingsSessionId(agentId), next as JsonValue, at);
     return this.contextSettings(space, agentId);
   }
 

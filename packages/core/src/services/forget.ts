@@ -2,6 +2,7 @@
  * `forget` (docs/safety.md): delete everything of one agent or one user in a space and report what was removed.
  * Lead only. Works over whatever ports a stack has; the report names the ports it lacks.
  */
+import { agentSessionPrefix, contextSettingsSessionId, openTasksSessionId } from '../domain/agent-sessions.js';
 import { checkName } from '../domain/names.js';
 import { MemError } from '../errors.js';
 import type { DeletedByAgent } from '../ports/knowledge-store.js';
@@ -46,6 +47,15 @@ export interface ForgetOptions {
   topics?: readonly string[] | undefined;
 }
 
+/** Records of an agent's sessions `forget` removed, per structured port. */
+export interface ForgetSessionsRemoved {
+  summaries: number;
+  states: number;
+  /** Phase changes (a session's whole phase history). */
+  phases: number;
+  toolEvents: number;
+}
+
 /** What `forget` removed. Parts the stack has no port for are 0 and named in `skipped`. */
 export interface ForgetReport {
   space: string;
@@ -64,6 +74,12 @@ export interface ForgetReport {
     episodes: number;
     /** User records (0 or 1 for a user). */
     users: number;
+    /**
+     * The agent's session records in the structured stores: every session stored as `<agent>/<session>` (the doors'
+     * ids) — running summaries, session states, phase changes and tool events. `states` also counts the agent's two
+     * rows the core keeps (context settings and open tasks). 0 when forgetting a user.
+     */
+    sessions: ForgetSessionsRemoved;
   };
   /** Ports this kind of forget would use that the stack does not have (e.g. `transcripts`, `facts`). */
   skipped: string[];
@@ -84,6 +100,7 @@ function emptyReport(space: string, subject: ForgetReport['subject']): ForgetRep
       goals: 0,
       episodes: 0,
       users: 0,
+      sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
     },
     skipped: [],
     notes: [],
@@ -131,11 +148,34 @@ async function forgetEpisodes(
 }
 
 /**
+ * Delete the agent's sessions (`<agent>/…`) from the four session ports the stack has, and the agent's context
+ * settings and open tasks from the session-state store; ports the stack lacks are added to `report.skipped`.
+ */
+async function forgetSessions(stack: Stack, space: string, agentId: string, report: ForgetReport): Promise<void> {
+  const { summaries, sessionState, phases, toolEvents } = stack.structured;
+  const prefix = agentSessionPrefix(agentId);
+  const removed = report.removed.sessions;
+  if (summaries) removed.summaries = await summaries.deleteSessions(space, prefix);
+  else report.skipped.push('summaries');
+  if (sessionState) {
+    removed.states = await sessionState.deleteSessions(space, prefix);
+    for (const id of [contextSettingsSessionId(agentId), openTasksSessionId(agentId)])
+      if (await sessionState.delete(space, id)) removed.states++;
+  } else report.skipped.push('sessionState');
+  if (phases) removed.phases = await phases.deleteSessions(space, prefix);
+  else report.skipped.push('phases');
+  if (toolEvents) removed.toolEvents = await toolEvents.deleteSessions(space, prefix);
+  else report.skipped.push('toolEvents');
+}
+
+/**
  * Delete everything of one agent or one user in the principal's space (docs/safety.md) and report what was removed.
  *
  * - Agent: every knowledge memory it owns (agent and swarm scope) with versions and ratings; its transcript and
  *   archives (when the stack has transcripts); all its notebooks, including per-user and per-topic ones (when the
- *   stack has notebooks); the episodes it wrote (`metadata.agentId`, when the stack has episodes).
+ *   stack has notebooks); the episodes it wrote (`metadata.agentId`, when the stack has episodes); the summaries,
+ *   session states, phases and tool events of its sessions (`<agent>/<session>`) and its context settings and open
+ *   tasks (for each of those ports the stack has).
  * - User: its facts, goals and user record (when the stack has those ports); its per-user notebooks under every
  *   agent forget can name — agents with a transcript, the calling lead and `options.agents` — and, with
  *   `options.topics`, its per-topic notebooks there.
@@ -170,6 +210,7 @@ export async function forget(
       report.removed.episodes = removed;
       if (unowned > 0) report.notes.push(EPISODES_UNOWNED_NOTE(unowned));
     } else report.skipped.push('episodes');
+    await forgetSessions(stack, space, agentId, report);
     return report;
   }
 

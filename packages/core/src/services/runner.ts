@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
+import { openTasksSessionId } from '../domain/agent-sessions.js';
 import { COMPACTION_STRATEGIES, type CompactionStrategy } from '../domain/compaction.js';
 import { checkName } from '../domain/names.js';
 import { renderMessageLine } from '../domain/transcript-format.js';
@@ -186,11 +187,6 @@ export interface EndSessionResult {
   spent: SpentTokens[];
 }
 
-/**
- * The session-state id under which an agent's open tasks persist. Like the context settings' id it starts with a dot,
- * which no agent name may, so it never meets a session the doors store (`<agent>/<session>`).
- */
-export const openTasksSessionId = (agentId: string) => `.open-tasks/${agentId}`;
 /** Open tasks kept per agent; the oldest go first. */
 const MAX_OPEN_TASKS = 100;
 

@@ -33,6 +33,7 @@ import {
   newMessageSchema,
   phaseChangeSchema,
   refSchema,
+  sessionPrefixSchema,
   summaryWriteSchema,
   toolEventFilterSchema,
   toolEventSchema,
@@ -88,6 +89,7 @@ const arg = <S extends z.ZodType>(schema: S, op: string, field: string, value: u
   ] as z.infer<S>;
 
 const optionalTopic = nameSchema('topic').nullable().optional();
+const prefix = (op: string, p: string): string => arg(sessionPrefixSchema, op, 'prefix', p);
 const keepLastSchema = z.number().int('keepLast must be a whole number').min(0, 'keepLast must not be negative');
 const versionSchema = z
   .number()
@@ -258,6 +260,9 @@ export function guardSummaryStore(store: SummaryStore): SummaryStore {
     async delete(sp: string, sessionId: string): Promise<boolean> {
       return store.delete(space(sp), arg(refSchema, 'summary delete', 'sessionId', sessionId));
     },
+    async deleteSessions(sp: string, p: string): Promise<number> {
+      return store.deleteSessions(space(sp), prefix('summary delete-sessions', p));
+    },
   });
 }
 
@@ -306,6 +311,9 @@ export function guardSessionStateStore(
     async delete(sp: string, sessionId: string): Promise<boolean> {
       return store.delete(space(sp), session('state delete', sessionId));
     },
+    async deleteSessions(sp: string, p: string): Promise<number> {
+      return store.deleteSessions(space(sp), prefix('state delete-sessions', p));
+    },
   });
 }
 
@@ -328,6 +336,9 @@ export function guardPhaseStore(store: PhaseStore, limits: Partial<StructuredLim
       return l === undefined
         ? store.history(space(sp), session('phase history', sessionId))
         : store.history(space(sp), session('phase history', sessionId), l);
+    },
+    async deleteSessions(sp: string, p: string): Promise<number> {
+      return store.deleteSessions(space(sp), prefix('phase delete-sessions', p));
     },
   });
 }
@@ -355,6 +366,9 @@ export function guardToolEventStore(store: ToolEventStore, limits: Partial<Struc
     },
     async count(sp: string, f: ToolEventFilter): Promise<number> {
       return store.count(space(sp), filter('tool event count', f));
+    },
+    async deleteSessions(sp: string, p: string): Promise<number> {
+      return store.deleteSessions(space(sp), prefix('tool event delete-sessions', p));
     },
   });
 }
