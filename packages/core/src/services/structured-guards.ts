@@ -377,8 +377,8 @@ function scanOnInsert<S extends EpisodeStore | ProcedureStore>(
 ): S {
   const insert = async (sp: string, record: Parameters<S['insert']>[1], embedding: StoredEmbedding | null) => {
     await scanFields(secretScanner, fields(record));
-    // biome-ignore lint/suspicious/noExplicitAny: the record type follows S
-    return store.insert(sp, record as any, embedding);
+    const write = store.insert as (sp: string, r: typeof record, e: StoredEmbedding | null) => Promise<void>;
+    return write.call(store, sp, record, embedding);
   };
   return new Proxy(store, {
     get(target, prop) {
