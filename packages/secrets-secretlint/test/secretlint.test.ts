@@ -1,24 +1,6 @@
-import { describeSecretScanner } from '@mem/testkit';
+import { describeSecretScanner, fakeCredentials } from '@mem/testkit';
 import { describe, expect, it } from 'vitest';
 import { createSecretlintScanner } from '../src/index.js';
-
-/** Well-formed but fake credentials, built at run time so that no literal secret is in the source. */
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-function chars(n: number, alphabet = ALNUM, seed = 7): string {
-  let s = '';
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    s += alphabet[x % alphabet.length];
-  }
-  return s;
-}
-export const fakeCredentials = () => ({
-  notion: ['ntn', chars(11, '0123456789') + chars(35)].join('_'),
-  docker: ['dckr', 'pat', chars(27, ALNUM, 11)].join('_'),
-  grafana: ['glsa', chars(32, ALNUM, 13), chars(8, '0123456789abcdef')].join('_'),
-  tailscale: ['tskey', 'auth', chars(12, ALNUM, 17), chars(30, ALNUM, 19)].join('-'),
-});
 
 describeSecretScanner('secretlint recommended preset', () => ({
   scanner: createSecretlintScanner(),

@@ -9,7 +9,7 @@ export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
 export * from './port-fixture.js';
 export * from './processes.js';
-export { describeSecretScanner, type SecretScannerFixture } from './secret-scanner.js';
+export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export * from './structured.js';
 export {
   describeTranscriptStore,
