@@ -17,3 +17,4 @@ export {
   type TranscriptStoreFixture,
   type TranscriptStoreTestOptions,
 } from './transcript.js';
+export { locomoTurns } from './locomo.js';
