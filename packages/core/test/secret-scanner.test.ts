@@ -62,7 +62,7 @@ describe('the secret scanner of a stack', () => {
     const scanner = markScanner();
     const s = stackWith(scanner);
     const e = await refused(
-      s.knowledge.store(lead, { content: 'line one\nthen ' + token, name: 'n', tags: ['a', 'b'] }),
+      s.knowledge.store(lead, { content: `line one\nthen ${token}`, name: 'n', tags: ['a', 'b'] }),
     );
     expect(e.message).toBe(
       'Refused: the content contains a secret: ZQ token (zq-token, found by marks) at line 2, column 6. Memory must never hold credentials: remove the secret (or replace it with a reference such as "the key in the team vault") and store again.',
