@@ -30,9 +30,9 @@ function kindOf(ruleId: string, messageId: string | undefined): string {
 
 /** A label naming what was found, without the value (secretlint's own message quotes the secret, masked or not). */
 function labelOf(ruleId: string, messageId: string | undefined): string {
+  if (messageId) return messageId.toLowerCase().replace(/_/g, ' ');
   const rule = ruleId.startsWith(RULE_PREFIX) ? ruleId.slice(RULE_PREFIX.length) : ruleId;
-  const what = (messageId ?? 'credential').toLowerCase().replace(/_/g, ' ');
-  return `${what} (secretlint rule ${rule})`;
+  return `${rule} credential`;
 }
 
 /**
