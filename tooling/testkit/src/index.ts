@@ -6,6 +6,7 @@ export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
 export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
+export { locomoTurns } from './locomo.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
 export * from './port-fixture.js';
 export * from './processes.js';
@@ -17,4 +18,3 @@ export {
   type TranscriptStoreFixture,
   type TranscriptStoreTestOptions,
 } from './transcript.js';
-export { locomoTurns } from './locomo.js';
