@@ -33,6 +33,8 @@ export interface GlobalOptions {
   embedder: string;
   workspace: string;
   transcripts: 'markdown' | 'store';
+  /** secretlint's recommended preset after mem's own secret rules (default on; docs/safety.md). */
+  secretlint: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -47,6 +49,7 @@ export const GLOBAL_FLAGS = {
   embedder: { type: 'string' },
   workspace: { type: 'string' },
   transcripts: { type: 'string' },
+  secretlint: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -73,8 +76,13 @@ export function globalOptions(values: Record<string, unknown>, env: Env, cwd: st
   if (transcripts !== 'markdown' && transcripts !== 'store') {
     throw new UsageError(`--transcripts must be "markdown" or "store" (got "${transcripts}").`);
   }
+  const secretlint = pick('secretlint', 'MEM_SECRETLINT', 'on');
+  if (secretlint !== 'on' && secretlint !== 'off') {
+    throw new UsageError(`--secretlint must be "on" or "off" (got "${secretlint}").`);
+  }
   return {
     transcripts,
+    secretlint: secretlint === 'on',
     store,
     db: pick('db', 'MEM_DB', resolve(cwd, '.mem', 'mem.db')),
     space: pick('space', 'MEM_SPACE', 'default'),
@@ -259,5 +267,9 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
   const summarizer = await openSummarizer(env);
   if (summarizer) options.summarizer = summarizer;
   Object.assign(options, await openReranker(env));
+  if (g.secretlint) {
+    const { createSecretlintScanner } = await import('@mem/secrets-secretlint');
+    options.secretScanner = createSecretlintScanner();
+  }
   return createStack(options as StackOptions);
 }

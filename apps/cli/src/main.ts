@@ -37,6 +37,7 @@ Global flags:
   --embedder local|hashing|openai|none     (default local, env MEM_EMBEDDER)
   --workspace <dir>                        transcripts and notebooks (default ./.mem, env MEM_WORKSPACE_DIR)
   --transcripts markdown|store             keep them as Markdown files (default) or in the main store
+  --secretlint on|off                      secretlint's preset after mem's secret rules (default on, env MEM_SECRETLINT)
   --json                                   one JSON document on stdout
 
 Commands:`;

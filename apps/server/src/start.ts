@@ -2,13 +2,14 @@
  * `pnpm start`: the server on the embedded default stack — one SQLite file (./.mem/mem.db), the offline local
  * embedder, and transcripts and notebooks as Markdown files under ./.mem — with the inspector and the MCP endpoint.
  * Environment: MEM_DB, MEM_WORKSPACE_DIR, MEM_HOST, MEM_PORT, MEM_SPACE, MEM_AGENT, MEM_ROLE, MEM_KEYS_DB (the same
- * names as the mem CLI). Stops cleanly on SIGTERM / SIGINT.
+ * names as the mem CLI), MEM_SECRETLINT (on by default; off runs mem's own secret rules alone). Stops cleanly on SIGTERM / SIGINT.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createStack, MemError, type Principal } from '@mem/core';
-import type { Embedder } from '@mem/core/adapter';
+import type { Embedder, SecretScanner } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
+import { createSecretlintScanner } from '@mem/secrets-secretlint';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { KeyStore, keysPathFor } from './keys.js';
@@ -32,6 +33,11 @@ export interface DefaultServerOptions {
    * local quick start — and keys required once one does (open mode also ends the moment one is created).
    */
   open?: boolean;
+  /**
+   * The secret scanner run after mem's own rules: default secretlint's recommended preset (@mem/secrets-secretlint);
+   * `false` runs mem's rules alone (env MEM_SECRETLINT=off).
+   */
+  secretScanner?: SecretScanner | false;
 }
 
 /** Start the server on the default stack. `close()` also closes the stores and the key file. */
@@ -47,6 +53,7 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
     embedder: options.embedder ?? createLocalEmbedder(),
     transcripts,
     notebooks,
+    ...(options.secretScanner === false ? {} : { secretScanner: options.secretScanner ?? createSecretlintScanner() }),
   });
   const keys = KeyStore.open(keysPathFor({ db, workspace, keysDb: options.keysDb }));
   try {
@@ -80,6 +87,9 @@ async function main(): Promise<void> {
   const role = env.MEM_ROLE ?? 'worker';
   if (role !== 'lead' && role !== 'worker') throw new Error(`MEM_ROLE must be lead or worker (got "${role}")`);
   const port = Number(env.MEM_PORT ?? 7420);
+  const secretlint = env.MEM_SECRETLINT ?? 'on';
+  if (secretlint !== 'on' && secretlint !== 'off')
+    throw new Error(`MEM_SECRETLINT must be on or off (got "${secretlint}")`);
   let server: RunningServer;
   try {
     server = await startDefaultServer({
@@ -90,6 +100,7 @@ async function main(): Promise<void> {
       principal: { space: env.MEM_SPACE ?? 'default', agentId: env.MEM_AGENT ?? 'main', role },
       logger: jsonLogger(),
       ...(env.MEM_KEYS_DB ? { keysDb: env.MEM_KEYS_DB } : {}),
+      ...(secretlint === 'off' ? { secretScanner: false as const } : {}),
     });
   } catch (error) {
     const code = (error as { code?: string }).code;

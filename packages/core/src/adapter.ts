@@ -81,6 +81,7 @@ export type { PhaseStore } from './ports/phase-store.js';
 export type { ProceduralMemory, ProcedureSuggestion } from './ports/procedural-memory.js';
 export type { ProcedureStore } from './ports/procedure-store.js';
 export type { Reranker, RerankInput, RerankResult } from './ports/reranker.js';
+export type { SecretScanFinding, SecretScanner, SecretScanText } from './ports/secret-scanner.js';
 export type { SessionStateStore } from './ports/session-state-store.js';
 export type { StructuredStores } from './ports/structured-stores.js';
 export type { SummarizeInput, Summarizer, SummaryResult, TokenUsage } from './ports/summarizer.js';

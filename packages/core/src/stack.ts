@@ -6,6 +6,7 @@ import type { KnowledgeStore } from './ports/knowledge-store.js';
 import type { Logger } from './ports/logger.js';
 import type { NotebookStore } from './ports/notebook-store.js';
 import type { Reranker } from './ports/reranker.js';
+import type { SecretScanner } from './ports/secret-scanner.js';
 import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
 import type { Tokenizer } from './ports/tokenizer.js';
@@ -56,6 +57,12 @@ export interface StackOptions {
    * Transcripts always redact unless the space allows it. Overrides the same option of the service options.
    */
   personalData?: PersonalDataSetting;
+  /**
+   * An extra asynchronous secret scan run after mem's own rules on every write (e.g. createSecretlintScanner from
+   * @mem/secrets-secretlint): memories, notebooks, facts, episodes and procedures refuse what it finds with
+   * `SECRET_DETECTED`; transcripts redact it.
+   */
+  secretScanner?: SecretScanner;
 }
 
 export interface Stack {
@@ -115,8 +122,9 @@ export function createStack(options: StackOptions): Stack {
           : !!options.structured?.[p];
   for (const p of options.requires ?? []) if (!present(p)) throw missingPort(p, 'The stack being assembled');
   const pd = options.personalData === undefined ? {} : { personalData: options.personalData };
+  const secretScanner = options.secretScanner;
   const structured = options.structured
-    ? guardStructuredStores(options.structured, options.structuredLimits, options.personalData)
+    ? guardStructuredStores(options.structured, options.structuredLimits, options.personalData, secretScanner)
     : {};
   const knowledge = new KnowledgeService({
     store: options.knowledge,
@@ -124,6 +132,7 @@ export function createStack(options: StackOptions): Stack {
     reranker: options.reranker,
     clock,
     logger: options.logger,
+    secretScanner,
     options: { ...options.knowledgeOptions, ...pd },
   });
   return {
@@ -145,6 +154,7 @@ export function createStack(options: StackOptions): Stack {
           tokenizer: options.tokenizer,
           summarizer: options.summarizer,
           logger: options.logger,
+          secretScanner,
           options: { ...options.conversation, ...pd },
         })
       : undefined,
@@ -153,6 +163,7 @@ export function createStack(options: StackOptions): Stack {
           store: options.notebooks,
           clock,
           tokenizer: options.tokenizer,
+          secretScanner,
           options: { ...options.notebook, ...pd },
         })
       : undefined,

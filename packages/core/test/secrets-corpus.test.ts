@@ -3,9 +3,8 @@
  * three write paths that must never hold one (knowledge memories, notebooks, facts), and a false-positive check over
  * every turn of the LoCoMo data set in the repository's shared data (none may be refused).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { locomoTurns } from '../../../tooling/testkit/src/locomo.js';
 import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
 import { createInMemoryNotebookStore } from '../src/adapters/in-memory-notebook.js';
 import { createInMemoryStructuredStores } from '../src/adapters/in-memory-structured-stores.js';
@@ -202,29 +201,7 @@ describe('secret corpus (issue 9 §4)', () => {
   });
 
   it('refuses no turn of the LoCoMo data set (false-positive check over every turn)', async () => {
-    // The project's shared data sits next to the repository (../shared); a checkout elsewhere (CI clones into a
-    // temporary folder) finds it through MEM_LOCOMO or the workplace's shared folder.
-    const candidates = [
-      process.env.MEM_LOCOMO,
-      fileURLToPath(new URL('../../../../shared/data/locomo10.json', import.meta.url)),
-      '/work/shared/data/locomo10.json',
-    ].filter((c): c is string => !!c);
-    const path = candidates.find((c) => existsSync(c));
-    if (!path) {
-      throw new Error(
-        `The LoCoMo data set is missing (looked at ${candidates.join(', ')}): it is the project's shared data (shared/data/locomo10.json, see shared/data/README.md). Set MEM_LOCOMO to its path.`,
-      );
-    }
-    const data = JSON.parse(readFileSync(path, 'utf8')) as { conversation: Record<string, unknown> }[];
-    const turns: string[] = [];
-    for (const sample of data) {
-      for (const [key, value] of Object.entries(sample.conversation)) {
-        if (!/^session_\d+$/.test(key)) continue;
-        for (const t of value as { speaker: string; text: string; blip_caption?: string }[]) {
-          turns.push(`${t.speaker}: ${t.text}${t.blip_caption ? ` [shares an image: ${t.blip_caption}]` : ''}`);
-        }
-      }
-    }
+    const turns = locomoTurns();
     expect(turns.length).toBe(5882);
     const refused = turns.filter((t) => findSecrets(t).length > 0);
     expect(refused).toEqual([]);

@@ -6,10 +6,12 @@ export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
 export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
+export { locomoTurns } from './locomo.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
 export * from './port-fixture.js';
 export * from './processes.js';
 export { describeReranker } from './reranker.js';
+export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export * from './structured.js';
 export {
   describeTranscriptStore,

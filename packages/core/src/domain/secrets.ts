@@ -136,7 +136,8 @@ export interface SecretFinding {
   length: number;
 }
 
-function position(text: string, index: number): { line: number; column: number } {
+/** 1-based line and column of an offset in a text. */
+export function textPosition(text: string, index: number): { line: number; column: number } {
   let line = 1;
   let lastNl = -1;
   for (let i = 0; i < index; i++) {
@@ -235,7 +236,7 @@ export function findSecrets(raw: string, rules: readonly SecretRule[] = SECRET_R
         kind: rule.kind,
         label: rule.label,
         category: rule.category ?? 'secret',
-        ...position(text, index),
+        ...textPosition(text, index),
         index,
         length: value.length,
       });
@@ -250,16 +251,53 @@ export function findSecrets(raw: string, rules: readonly SecretRule[] = SECRET_R
  */
 export function assertNoSecrets(text: string, what = 'content', rules: readonly SecretRule[] = SECRET_RULES): void {
   const findings = findSecrets(text, rules);
-  if (findings.length === 0) return;
-  const where = findings
+  if (findings.length > 0) throw secretRefusal(what, findings);
+}
+
+/** Where a secret was found, for a refusal: its kind, label and position, and the scanner that found it if not mem. */
+export interface SecretLocation {
+  kind: string;
+  label: string;
+  line: number;
+  column: number;
+  /** The id of the scanner (`SecretScanner.id`) that found it; absent for mem's own rules. */
+  scanner?: string;
+}
+
+/**
+ * The one `SECRET_DETECTED` refusal, for mem's own rules and for a stack's secret scanner alike: it names the kind(s),
+ * where, and which scanner found them, never the value.
+ */
+export function secretRefusal(what: string, found: readonly SecretLocation[]): MemError {
+  const where = found
     .slice(0, 5)
-    .map((f) => `${f.label} (${f.kind}) at line ${f.line}, column ${f.column}`)
+    .map(
+      (f) =>
+        `${f.label} (${f.kind}${f.scanner === undefined ? '' : `, found by ${f.scanner}`}) at line ${f.line}, column ${f.column}`,
+    )
     .join('; ');
-  throw new MemError(
+  return new MemError(
     'SECRET_DETECTED',
-    `Refused: the ${what} contains ${findings.length === 1 ? 'a secret' : `${findings.length} secrets`}: ${where}. Memory must never hold credentials: remove the secret (or replace it with a reference such as "the key in the team vault") and store again.`,
-    { details: { findings: findings.map(({ kind, line, column }) => ({ kind, line, column })) } },
+    `Refused: the ${what} contains ${found.length === 1 ? 'a secret' : `${found.length} secrets`}: ${where}. Memory must never hold credentials: remove the secret (or replace it with a reference such as "the key in the team vault") and store again.`,
+    {
+      details: {
+        findings: found.map(({ kind, line, column, scanner }) =>
+          scanner === undefined ? { kind, line, column } : { kind, line, column, scanner },
+        ),
+      },
+    },
   );
+}
+
+/** Replace each range (sorted, not overlapping) of a text by `[REDACTED:<kind>]`. */
+export function redactRanges(text: string, ranges: readonly { kind: string; index: number; length: number }[]): string {
+  let out = '';
+  let at = 0;
+  for (const f of ranges) {
+    out += `${text.slice(at, f.index)}[REDACTED:${f.kind}]`;
+    at = f.index + f.length;
+  }
+  return out + text.slice(at);
 }
 
 /**
@@ -269,14 +307,7 @@ export function assertNoSecrets(text: string, what = 'content', rules: readonly 
 export function redactSecrets(text: string, rules: readonly SecretRule[] = SECRET_RULES): string {
   const findings = findSecrets(text, rules);
   if (findings.length === 0) return text;
-  const norm = normalizeForScan(text);
-  let out = '';
-  let at = 0;
-  for (const f of findings) {
-    out += `${norm.slice(at, f.index)}[REDACTED:${f.kind}]`;
-    at = f.index + f.length;
-  }
-  return out + norm.slice(at);
+  return redactRanges(normalizeForScan(text), findings);
 }
 
 /**

@@ -20,6 +20,7 @@ import { isEmptyContent, renderMessageLine } from '../domain/transcript-format.j
 import { MemError } from '../errors.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import { type Logger, stderrLogger } from '../ports/logger.js';
+import type { SecretScanner } from '../ports/secret-scanner.js';
 import type { SessionStateStore } from '../ports/session-state-store.js';
 import type { Summarizer, TokenUsage } from '../ports/summarizer.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
@@ -35,6 +36,7 @@ import {
 import { parseInput } from '../schemas.js';
 import { contextSettingsInput } from '../schemas-notebook.js';
 import type { JsonValue } from '../types-structured.js';
+import { scanAndRedact } from './secret-scan.js';
 
 /** Every number of the conversation memory (docs/conversations.md), with defaults. */
 export interface ConversationOptions extends CompactionPolicy {
@@ -119,6 +121,8 @@ export interface ConversationDeps {
   systemPrompt?: string | undefined;
   rules?: readonly string[] | undefined;
   options?: Partial<ConversationOptions> | undefined;
+  /** An extra asynchronous secret scan after mem's own rules; what it finds is redacted too (docs/safety.md). */
+  secretScanner?: SecretScanner | undefined;
 }
 
 interface Entry {
@@ -172,6 +176,7 @@ export class Conversation {
   private readonly tokenizer: Tokenizer;
   private readonly summarizer: Summarizer;
   private readonly logger: Logger;
+  private readonly secretScanner: SecretScanner | undefined;
   private readonly fixed: { message: ContextMessage; tokens: number }[] = [];
   private readonly titleTokens: number;
 
@@ -192,6 +197,7 @@ export class Conversation {
     this.tokenizer = deps.tokenizer ?? defaultTokenizer();
     this.summarizer = deps.summarizer ?? createTemplateSummarizer();
     this.logger = deps.logger ?? stderrLogger;
+    this.secretScanner = deps.secretScanner;
     this.options = checkOptions({
       ...DEFAULT_CONVERSATION_OPTIONS,
       ...deps.options,
@@ -272,6 +278,12 @@ export class Conversation {
       : redactSecrets(noSecrets, PERSONAL_DATA_RULES);
   }
 
+  /** `clean`, then the stack's secret scanner (when secrets are redacted) over all the texts in one call. */
+  private async cleanAll(texts: readonly string[]): Promise<string[]> {
+    const cleaned = texts.map((t) => this.clean(t));
+    return this.options.redactSecrets ? scanAndRedact(this.secretScanner, cleaned, 'transcript') : cleaned;
+  }
+
   // ---------- writing ----------
 
   /**
@@ -292,7 +304,8 @@ export class Conversation {
     messages: readonly { role: TranscriptRole; content: string; at?: Date | string }[],
   ): Promise<TranscriptMessage[]> {
     const prepared: TranscriptMessage[] = [];
-    for (const m of messages) {
+    const contents = await this.cleanAll(messages.map((m) => (typeof m.content === 'string' ? m.content : '')));
+    for (const [i, m] of messages.entries()) {
       if (!TRANSCRIPT_ROLES.includes(m.role)) {
         throw new MemError(
           'INVALID_INPUT',
@@ -300,7 +313,7 @@ export class Conversation {
         );
       }
       if (typeof m.content !== 'string') throw new MemError('INVALID_INPUT', 'Message content must be a string.');
-      const content = this.clean(m.content);
+      const content = contents[i]!;
       if (isEmptyContent(content)) continue;
       const when = m.at === undefined ? this.clock.now() : new Date(m.at);
       if (Number.isNaN(when.getTime())) {
@@ -486,7 +499,7 @@ export class Conversation {
         try {
           return await this.replace(
             snapshot,
-            [summaryMessage(this.clean(summary), iso(now))],
+            [summaryMessage((await this.cleanAll([summary]))[0]!, iso(now))],
             'summarize',
             tokensBefore,
             {},
@@ -517,7 +530,7 @@ export class Conversation {
       let summary: string;
       try {
         const result = await this.summarizer.summarize({ messages: snapshot.messages, agent: this.agentId });
-        summary = this.clean(result.summary ?? '');
+        [summary] = (await this.cleanAll([result.summary ?? ''])) as [string];
         extra.summarizer = result.summarizer;
         extra.usage = result.usage;
         if (result.fallback) {
@@ -667,6 +680,7 @@ export interface ConversationServiceDeps {
   summarizer?: Summarizer | undefined;
   logger?: Logger | undefined;
   options?: Partial<ConversationOptions> | undefined;
+  secretScanner?: SecretScanner | undefined;
 }
 
 /** Opens conversations over one TranscriptStore with shared defaults; what a stack exposes as `conversations`. */

@@ -31,6 +31,7 @@ import type { Embedder } from '../ports/embedder.js';
 import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { Reranker } from '../ports/reranker.js';
+import type { SecretScanner } from '../ports/secret-scanner.js';
 import {
   dedupCheckInput,
   injectLearningInput,
@@ -47,6 +48,7 @@ import {
 } from '../schemas.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Principal, Scope, Source } from '../types.js';
 import { rerankResults } from './rerank.js';
+import { scanFields } from './secret-scan.js';
 
 /** Every number of the knowledge service, with defaults (docs/configuration.md). */
 export interface KnowledgeOptions {
@@ -241,6 +243,8 @@ export interface KnowledgeServiceDeps {
   options?: Partial<KnowledgeOptions> | undefined;
   /** Re-scores the fused top `rerankDepth` results of every search (off when absent). */
   reranker?: Reranker | undefined;
+  /** An extra asynchronous secret scan after mem's own rules, awaited by every write (docs/safety.md). */
+  secretScanner?: SecretScanner | undefined;
 }
 
 type Ref = { id: string } | { key: string; scope?: Scope | undefined };
@@ -253,8 +257,10 @@ export class KnowledgeService {
   private readonly logger: Logger;
   readonly options: KnowledgeOptions;
   private readonly clock: Clock;
+  private readonly secretScanner: SecretScanner | undefined;
 
   constructor(deps: KnowledgeServiceDeps) {
+    this.secretScanner = deps.secretScanner;
     this.knowledge = deps.store;
     this.embedder = deps.embedder;
     this.reranker = deps.reranker;
@@ -490,6 +496,7 @@ export class KnowledgeService {
     const input = pre?.input ?? parseInput(memoryStoreInput, 'memory-store', raw);
     const content = this.checkContent(p.space, input.content);
     this.guardLabels(p.space, { name: input.name, key: input.key, tag: input.tags });
+    await scanFields(this.secretScanner, { content, name: input.name, key: input.key, tag: input.tags });
     const scope = input.scope ?? 'agent';
     const source = input.source ?? 'manual';
     const agentId = overrides.agentId ?? p.agentId;
@@ -829,6 +836,7 @@ export class KnowledgeService {
       newKey = input.newKey;
     }
     if (mode === undefined) {
+      await scanFields(this.secretScanner, { 'edit intent': input.intent, 'new key': input.newKey });
       const expiresAt = expiryAfterMove(newKey);
       await this.knowledge.moveDocument(
         p.space,
@@ -864,6 +872,7 @@ export class KnowledgeService {
       );
     }
     content = this.checkContent(p.space, content);
+    await scanFields(this.secretScanner, { content, 'edit intent': input.intent, 'new key': input.newKey });
     const pieces = chunkContent(content, this.options.chunking);
     const vectors = await this.embed(pieces.map((c) => c.content));
     const moveExpiry = newKey !== first.key ? expiryAfterMove(newKey) : undefined;
@@ -914,6 +923,7 @@ export class KnowledgeService {
     this.checkPrincipal(p);
     const input = parseInput(memoryRateInput, 'memory_rate', raw);
     this.guardLabels(p.space, { 'rating note': input.note, 'task id': input.taskId });
+    await scanFields(this.secretScanner, { 'rating note': input.note, 'task id': input.taskId });
     const chunks = await this.resolve(p, { id: input.id });
     const first = chunks[0]!;
     const author = injectedBy(first.tags) ?? first.agentId;
@@ -1091,6 +1101,7 @@ export class KnowledgeService {
         status: 'unchanged',
       };
     }
+    await scanFields(this.secretScanner, { content: input.content, 'source path': input.sourcePath });
     const now = this.now();
     const pieces = chunkContent(input.content, this.options.chunking);
     const vectors = await this.embed(pieces.map((c) => c.content));

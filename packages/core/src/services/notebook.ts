@@ -18,6 +18,7 @@ import { bm25Rank, queryTerms, stem, tokenize } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { NotebookEntry, NotebookScope, NotebookStore } from '../ports/notebook-store.js';
+import type { SecretScanner } from '../ports/secret-scanner.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import { parseInput } from '../schemas.js';
 import {
@@ -28,6 +29,7 @@ import {
   type WriteMemoryInput,
   writeMemoryInput,
 } from '../schemas-notebook.js';
+import { scanFields } from './secret-scan.js';
 
 /** Every number of the notebook (docs/notebooks.md), with defaults. */
 export interface NotebookOptions {
@@ -103,6 +105,8 @@ export interface NotebookDeps {
   clock?: Clock | undefined;
   tokenizer?: Tokenizer | undefined;
   options?: Partial<NotebookOptions> | undefined;
+  /** An extra asynchronous secret scan after mem's own rules, awaited by every write (docs/safety.md). */
+  secretScanner?: SecretScanner | undefined;
 }
 
 const scopeOf = (o: NotebookOwner): NotebookScope => ({
@@ -122,6 +126,7 @@ export class Notebook {
   readonly options: NotebookOptions;
   private readonly clock: Clock;
   private readonly tokenizer: Tokenizer | undefined;
+  private readonly secretScanner: SecretScanner | undefined;
   /** Writes to one file through this instance run one at a time; other writers are handled by compare-and-set. */
   private readonly writing = new Map<string, Promise<unknown>>();
 
@@ -129,6 +134,7 @@ export class Notebook {
     this.store = deps.store;
     this.clock = deps.clock ?? systemClock;
     this.tokenizer = deps.tokenizer;
+    this.secretScanner = deps.secretScanner;
     this.options = {
       ...DEFAULT_NOTEBOOK_OPTIONS,
       ...deps.options,
@@ -144,6 +150,7 @@ export class Notebook {
     const policy = personalDataPolicy(this.options.personalData, scope.space);
     guardText(file, 'notebook file name', policy === 'allow' ? 'allow' : 'refuse');
     const input = { ...parsed, content: guardText(parsed.content, `notebook file ${file}`, policy) };
+    await scanFields(this.secretScanner, { 'notebook file name': file, [`notebook file ${file}`]: input.content });
     const key = [scope.space, scope.agent, scope.user ?? '', scope.topic ?? '', file].join('\u0000');
     const previous = this.writing.get(key) ?? Promise.resolve();
     const run = previous.then(() => this.writeNow(scope, file, input));

@@ -12,10 +12,13 @@ import { jsonBytes } from '../domain/json.js';
 import { checkName } from '../domain/names.js';
 import { guardFields, type PersonalDataSetting, personalDataPolicy } from '../domain/secrets.js';
 import { MemError } from '../errors.js';
+import type { EpisodeStore } from '../ports/episode-store.js';
 import type { FactStore } from '../ports/fact-store.js';
 import type { GoalStore } from '../ports/goal-store.js';
 import type { MessageStore } from '../ports/message-store.js';
 import type { PhaseStore } from '../ports/phase-store.js';
+import type { ProcedureStore } from '../ports/procedure-store.js';
+import type { SecretScanner } from '../ports/secret-scanner.js';
 import type { SessionStateStore } from '../ports/session-state-store.js';
 import type { StructuredStores } from '../ports/structured-stores.js';
 import type { SummaryStore } from '../ports/summary-store.js';
@@ -39,6 +42,7 @@ import {
   toolEventSchema,
 } from '../schemas-structured.js';
 import type {
+  Episode,
   Fact,
   FactUpsertResult,
   FactWrite,
@@ -47,14 +51,17 @@ import type {
   NewGoal,
   NewMessage,
   PhaseChange,
+  Procedure,
   SessionState,
   SessionSummary,
+  StoredEmbedding,
   StoredMessage,
   SummaryWrite,
   ToolEvent,
   ToolEventFilter,
   UserRecord,
 } from '../types-structured.js';
+import { scanFields } from './secret-scan.js';
 
 /** Size limits of the guards (bytes of UTF-8 JSON). */
 export interface StructuredLimits {
@@ -150,6 +157,7 @@ export function guardFactStore(
   store: FactStore,
   limits: Partial<StructuredLimits> = {},
   personalData?: PersonalDataSetting,
+  secretScanner?: SecretScanner,
 ): FactStore {
   if (isGuarded(store)) return store;
   const lim = { ...DEFAULT_STRUCTURED_LIMITS, ...limits };
@@ -161,15 +169,14 @@ export function guardFactStore(
       checkSize(w.value, lim.factValueBytes, `value of fact "${w.key}"`);
       // Facts are refused rather than redacted under a redact policy: a redacted JSON value could change its shape.
       const policy = personalDataPolicy(personalData, sp) === 'allow' ? 'allow' : 'refuse';
-      guardFields(
-        {
-          'fact key': w.key,
-          'fact user': w.user,
-          'fact topic': w.topic,
-          [`value of fact "${w.key}"`]: JSON.stringify(w.value, null, 1),
-        },
-        policy,
-      );
+      const fields = {
+        'fact key': w.key,
+        'fact user': w.user,
+        'fact topic': w.topic,
+        [`value of fact "${w.key}"`]: JSON.stringify(w.value, null, 1),
+      };
+      guardFields(fields, policy);
+      await scanFields(secretScanner, fields);
       return store.upsert(space(sp), w);
     },
     async get(sp: string, u: string, topic?: string | null): Promise<Fact[]> {
@@ -373,22 +380,68 @@ export function guardToolEventStore(store: ToolEventStore, limits: Partial<Struc
   });
 }
 
-/** Guard every structured port of a bundle that is present (episodes and procedures pass through: their services validate). */
+/**
+ * The stack's secret scanner in front of the episode and procedure stores: their services run mem's own rules when
+ * they build a record; the scanner then sees every free-text field of it, once, before the insert.
+ */
+function scanOnInsert<S extends EpisodeStore | ProcedureStore>(
+  store: S,
+  secretScanner: SecretScanner,
+  fields: (record: Parameters<S['insert']>[1]) => Record<string, string | null | readonly string[]>,
+): S {
+  const insert = async (sp: string, record: Parameters<S['insert']>[1], embedding: StoredEmbedding | null) => {
+    await scanFields(secretScanner, fields(record));
+    const write = store.insert as (sp: string, r: typeof record, e: StoredEmbedding | null) => Promise<void>;
+    return write.call(store, sp, record, embedding);
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'insert') return insert;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * Guard every structured port of a bundle that is present (episodes and procedures pass through: their services
+ * validate; with a secret scanner, it is run on their inserts).
+ */
 export function guardStructuredStores(
   stores: Partial<StructuredStores>,
   limits: Partial<StructuredLimits> = {},
   personalData?: PersonalDataSetting,
+  secretScanner?: SecretScanner,
 ): Partial<StructuredStores> {
   const out: Partial<StructuredStores> = {};
   if (stores.messages) out.messages = guardMessageStore(stores.messages, limits);
-  if (stores.facts) out.facts = guardFactStore(stores.facts, limits, personalData);
+  if (stores.facts) out.facts = guardFactStore(stores.facts, limits, personalData, secretScanner);
   if (stores.goals) out.goals = guardGoalStore(stores.goals, limits);
   if (stores.summaries) out.summaries = guardSummaryStore(stores.summaries);
   if (stores.users) out.users = guardUserStore(stores.users);
   if (stores.sessionState) out.sessionState = guardSessionStateStore(stores.sessionState, limits);
   if (stores.phases) out.phases = guardPhaseStore(stores.phases, limits);
   if (stores.toolEvents) out.toolEvents = guardToolEventStore(stores.toolEvents, limits);
-  if (stores.episodes) out.episodes = stores.episodes;
-  if (stores.procedures) out.procedures = stores.procedures;
+  if (stores.episodes)
+    out.episodes = secretScanner
+      ? scanOnInsert(stores.episodes, secretScanner, (e: Episode) => ({
+          episode: e.summary,
+          'episode key decision': e.keyDecisions,
+          'episode tool name': e.toolsUsed,
+          'episode session id': e.sessionId,
+          'episode tag': e.tags,
+          'episode metadata': JSON.stringify(e.metadata, null, 1),
+        }))
+      : stores.episodes;
+  if (stores.procedures)
+    out.procedures = secretScanner
+      ? scanOnInsert(stores.procedures, secretScanner, (p: Procedure) => ({
+          'procedure name': p.name,
+          procedure: `${p.description}\n${p.trigger}`,
+          'procedure steps': JSON.stringify(p.steps, null, 1),
+          'procedure tag': p.tags,
+          'procedure metadata': JSON.stringify(p.metadata, null, 1),
+        }))
+      : stores.procedures;
   return out;
 }
