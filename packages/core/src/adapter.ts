@@ -49,7 +49,7 @@ export {
 } from './domain/vector-index.js';
 export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
 export { type Clock, ManualClock, systemClock } from './ports/clock.js';
-export type { Embedder } from './ports/embedder.js';
+export type { Embedder, EmbeddingResult } from './ports/embedder.js';
 export type { CandidateStoreCapabilities, EpisodeStore } from './ports/episode-store.js';
 export type { EpisodeRecall, EpisodicMemory } from './ports/episodic-memory.js';
 export type {

@@ -34,3 +34,14 @@ export interface Summarizer {
 }
 
 export const NO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+
+/** The sum of token usages (zero for none). */
+export function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
+  const u = { ...NO_USAGE };
+  for (const x of usages) {
+    u.inputTokens += x.inputTokens;
+    u.outputTokens += x.outputTokens;
+    u.totalTokens += x.totalTokens;
+  }
+  return u;
+}
