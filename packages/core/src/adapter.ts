@@ -82,7 +82,15 @@ export type { ProceduralMemory, ProcedureSuggestion } from './ports/procedural-m
 export type { ProcedureStore } from './ports/procedure-store.js';
 export type { SessionStateStore } from './ports/session-state-store.js';
 export type { StructuredStores } from './ports/structured-stores.js';
-export type { SummarizeInput, Summarizer, SummaryResult, TokenUsage } from './ports/summarizer.js';
+export {
+  NO_USAGE,
+  openAIUsage,
+  type SummarizeInput,
+  type Summarizer,
+  type SummaryResult,
+  sumUsage,
+  type TokenUsage,
+} from './ports/summarizer.js';
 export type { SummaryStore } from './ports/summary-store.js';
 export type { Tokenizer } from './ports/tokenizer.js';
 export type { ToolEventStore } from './ports/tool-event-store.js';
