@@ -110,7 +110,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the search query.');
-      const { results, intent } = await (await ctx.stack()).knowledge.searchReport(
+      const { results, intent, usage } = await (await ctx.stack()).knowledge.searchReport(
         ctx.p,
         defined({
           query,
@@ -122,7 +122,7 @@ const knowledgeCommands: Record<string, Command> = {
           intent: str(ctx.flags, 'intent'),
         }),
       );
-      ctx.out({ results: results.map(toSearchJson), intent }, () => renderResults(results));
+      ctx.out({ results: results.map(toSearchJson), intent, usage }, () => renderResults(results));
     },
   },
   get: {
@@ -242,7 +242,7 @@ const knowledgeCommands: Record<string, Command> = {
         defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
       );
       ctx.out(
-        { block: r.block, memories: r.memories.map(toSearchJson) },
+        { block: r.block, memories: r.memories.map(toSearchJson), usage: r.usage },
         () => r.block ?? 'No relevant past knowledge.',
       );
     },
@@ -272,7 +272,7 @@ const knowledgeCommands: Record<string, Command> = {
         defined({ task, queries, limit: int(ctx.flags, 'limit'), taskId: str(ctx.flags, 'task-id') }),
       );
       ctx.out(
-        { task: r.task, taskId: r.taskId, memories: r.memories.map(toSearchJson) },
+        { task: r.task, taskId: r.taskId, memories: r.memories.map(toSearchJson), usage: r.usage },
         () => `Task: ${r.task}${r.taskId ? ` (task id ${r.taskId})` : ''}\n\n${renderResults(r.memories)}`,
       );
     },

@@ -33,6 +33,7 @@ import { checkConsolidator, createConsolidationPipeline, createEpisodicMemory } 
 import { createProceduralMemory } from '@mem/procedural';
 import { z } from 'zod';
 import { defineOperation, type HttpParts, type OpContext, type Operation } from './operation.js';
+import { tokenUsage } from './schemas.js';
 
 // ---------- inputs core has no schema for (one per operation) ----------
 
@@ -140,6 +141,7 @@ const consolidationReport = z.object({
       reason: z.string().optional(),
     }),
   ),
+  usage: tokenUsage.describe('Tokens the fact extraction spent (zero for the keyword extractor).'),
 });
 
 // ---------- helpers ----------
