@@ -629,8 +629,11 @@ export class KnowledgeService {
           const chunks = docs[j]!;
           if (!batched) {
             try {
-              // A key taken meanwhile: this item is checked and written on its own.
-              out[x.index] = await this.store(p, inputs[x.index], overrides[x.index] ?? {});
+              // A key taken meanwhile: this item is checked and written on its own (the batch's embedding spend
+              // goes on the first of them, so that the results still sum to what was spent).
+              const r = await this.store(p, inputs[x.index], overrides[x.index] ?? {});
+              out[x.index] = { ...r, usage: sumUsage([r.usage, usage]) };
+              usage = { ...NO_USAGE };
               continue;
             } catch (error) {
               out[x.index] = itemError(error);
