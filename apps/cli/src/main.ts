@@ -111,7 +111,7 @@ const knowledgeCommands: Record<string, Command> = {
     async run(ctx) {
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the search query.');
-      const { results, intent } = await (await ctx.stack()).knowledge.searchReport(
+      const { results, intent, usage } = await (await ctx.stack()).knowledge.searchReport(
         ctx.p,
         defined({
           query,
@@ -123,7 +123,7 @@ const knowledgeCommands: Record<string, Command> = {
           intent: str(ctx.flags, 'intent'),
         }),
       );
-      ctx.out({ results: results.map(toSearchJson), intent }, () => renderResults(results));
+      ctx.out({ results: results.map(toSearchJson), intent, usage }, () => renderResults(results));
     },
   },
   get: {
@@ -243,7 +243,7 @@ const knowledgeCommands: Record<string, Command> = {
         defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
       );
       ctx.out(
-        { block: r.block, memories: r.memories.map(toSearchJson) },
+        { block: r.block, memories: r.memories.map(toSearchJson), usage: r.usage },
         () => r.block ?? 'No relevant past knowledge.',
       );
     },
@@ -273,7 +273,7 @@ const knowledgeCommands: Record<string, Command> = {
         defined({ task, queries, limit: int(ctx.flags, 'limit'), taskId: str(ctx.flags, 'task-id') }),
       );
       ctx.out(
-        { task: r.task, taskId: r.taskId, memories: r.memories.map(toSearchJson) },
+        { task: r.task, taskId: r.taskId, memories: r.memories.map(toSearchJson), usage: r.usage },
         () => `Task: ${r.task}${r.taskId ? ` (task id ${r.taskId})` : ''}\n\n${renderResults(r.memories)}`,
       );
     },

@@ -37,6 +37,7 @@ import {
   rateResult,
   recallInput,
   storeResult,
+  tokenUsage,
 } from './schemas.js';
 
 const withId = ({ params, body }: HttpParts) => ({ ...(body as object | undefined), id: params.id });
@@ -76,13 +77,14 @@ export const memorySearch = defineOperation({
   output: z.object({
     results: z.array(searchResultJson),
     intent: z.string().nullable().describe('The intent you gave, as recorded (null when none).'),
+    usage: tokenUsage.describe('Tokens the embedder spent on the query.'),
   }),
   write: false,
   http: { method: 'POST', path: '/v1/memories/search' },
   tool: { name: 'memory-search' },
   run: async ({ principal, stack }, input) => {
     const r = await stack.knowledge.searchReport(principal, input);
-    return { results: r.results.map(toSearchJson), intent: r.intent };
+    return { results: r.results.map(toSearchJson), intent: r.intent, usage: r.usage };
   },
 });
 
@@ -266,7 +268,11 @@ export const recall = defineOperation({
     'Search with the task text and return the Markdown block to put into the task message: the memories whose similarity passes the threshold (default 0.4), or block null when none does.',
   group: 'knowledge',
   input: recallInput,
-  output: z.object({ block: z.string().nullable(), memories: z.array(searchResultJson) }),
+  output: z.object({
+    block: z.string().nullable(),
+    memories: z.array(searchResultJson),
+    usage: tokenUsage.describe('Tokens the embedder spent on the task text.'),
+  }),
   write: false,
   http: { method: 'POST', path: '/v1/recall' },
   run: async ({ principal, stack }, raw) => {
@@ -275,7 +281,7 @@ export const recall = defineOperation({
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
       ...(input.threshold !== undefined ? { threshold: input.threshold } : {}),
     });
-    return { block: r.block, memories: r.memories.map(toSearchJson) };
+    return { block: r.block, memories: r.memories.map(toSearchJson), usage: r.usage };
   },
 });
 
@@ -308,13 +314,14 @@ export const taskContext = defineOperation({
     task: z.string(),
     taskId: z.string().nullable().describe('The taskId you gave (rate the memories you used under it), or null.'),
     memories: z.array(smartRecallResultJson),
+    usage: tokenUsage.describe('Tokens the embedder spent on the queries.'),
   }),
   write: false,
   http: { method: 'POST', path: '/v1/task-context' },
   tool: { name: 'task-context-gathering' },
   run: async ({ principal, stack }, input) => {
     const r = await stack.knowledge.taskContext(principal, input);
-    return { task: r.task, taskId: r.taskId, memories: r.memories.map(toSmartRecallJson) };
+    return { task: r.task, taskId: r.taskId, memories: r.memories.map(toSmartRecallJson), usage: r.usage };
   },
 });
 
@@ -413,6 +420,7 @@ export const importMemories = defineOperation({
     duplicates: z.number().int(),
     skipped: z.number().int(),
     errors: z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() })),
+    usage: tokenUsage.describe('Tokens the embedder spent on the imported memories.'),
   }),
   write: true,
   http: { method: 'POST', path: '/v1/import', bodyType: 'ndjson', input: ({ body }) => body },

@@ -17,6 +17,7 @@ import {
 import { z } from 'zod';
 import { defineOperation, type OpContext, type Operation } from './operation.js';
 import { targetAgent } from './operations-agent.js';
+import { spentTokens, tokenUsage } from './schemas.js';
 
 /** A lead may act for another agent of its space (`agent`); everyone else acts for itself. */
 const agentField = {
@@ -49,11 +50,16 @@ const endTaskResult = z.object({
   stored: storedMemory,
   skipped: z.string().optional().describe('Why no memory was stored.'),
   rated: z.number().int().describe('Recalled memories rated for this task.'),
+  spent: z.array(spentTokens).describe('Model calls made (the embedding of the task memory) and their token usage.'),
+  usage: tokenUsage.describe('Sum of spent.'),
 });
 const endSessionResult = z.object({
   stored: storedMemory,
   skipped: z.string().optional(),
-  spent: z.array(anyObject).describe('Model calls made (the summariser) and their token usage.'),
+  spent: z
+    .array(spentTokens)
+    .describe('Model calls made (the summariser, the embedding of the session memory) and their token usage.'),
+  usage: tokenUsage.describe('Sum of spent.'),
 });
 
 /**

@@ -34,6 +34,7 @@ import { createProceduralMemory } from '@mem/procedural';
 import { z } from 'zod';
 import { defineOperation, type HttpParts, type OpContext, type Operation } from './operation.js';
 import { dropRunners } from './operations-runner.js';
+import { tokenUsage } from './schemas.js';
 
 // ---------- inputs core has no schema for (one per operation) ----------
 
@@ -141,6 +142,7 @@ const consolidationReport = z.object({
       reason: z.string().optional(),
     }),
   ),
+  usage: tokenUsage.describe('Tokens the fact extraction spent (zero for the keyword extractor).'),
 });
 
 // ---------- helpers ----------

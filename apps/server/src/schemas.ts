@@ -83,6 +83,18 @@ export type MemoryListInput = z.infer<typeof memoryListInput>;
 
 const isoTime = z.string().describe('ISO-8601 time.');
 
+/** Tokens a model call spent (an embedder over an API, a summariser, a fact extractor); all zero when none. */
+export const tokenUsage = z
+  .object({ inputTokens: z.number().int(), outputTokens: z.number().int(), totalTokens: z.number().int() })
+  .describe('Model tokens spent (zero when nothing was spent, e.g. with the local embedder).');
+
+/** A model call a runner operation made and what it spent. */
+export const spentTokens = z.object({
+  operation: z.enum(['compaction', 'session-summary', 'recall-embedding', 'memory-embedding']),
+  by: z.string().describe('The summariser or embedder id.'),
+  usage: tokenUsage,
+});
+
 /** memory-store, inject-learning. */
 export const storeResult = z.object({
   id: z.string().describe('The memory (document) id.'),
@@ -91,6 +103,9 @@ export const storeResult = z.object({
   name: z.string(),
   chunkCount: z.number().int(),
   deduplicated: z.boolean().describe('True when the same content already existed (nothing new was written).'),
+  usage: tokenUsage.describe(
+    'Tokens the embedder spent on this memory (zero when deduplicated or with a local embedder).',
+  ),
 });
 
 /** memory-index. */
@@ -127,6 +142,7 @@ export const editResult = z.object({
   version: z.number().int(),
   chunkCount: z.number().int(),
   action: z.enum(['replaced', 'moved', 'replaced-and-moved']),
+  usage: tokenUsage.describe('Tokens the embedder spent on the new content (zero for a move).'),
 });
 
 /** memory-delete. */
@@ -164,6 +180,7 @@ export const dedupResult = z.object({
       preview: z.string(),
     }),
   ),
+  usage: tokenUsage.describe('Tokens the embedder spent on the text.'),
 });
 
 /** write_memory. */

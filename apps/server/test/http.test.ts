@@ -153,7 +153,11 @@ describe('knowledge routes', () => {
     expect(recall.body.block).toContain('### Relevant Past Knowledge');
     expect(recall.body.memories[0].name).toBe('Invoice retries');
     const none = await call(s.url, 'POST', '/v1/recall', { body: { task: 'zebra giraffe', threshold: 0.99 } });
-    expect(none.body).toEqual({ block: null, memories: [] });
+    expect(none.body).toEqual({
+      block: null,
+      memories: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
     const smart = await call(s.url, 'POST', '/v1/smart-recall', {
       body: { queries: ['invoices retried', 'account paused'] },
     });

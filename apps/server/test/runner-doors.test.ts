@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack } from '@mem/core';
+import type { Embedder, EmbeddingResult } from '@mem/core/adapter';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +19,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function setup() {
+async function setup(embedder: Embedder = createHashingEmbedder()) {
   const dir = mkdtempSync(join(tmpdir(), 'mem-runner-doors-'));
   dirs.push(dir);
   const knowledge = createSqliteStore({ path: join(dir, 'mem.db') });
@@ -26,7 +27,7 @@ async function setup() {
   const stack = createStack({
     knowledge,
     structured: createSqliteStructuredStores({ db: knowledge.db }),
-    embedder: createHashingEmbedder(),
+    embedder,
     transcripts,
     notebooks,
   });
@@ -163,5 +164,90 @@ describe('the runner over MCP', () => {
     const bad = (await client.callTool({ name: 'task-end', arguments: { summary: 'no task id' } })) as Result;
     expect(bad.isError).toBe(true);
     expect(bad.content[0]!.text).toMatch(/^INVALID_INPUT/);
+  });
+});
+
+/** An embedder that spends tokens as an API one does (one token a word), over the hashing embedder's vectors. */
+function tokenEmbedder(): Embedder {
+  const inner = createHashingEmbedder();
+  return {
+    id: 'api-like',
+    dimension: inner.dimension,
+    embed: (texts) => inner.embed(texts),
+    async embedWithUsage(texts): Promise<EmbeddingResult> {
+      const n = texts.reduce((sum, t) => sum + t.split(/\s+/).filter(Boolean).length, 0);
+      return { vectors: await inner.embed(texts), usage: { inputTokens: n, outputTokens: 0, totalTokens: n } };
+    },
+  };
+}
+
+describe('the tokens spent show in the JSON of the doors', () => {
+  const tokens = (n: number) => ({ inputTokens: n, outputTokens: 0, totalTokens: n });
+
+  it('HTTP: store, search, recall, turn report, task end and session end', async () => {
+    const { s, k } = await setup(tokenEmbedder());
+    const stored = await call(s.url, 'POST', '/v1/memories', {
+      key: k.coder,
+      body: { content: 'Billing deploys need the migration flag' },
+    });
+    expect(stored.status).toBe(201);
+    expect(stored.body.usage).toEqual(tokens(6));
+    const found = await call(s.url, 'POST', '/v1/memories/search', {
+      key: k.coder,
+      body: { query: 'billing deploys' },
+    });
+    expect(found.body.usage).toEqual(tokens(2));
+    const recall = await call(s.url, 'POST', '/v1/recall', { key: k.coder, body: { task: 'deploy billing today' } });
+    expect(recall.body.usage).toEqual(tokens(3));
+
+    const turn = await call(s.url, 'POST', '/v1/agents/coder/turns', {
+      key: k.coder,
+      body: { task: 'deploy billing to staging', taskId: 'T-9', messages: [{ role: 'user', content: 'Go.' }] },
+    });
+    expect(turn.body.report.spent).toEqual([{ operation: 'recall-embedding', by: 'api-like', usage: tokens(4) }]);
+    expect(turn.body.report.usage).toEqual(tokens(4));
+    const ended = await call(s.url, 'POST', '/v1/agents/coder/tasks/end', {
+      key: k.coder,
+      body: { taskId: 'T-9', summary: 'Deployed with the flag.' },
+    });
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+    // "Task T-9: deploy billing to staging" + "Deployed with the flag." = 6 + 4 words.
+    expect(ended.body.spent).toEqual([{ operation: 'memory-embedding', by: 'api-like', usage: tokens(10) }]);
+    expect(ended.body.stored.usage).toEqual(tokens(10));
+    const session = await call(s.url, 'POST', '/v1/agents/coder/session/end', {
+      key: k.coder,
+      body: { summary: 'Billing is on staging.' },
+    });
+    expect(session.body.usage).toEqual(tokens(4));
+  });
+
+  it('MCP: the tool results carry usage and pass their declared output schemas', async () => {
+    const { s, k } = await setup(tokenEmbedder());
+    const client = new Client({ name: 'mem-test-usage', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(s.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${k.coder}` } },
+      }),
+    );
+    open.push(client);
+    type Result = { isError?: boolean; structuredContent?: any; content: { text?: string }[] };
+    const stored = (await client.callTool({
+      name: 'memory-store',
+      arguments: { content: 'The staging database is read only on Sundays' },
+    })) as Result;
+    expect(stored.isError, stored.content[0]?.text).toBeFalsy();
+    expect(stored.structuredContent.usage).toEqual(tokens(8));
+    const turn = (await client.callTool({
+      name: 'turn-context',
+      arguments: { task: 'staging database', taskId: 'T-1' },
+    })) as Result;
+    expect(turn.isError, turn.content[0]?.text).toBeFalsy();
+    expect(turn.structuredContent.report.usage).toEqual(tokens(2));
+    const end = (await client.callTool({
+      name: 'task-end',
+      arguments: { taskId: 'T-1', summary: 'Checked it.' },
+    })) as Result;
+    expect(end.isError, end.content[0]?.text).toBeFalsy();
+    expect(end.structuredContent.usage.totalTokens).toBeGreaterThan(0);
   });
 });

@@ -49,7 +49,7 @@ export {
 } from './domain/vector-index.js';
 export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
 export { type Clock, ManualClock, systemClock } from './ports/clock.js';
-export type { Embedder } from './ports/embedder.js';
+export type { Embedder, EmbeddingResult } from './ports/embedder.js';
 export type { CandidateStoreCapabilities, EpisodeStore } from './ports/episode-store.js';
 export type { EpisodeRecall, EpisodicMemory } from './ports/episodic-memory.js';
 export type {
@@ -84,7 +84,15 @@ export type { Reranker, RerankInput, RerankResult } from './ports/reranker.js';
 export type { SecretScanFinding, SecretScanner, SecretScanText } from './ports/secret-scanner.js';
 export type { SessionStateStore } from './ports/session-state-store.js';
 export type { StructuredStores } from './ports/structured-stores.js';
-export type { SummarizeInput, Summarizer, SummaryResult, TokenUsage } from './ports/summarizer.js';
+export {
+  NO_USAGE,
+  openAIUsage,
+  type SummarizeInput,
+  type Summarizer,
+  type SummaryResult,
+  sumUsage,
+  type TokenUsage,
+} from './ports/summarizer.js';
 export type { SummaryStore } from './ports/summary-store.js';
 export type { Tokenizer } from './ports/tokenizer.js';
 export type { ToolEventStore } from './ports/tool-event-store.js';

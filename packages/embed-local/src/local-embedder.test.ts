@@ -1,4 +1,5 @@
 import { MemError } from '@mem/core';
+import { describeEmbedder } from '@mem/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbedder, type LocalEmbedder } from './index.js';
 
@@ -103,3 +104,8 @@ describe('createLocalEmbedder (Universal Sentence Encoder lite, offline)', () =>
     expect((error as MemError).message).toContain('texts[1]');
   });
 });
+
+// The port's conformance suite: the local model spends no tokens (no embedWithUsage), so every result reports zero.
+// One embedder for the suite's three tests: the model loads once.
+let shared: LocalEmbedder | undefined;
+describeEmbedder('local (USE lite)', async () => ({ embedder: (shared ??= createLocalEmbedder()) }));

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { MemError } from '@mem/core';
+import { createInMemoryKnowledgeStore, createInMemoryTranscriptStore, createStack, MemError, Runner } from '@mem/core';
+import { describeEmbedder } from '@mem/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIEmbedder, type OpenAIEmbedderOptions } from './index.js';
 
@@ -12,6 +13,8 @@ import { createOpenAIEmbedder, type OpenAIEmbedderOptions } from './index.js';
 //   'short'       → 200, but vectors of 3 dimensions
 //   'locked'      → 401 unless `Authorization: Bearer right-key`; the body echoes the key it got
 //   'broken'      → 500
+//   'no-usage'    → 200 without a `usage` block (as some local servers answer)
+// `usage.prompt_tokens` is the number of words of the inputs (tokensOf), so a test can predict it.
 
 const GOOD_KEY = 'right-key';
 const DEFAULT_DIM = 8;
@@ -19,6 +22,11 @@ const DEFAULT_DIM = 8;
 interface Seen {
   body: { model: string; input: string[]; dimensions?: number; encoding_format?: string };
   headers: IncomingHttpHeaders;
+}
+
+/** The fake's token count: words of every text (an empty text counts 1, as a real tokenizer's end token would). */
+function tokensOf(inputs: string[]): number {
+  return inputs.reduce((n, t) => n + Math.max(1, t.split(/\s+/).filter(Boolean).length), 0);
 }
 
 /** Deterministic vector for a text: FNV-1a over the text and the coordinate, mapped to [-1, 1). */
@@ -76,7 +84,13 @@ beforeAll(async () => {
       embedding: vectorFor(text, dimension),
     }));
     data.reverse();
-    send(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } });
+    const tokens = tokensOf(body.input);
+    send(200, {
+      object: 'list',
+      data,
+      model: body.model,
+      ...(body.model === 'no-usage' ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }),
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -265,3 +279,74 @@ describe('createOpenAIEmbedder against a local OpenAI-compatible server', () => 
     expect(seen).toHaveLength(0);
   });
 });
+
+describe('token usage of createOpenAIEmbedder', () => {
+  it('embedWithUsage reads the API usage block, summed over batches; a server without one reports zero', async () => {
+    const many = Array.from({ length: 5 }, (_, i) => `text number ${i}`);
+    const r = await make({ batchSize: 2 }).embedWithUsage(many);
+    expect(seen.map((x) => x.body.input.length)).toEqual([2, 2, 1]);
+    expect(r.vectors).toHaveLength(5);
+    expect(r.usage).toEqual({ inputTokens: 15, outputTokens: 0, totalTokens: 15 });
+
+    const none = await make({ model: 'no-usage' }).embedWithUsage(['x y']);
+    expect(none.vectors).toHaveLength(1);
+    expect(none.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+  });
+
+  it("a store's result and a runner turn's report show the embedding tokens", async () => {
+    const embedder = make({ dimension: DEFAULT_DIM });
+    const stack = createStack({
+      knowledge: createInMemoryKnowledgeStore(),
+      transcripts: createInMemoryTranscriptStore(),
+      embedder,
+    });
+    const p = { space: 'usage', agentId: 'ada', role: 'worker' as const };
+    const content = 'Friday deploys need a rollback plan';
+    const stored = await stack.knowledge.store(p, { content });
+    expect(stored.usage).toEqual({ inputTokens: 6, outputTokens: 0, totalTokens: 6 });
+
+    const found = await stack.knowledge.searchReport(p, { query: 'rollback plan' });
+    expect(found.usage.totalTokens).toBe(2);
+
+    const runner = new Runner(stack, { contextWindow: 8_000 });
+    const task = 'plan the Friday deploy rollback';
+    const turn = await runner.assembleTurn({
+      principal: p,
+      task,
+      taskId: 't1',
+      messages: [{ role: 'user', content: 'go' }],
+    });
+    expect(turn.report.spent).toEqual([
+      {
+        operation: 'recall-embedding',
+        by: 'openai:test-embed',
+        usage: { inputTokens: 5, outputTokens: 0, totalTokens: 5 },
+      },
+    ]);
+    expect(turn.report.usage.totalTokens).toBe(5);
+
+    const ended = await runner.endTask({ principal: p, taskId: 't1', summary: 'Wrote the rollback plan.' });
+    const memoryTokens = tokensOf([`Task t1: ${task}\n\nWrote the rollback plan.`]); // the stored content
+    expect(ended.stored?.usage.totalTokens).toBe(memoryTokens);
+    expect(ended.spent).toEqual([
+      { operation: 'memory-embedding', by: 'openai:test-embed', usage: ended.stored!.usage },
+    ]);
+    expect(ended.usage.totalTokens).toBe(memoryTokens);
+
+    const session = await runner.endSession({ principal: p, summary: 'Planned a rollback.' });
+    expect(session.spent).toEqual([
+      {
+        operation: 'memory-embedding',
+        by: 'openai:test-embed',
+        usage: { inputTokens: 3, outputTokens: 0, totalTokens: 3 },
+      },
+    ]);
+    expect(session.usage.totalTokens).toBe(3);
+  });
+});
+
+// The port's conformance suite, against the same local server (embedWithUsage included).
+describeEmbedder('openai (local fake server)', async () => ({
+  embedder: make({ dimension: DEFAULT_DIM }),
+  expectedInputTokens: tokensOf,
+}));

@@ -1,5 +1,5 @@
 import { MemError } from '@mem/core';
-import type { Embedder } from '@mem/core/adapter';
+import { type Embedder, type EmbeddingResult, openAIUsage, sumUsage, type TokenUsage } from '@mem/core/adapter';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -32,8 +32,10 @@ export interface OpenAIEmbedderOptions {
   id?: string;
 }
 
-/** The `Embedder` port plus `init()`, for when the vector length is not configured. */
+/** The `Embedder` port (with `embedWithUsage`) plus `init()`, for when the vector length is not configured. */
 export interface OpenAIEmbedder extends Embedder {
+  /** The vectors and the tokens the API says it spent (`usage.prompt_tokens` / `total_tokens`, summed over batches). */
+  embedWithUsage(texts: string[]): Promise<EmbeddingResult>;
   /**
    * Resolves the vector length. When `dimension` (or `dimensions`) was given, or a call to `embed` has
    * already learned it, this returns at once without a request; otherwise it embeds one short probe text.
@@ -73,7 +75,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): OpenAIEmbe
       ...(extra.cause === undefined ? {} : { cause: extra.cause }),
     });
 
-  async function request(batch: string[]): Promise<Float32Array[]> {
+  async function request(batch: string[]): Promise<{ vectors: Float32Array[]; usage: TokenUsage }> {
     let response: OpenAI.CreateEmbeddingResponse;
     try {
       response = await client.embeddings.create({
@@ -120,7 +122,20 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): OpenAIEmbe
       }
       out[index] = vector;
     });
-    return out as Float32Array[];
+    // A server that sends no `usage` (some local ones) reports zero.
+    return { vectors: out as Float32Array[], usage: openAIUsage((response as { usage?: unknown }).usage) };
+  }
+
+  async function embedAll(texts: string[]): Promise<EmbeddingResult> {
+    checkTexts(texts);
+    const vectors: Float32Array[] = [];
+    const spent: TokenUsage[] = [];
+    for (let start = 0; start < texts.length; start += batchSize) {
+      const r = await request(texts.slice(start, start + batchSize));
+      vectors.push(...r.vectors);
+      spent.push(r.usage);
+    }
+    return { vectors, usage: sumUsage(spent) };
   }
 
   const embedder: OpenAIEmbedder = {
@@ -149,13 +164,9 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): OpenAIEmbe
       return probing;
     },
     async embed(texts: string[]): Promise<Float32Array[]> {
-      checkTexts(texts);
-      const out: Float32Array[] = [];
-      for (let start = 0; start < texts.length; start += batchSize) {
-        out.push(...(await request(texts.slice(start, start + batchSize))));
-      }
-      return out;
+      return (await embedAll(texts)).vectors;
     },
+    embedWithUsage: embedAll,
   };
   return embedder;
 }

@@ -237,12 +237,14 @@ describe('ConsolidationPipeline', () => {
             { key: 'lesson.testing', value: { prefer: 'pytest -x' }, topic: 'testing', source: 'mcp' },
             { key: '', value: 'bad key' },
           ],
+          usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
         };
       },
     };
     const report = await createConsolidationPipeline({ episodes, facts, clock, extractor: llm }).run(S);
     expect(seenInput).toEqual([50, 5]);
     expect(report).toMatchObject({ extractor: 'llm:test', newFacts: 2, refusedFacts: 2, fallbackReason: null });
+    expect(report.usage).toEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
     const refused = report.facts.filter((f) => f.status === 'refused');
     expect(refused.map((f) => f.key)).toEqual(['lesson.ci-token', '']);
     expect(JSON.stringify(report)).not.toContain('ghp_abcdef');
@@ -259,6 +261,7 @@ describe('ConsolidationPipeline', () => {
     const fellBack = await createConsolidationPipeline({ episodes, facts, clock, extractor: broken }).run(S);
     expect(fellBack).toMatchObject({ extractor: 'keyword', newFacts: 8 });
     expect(fellBack.fallbackReason).toContain('503 from the endpoint');
+    expect(fellBack.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
     await expect(
       createConsolidationPipeline({ episodes, facts, clock, extractor: broken, fallbackExtractor: null }).run(S),
     ).rejects.toThrow('503');

@@ -8,7 +8,10 @@ import {
   guardFactStore,
   jsonEqual,
   missingPort,
+  NO_USAGE,
+  sumUsage,
   systemClock,
+  type TokenUsage,
 } from '@mem/core/adapter';
 import { clusterEpisodesByTag, createKeywordExtractor } from './keyword-extractor.js';
 
@@ -84,6 +87,11 @@ export interface ConsolidationReport {
   skipped: { reason: 'too-few-episodes'; episodes: number; minimum: number } | null;
   /** Every proposed fact with what happened to it. */
   facts: ConsolidatedFact[];
+  /**
+   * Tokens the extraction spent (an LLM extractor; zero for the keyword extractor and for a skipped run). When the
+   * configured extractor failed, what it spent before failing (its MemError's `details.usage`) is counted too.
+   */
+  usage: TokenUsage;
 }
 
 /**
@@ -158,6 +166,7 @@ export class ConsolidationPipeline {
       fallbackReason: null,
       skipped: null,
       facts: [],
+      usage: { ...NO_USAGE },
     };
     const episodes = await this.episodes.recent(space, o.maxEpisodes);
     if (episodes.length < o.minEpisodes) {
@@ -170,12 +179,16 @@ export class ConsolidationPipeline {
 
     let extracted: ExtractedFact[];
     try {
-      extracted = (await this.extractor.extract({ space, episodes, clusters })).facts;
+      const extraction = await this.extractor.extract({ space, episodes, clusters });
+      extracted = extraction.facts;
+      report.usage = sumUsage([extraction.usage ?? NO_USAGE]);
     } catch (error) {
       if (!this.fallback) throw error;
       report.fallbackReason = `${this.extractor.id} extractor failed: ${error instanceof Error ? error.message : String(error)}`;
       report.extractor = this.fallback.id;
-      extracted = (await this.fallback.extract({ space, episodes, clusters })).facts;
+      const fallback = await this.fallback.extract({ space, episodes, clusters });
+      extracted = fallback.facts;
+      report.usage = sumUsage([spentBeforeFailing(error), fallback.usage ?? NO_USAGE]);
     }
 
     const seen = new Set<string>();
@@ -225,4 +238,14 @@ export class ConsolidationPipeline {
 
 export function createConsolidationPipeline(deps: ConsolidationDeps): ConsolidationPipeline {
   return new ConsolidationPipeline(deps);
+}
+
+/** What a failed extractor spent, when its MemError says so in `details.usage` (the LLM extractor does). */
+function spentBeforeFailing(error: unknown): TokenUsage {
+  const usage = MemError.is(error) ? (error.details as { usage?: unknown } | undefined)?.usage : undefined;
+  const u = usage as Partial<TokenUsage> | undefined;
+  const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+  return u && ok(u.inputTokens) && ok(u.outputTokens) && ok(u.totalTokens)
+    ? { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens }
+    : { ...NO_USAGE };
 }

@@ -4,7 +4,7 @@
  * completion per call, token usage, and the mapping of SDK errors to a reason in words plus whether a retry may help.
  * Nothing here ever puts the API key into a message.
  */
-import type { TokenUsage } from '@mem/core/adapter';
+import { openAIUsage, type TokenUsage } from '@mem/core/adapter';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -65,16 +65,6 @@ export interface ChatClient {
   redactKey(text: string): string;
 }
 
-export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
-
-export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
 /**
  * Checks the endpoint options; `pkg` prefixes messages (e.g. `summarizer-llm`). Throws a TypeError that says how to
  * fix the option.
@@ -109,13 +99,6 @@ export function checkChatOptions(options: ChatEndpointOptions, pkg: string): voi
 /** Replaces every occurrence of the key (when it is long enough to be one) by `[REDACTED]`. */
 export function redactKey(text: string, apiKey: string | undefined): string {
   return apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[REDACTED]') : text;
-}
-
-function toUsage(u: OpenAI.Completions.CompletionUsage | undefined | null): TokenUsage {
-  if (!u) return { ...ZERO_USAGE };
-  const input = u.prompt_tokens ?? 0;
-  const output = u.completion_tokens ?? 0;
-  return { inputTokens: input, outputTokens: output, totalTokens: u.total_tokens ?? input + output };
 }
 
 /**
@@ -181,7 +164,7 @@ export function createChatClient(
       return {
         content: typeof choice?.message?.content === 'string' ? choice.message.content.trim() : '',
         finishReason: choice?.finish_reason ?? null,
-        usage: toUsage(response?.usage),
+        usage: openAIUsage(response?.usage),
       };
     },
   };

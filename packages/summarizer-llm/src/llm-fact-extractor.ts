@@ -5,17 +5,12 @@ import {
   type FactExtractionInput,
   type FactExtractor,
   type Logger,
+  NO_USAGE,
   redactSecrets,
   silentLogger,
   type TokenUsage,
 } from '@mem/core/adapter';
-import {
-  type ChatAnswer,
-  type ChatEndpointOptions,
-  checkChatOptions,
-  createChatClient,
-  ZERO_USAGE,
-} from './chat-client.js';
+import { type ChatAnswer, type ChatEndpointOptions, checkChatOptions, createChatClient } from './chat-client.js';
 import { DEFAULT_FACT_KINDS, normaliseFactKey } from './fact-keys.js';
 import { parseLenientJson } from './lenient-json.js';
 
@@ -95,7 +90,7 @@ export interface LlmFactExtraction extends FactExtraction {
   renamed: RenamedFactKey[];
   /** What the JSON repair had to do (code fence removed, trailing comma removed…); empty for clean JSON. */
   repairs: string[];
-  /** Tokens the model used. */
+  /** Tokens the model used (always set). */
   usage: TokenUsage;
 }
 
@@ -255,7 +250,7 @@ export function createLlmFactExtractor(options: LlmFactExtractorOptions): LlmFac
   return {
     id,
     async extract(input: FactExtractionInput): Promise<LlmFactExtraction> {
-      const result: LlmFactExtraction = { facts: [], skipped: [], renamed: [], repairs: [], usage: { ...ZERO_USAGE } };
+      const result: LlmFactExtraction = { facts: [], skipped: [], renamed: [], repairs: [], usage: { ...NO_USAGE } };
       const episodes = input.episodes.slice(0, maxEpisodes);
       if (episodes.length === 0) return result;
 

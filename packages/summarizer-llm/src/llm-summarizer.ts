@@ -1,19 +1,14 @@
 import { createTemplateSummarizer } from '@mem/core';
 import {
+  NO_USAGE,
   renderMessageLine,
   type SummarizeInput,
   type Summarizer,
   type SummaryResult,
+  sumUsage,
   type TokenUsage,
 } from '@mem/core/adapter';
-import {
-  addUsage,
-  type ChatAnswer,
-  type ChatEndpointOptions,
-  checkChatOptions,
-  createChatClient,
-  ZERO_USAGE,
-} from './chat-client.js';
+import { type ChatAnswer, type ChatEndpointOptions, checkChatOptions, createChatClient } from './chat-client.js';
 
 /**
  * What the model is told. It keeps everything a continuing agent needs and drops what it does not; the conversation
@@ -91,7 +86,7 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
     const r = await fallback.summarize(input);
     return {
       summary: r.summary,
-      usage: addUsage(usage, r.usage),
+      usage: sumUsage([usage, r.usage]),
       summarizer: r.summarizer,
       fallback: { from: id, reason: client.redactKey(reason) },
     };
@@ -100,7 +95,7 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
   return {
     id,
     async summarize(input: SummarizeInput): Promise<SummaryResult> {
-      if (input.messages.length === 0) return fallBack(input, 'there were no messages to summarise', ZERO_USAGE);
+      if (input.messages.length === 0) return fallBack(input, 'there were no messages to summarise', NO_USAGE);
       const transcript = renderForSummary(input, maxInputChars);
       const intro = input.agent
         ? `Conversation of agent "${input.agent}", oldest message first:`
@@ -112,7 +107,7 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
           { role: 'user', content: `${intro}\n\n${transcript}` },
         ]);
       } catch (error) {
-        return fallBack(input, `model "${model}" failed: ${client.describeFailure(error).reason}`, ZERO_USAGE);
+        return fallBack(input, `model "${model}" failed: ${client.describeFailure(error).reason}`, NO_USAGE);
       }
       const summary = answer.content;
       if (summary.length < minChars) {

@@ -1,6 +1,6 @@
-import { createInMemoryKnowledgeStore } from '@mem/core';
+import { createHashingEmbedder, createInMemoryKnowledgeStore } from '@mem/core';
 import type { KnowledgeStore } from '@mem/core/adapter';
-import { describeKnowledgeCounterRaces, describeKnowledgeStore } from './index.js';
+import { describeEmbedder, describeKnowledgeCounterRaces, describeKnowledgeStore } from './index.js';
 
 // The in-memory adapters of @mem/core run every suite too.
 describeKnowledgeStore('in-memory', async () => ({ store: createInMemoryKnowledgeStore(), cleanup: async () => {} }));
@@ -12,3 +12,6 @@ describeKnowledgeCounterRaces('in-memory', async () => {
   const shared: KnowledgeStore = Object.create(store, { close: { value: async () => {} } });
   return { store, cleanup: async () => {}, openAnother: async () => shared };
 });
+
+// The hashing embedder of @mem/core spends no tokens: no embedWithUsage, zero in every result.
+describeEmbedder('hashing', async () => ({ embedder: createHashingEmbedder({ dimension: 64 }) }));

@@ -1,6 +1,7 @@
 export * from './candidates.js';
 export * from './crash.js';
 export { type CrashCase, describeCrashCampaigns } from './crash-suite.js';
+export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
 export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
 export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';

@@ -1,4 +1,5 @@
 import type { Episode, FactSource, JsonValue } from '../types-structured.js';
+import type { TokenUsage } from './summarizer.js';
 
 /** A group of related episodes found by the consolidation pipeline (episodes sharing a tag). */
 export interface EpisodeCluster {
@@ -37,6 +38,8 @@ export interface FactExtractionInput {
 
 export interface FactExtraction {
   facts: ExtractedFact[];
+  /** Tokens the extractor spent (an LLM extractor sets it; an extractor that calls no model may leave it out: zero). */
+  usage?: TokenUsage;
 }
 
 /**

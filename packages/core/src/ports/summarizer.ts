@@ -34,3 +34,26 @@ export interface Summarizer {
 }
 
 export const NO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+
+/** The sum of token usages (zero for none). */
+export function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
+  const u = { ...NO_USAGE };
+  for (const x of usages) {
+    u.inputTokens += x.inputTokens;
+    u.outputTokens += x.outputTokens;
+    u.totalTokens += x.totalTokens;
+  }
+  return u;
+}
+
+/**
+ * The `usage` block of an OpenAI-compatible answer (chat: prompt/completion/total tokens; embeddings: prompt/total
+ * tokens) as a TokenUsage. Missing or malformed counts are 0; a missing total is input + output.
+ */
+export function openAIUsage(usage: unknown): TokenUsage {
+  const u = (usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown };
+  const count = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? Math.floor(x) : null);
+  const input = count(u.prompt_tokens) ?? 0;
+  const output = count(u.completion_tokens) ?? 0;
+  return { inputTokens: input, outputTokens: output, totalTokens: count(u.total_tokens) ?? input + output };
+}

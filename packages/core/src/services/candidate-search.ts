@@ -7,11 +7,12 @@
 
 import { type FusionOptions, fuseRRF } from '../domain/ranking.js';
 import { queryTerms } from '../domain/text.js';
-import { MemError } from '../errors.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
+import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
 import type { StoredEmbedding } from '../types-structured.js';
+import { embedTexts } from './embedding.js';
 import { DEFAULT_FUSION } from './knowledge.js';
 
 /** The search half of EpisodeStore and ProcedureStore. */
@@ -55,6 +56,8 @@ export interface CandidateSearchResult {
   candidates: FusedCandidate[];
   /** Which arms ran (an arm without terms, embedder or store support does not). */
   arms: { keyword: boolean; vector: boolean };
+  /** Tokens the query embedding spent (zero without an embedder that reports usage). */
+  usage: TokenUsage;
 }
 
 /**
@@ -62,24 +65,8 @@ export interface CandidateSearchResult {
  * `EMBEDDING_MISMATCH` when the vector's length is not the declared dimension.
  */
 export async function embedText(embedder: Embedder, text: string): Promise<StoredEmbedding> {
-  let vectors: Float32Array[];
-  try {
-    vectors = await embedder.embed([text]);
-  } catch (error) {
-    if (MemError.is(error)) throw error;
-    throw new MemError('EMBEDDER_FAILED', `Embedder "${embedder.id}" failed: ${(error as Error).message}`, {
-      cause: error,
-      retryable: true,
-    });
-  }
-  const vector = vectors[0];
-  if (!vector || vector.length !== embedder.dimension) {
-    throw new MemError(
-      'EMBEDDING_MISMATCH',
-      `Embedder "${embedder.id}" returned a ${vector?.length ?? 0}-dimension vector but declares ${embedder.dimension}. Fix the embedder's dimension option.`,
-    );
-  }
-  return { vector, model: embedder.id };
+  const { vectors } = await embedTexts(embedder, [text]);
+  return { vector: vectors[0]!, model: embedder.id };
 }
 
 /**
@@ -99,12 +86,16 @@ export async function searchCandidates(
   const terms = queryTerms(query, options.maxQueryTerms);
   const keywordRan = store.capabilities.keyword && terms.length > 0;
   const vectorRan = embedder !== undefined && store.capabilities.vector;
+  let usage: TokenUsage = { ...NO_USAGE };
   const [keyword, vector] = await Promise.all([
     keywordRan ? store.keywordSearch(space, terms, n) : Promise.resolve([]),
     vectorRan
-      ? embedText(embedder!, query).then(async (q) =>
-          (await store.vectorSearch(space, q.vector, q.model, n)).filter((h) => h.similarity > options.minSimilarity),
-        )
+      ? embedTexts(embedder!, [query]).then(async (q) => {
+          usage = q.usage;
+          return (await store.vectorSearch(space, q.vectors[0]!, embedder!.id, n)).filter(
+            (h) => h.similarity > options.minSimilarity,
+          );
+        })
       : Promise.resolve([]),
   ]);
   const keywordScore = new Map(keyword.map((h) => [h.id, h.score]));
@@ -123,5 +114,5 @@ export async function searchCandidates(
     keywordScore: keywordScore.get(f.id) ?? null,
     similarity: similarity.get(f.id) ?? null,
   }));
-  return { candidates, arms };
+  return { candidates, arms, usage };
 }

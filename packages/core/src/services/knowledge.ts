@@ -27,11 +27,12 @@ import { guardFields, guardText, type PersonalDataSetting, personalDataPolicy } 
 import { queryTerms } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
-import type { Embedder } from '../ports/embedder.js';
+import type { Embedder, EmbeddingResult } from '../ports/embedder.js';
 import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { Reranker } from '../ports/reranker.js';
 import type { SecretScanner } from '../ports/secret-scanner.js';
+import { NO_USAGE, sumUsage, type TokenUsage } from '../ports/summarizer.js';
 import {
   dedupCheckInput,
   injectLearningInput,
@@ -47,6 +48,7 @@ import {
   taskContextInput,
 } from '../schemas.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Principal, Scope, Source } from '../types.js';
+import { embedTexts } from './embedding.js';
 import { rerankResults } from './rerank.js';
 import { scanFields } from './secret-scan.js';
 
@@ -106,6 +108,8 @@ export interface StoreResult {
   chunkCount: number;
   /** True when the same content already existed under this owner and scope (nothing new was written). */
   deduplicated: boolean;
+  /** Tokens the embedder spent on this memory (zero when deduplicated or when the embedder reports none). */
+  usage: TokenUsage;
 }
 
 export interface SearchResult {
@@ -160,6 +164,8 @@ export interface EditResult {
   version: number;
   chunkCount: number;
   action: 'replaced' | 'moved' | 'replaced-and-moved';
+  /** Tokens the embedder spent on the new content (zero for a pure move). */
+  usage: TokenUsage;
 }
 
 export interface RateResult {
@@ -179,6 +185,8 @@ export interface DedupResult {
   isDuplicate: boolean;
   topSimilarity: number;
   duplicates: { id: string; name: string; similarity: number; scope: Scope; source: Source; preview: string }[];
+  /** Tokens the embedder spent on the text. */
+  usage: TokenUsage;
 }
 
 export interface SmartRecallResult extends SearchResult {
@@ -191,6 +199,8 @@ export interface RecallBlock {
   /** Markdown block for the task message, or null when nothing passed the threshold. */
   block: string | null;
   memories: SearchResult[];
+  /** Tokens the embedder spent on the query. */
+  usage: TokenUsage;
 }
 
 export interface ExportRecord {
@@ -232,6 +242,8 @@ export interface ImportReport {
   duplicates: number;
   skipped: number;
   errors: ImportLineError[];
+  /** Tokens the embedder spent on the imported memories. */
+  usage: TokenUsage;
 }
 
 export interface KnowledgeServiceDeps {
@@ -300,29 +312,11 @@ export class KnowledgeService {
     }
   }
 
-  private async embed(texts: string[]): Promise<Float32Array[] | null> {
+  /** Vectors for texts and what the embedder spent, or null without a vector arm. */
+  private async embed(texts: string[]): Promise<EmbeddingResult | null> {
     if (!this.useVectors) return null;
     await this.ensureEmbeddingSpace();
-    const embedder = this.embedder!;
-    let vectors: Float32Array[];
-    try {
-      vectors = await embedder.embed(texts);
-    } catch (error) {
-      if (MemError.is(error)) throw error;
-      throw new MemError('EMBEDDER_FAILED', `Embedder "${embedder.id}" failed: ${(error as Error).message}`, {
-        cause: error,
-        retryable: true,
-      });
-    }
-    for (const v of vectors) {
-      if (v.length !== embedder.dimension) {
-        throw new MemError(
-          'EMBEDDING_MISMATCH',
-          `Embedder "${embedder.id}" returned a ${v.length}-dimension vector but declares ${embedder.dimension}. Fix the embedder's dimension option.`,
-        );
-      }
-    }
-    return vectors;
+    return embedTexts(this.embedder!, texts);
   }
 
   // ---------- helpers ----------
@@ -534,6 +528,7 @@ export class KnowledgeService {
           name: first.name,
           chunkCount: existing.length,
           deduplicated: true,
+          usage: { ...NO_USAGE },
         },
       };
     }
@@ -571,14 +566,18 @@ export class KnowledgeService {
   }
 
   /** The chunks of planned documents, with their vectors from one embedder call. */
-  private async plannedChunks(p: Principal, docs: PlannedDocument[]): Promise<MemoryRecord[][]> {
-    const vectors = await this.embed(docs.flatMap((d) => d.pieces.map((c) => c.content)));
+  private async plannedChunks(
+    p: Principal,
+    docs: PlannedDocument[],
+  ): Promise<{ chunks: MemoryRecord[][]; usage: TokenUsage }> {
+    const embedded = await this.embed(docs.flatMap((d) => d.pieces.map((c) => c.content)));
     let at = 0;
-    return docs.map((d) => {
-      const mine = vectors ? vectors.slice(at, at + d.pieces.length) : null;
+    const chunks = docs.map((d) => {
+      const mine = embedded ? embedded.vectors.slice(at, at + d.pieces.length) : null;
       at += d.pieces.length;
       return this.buildChunks({ p, ...d, vectors: mine });
     });
+    return { chunks, usage: embedded?.usage ?? { ...NO_USAGE } };
   }
 
   /** memory-store */
@@ -587,9 +586,9 @@ export class KnowledgeService {
     const prepared = await this.prepareStore(p, raw, overrides, emptyBatch());
     if ('deduplicated' in prepared) return prepared.deduplicated;
     if (!('planned' in prepared)) throw new MemError('INTERNAL', 'store: a single item cannot repeat itself.');
-    const [chunks] = await this.plannedChunks(p, [prepared.planned]);
-    await this.knowledge.insertDocument(chunks!);
-    return storedResult(prepared.planned, chunks!);
+    const { chunks, usage } = await this.plannedChunks(p, [prepared.planned]);
+    await this.knowledge.insertDocument(chunks[0]!);
+    return storedResult(prepared.planned, chunks[0]!, usage);
   }
 
   /**
@@ -624,11 +623,12 @@ export class KnowledgeService {
     const written = new Map<PlannedDocument, StoreResult>();
     if (planned.length > 0) {
       let docs: MemoryRecord[][] | null = null;
+      let usage: TokenUsage = { ...NO_USAGE };
       try {
-        docs = await this.plannedChunks(
+        ({ chunks: docs, usage } = await this.plannedChunks(
           p,
           planned.map((x) => x.doc),
-        );
+        ));
       } catch (error) {
         const e = itemError(error);
         for (const x of planned) out[x.index] = e;
@@ -645,15 +645,20 @@ export class KnowledgeService {
           const chunks = docs[j]!;
           if (!batched) {
             try {
-              // A key taken meanwhile: this item is checked and written on its own.
-              out[x.index] = await this.store(p, inputs[x.index], overrides[x.index] ?? {});
+              // A key taken meanwhile: this item is checked and written on its own (the batch's embedding spend
+              // goes on the first of them, so that the results still sum to what was spent).
+              const r = await this.store(p, inputs[x.index], overrides[x.index] ?? {});
+              out[x.index] = { ...r, usage: sumUsage([r.usage, usage]) };
+              usage = { ...NO_USAGE };
               continue;
             } catch (error) {
               out[x.index] = itemError(error);
               continue;
             }
           }
-          const r = storedResult(x.doc, chunks);
+          // One embedder call for the batch: its first written item carries what it spent (the sum stays right).
+          const r = storedResult(x.doc, chunks, usage);
+          usage = { ...NO_USAGE };
           out[x.index] = r;
           written.set(x.doc, r);
         }
@@ -662,7 +667,7 @@ export class KnowledgeService {
     for (const t of twins) {
       const original = written.get(t.of);
       if (original) {
-        out[t.index] = { ...original, deduplicated: true };
+        out[t.index] = { ...original, deduplicated: true, usage: { ...NO_USAGE } };
         continue;
       }
       // Its twin was not written in the batch: handle it on its own, as a sequence of stores would.
@@ -684,7 +689,10 @@ export class KnowledgeService {
    * memory-search with what the door reports besides the results: the caller's `intent` (why it searched, e.g.
    * "dedup before store"), secret-checked like other free text and logged, or null when none was given.
    */
-  async searchReport(p: Principal, raw: unknown): Promise<{ results: SearchResult[]; intent: string | null }> {
+  async searchReport(
+    p: Principal,
+    raw: unknown,
+  ): Promise<{ results: SearchResult[]; intent: string | null; usage: TokenUsage }> {
     this.checkPrincipal(p);
     const input = parseInput(memorySearchInput, 'memory-search', raw);
     const intent = input.intent ?? null;
@@ -702,14 +710,21 @@ export class KnowledgeService {
       ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
       ...(input.source ? { source: input.source } : {}),
     };
-    return { results: await this.rankedSearch(input.query, filter, limit), intent };
+    return { ...(await this.rankedSearch(input.query, filter, limit)), intent };
   }
 
-  private async rankedSearch(query: string, filter: SearchFilter, limit: number): Promise<SearchResult[]> {
+  /** Ranked results for a query and the tokens its embedding spent. */
+  private async rankedSearch(
+    query: string,
+    filter: SearchFilter,
+    limit: number,
+  ): Promise<{ results: SearchResult[]; usage: TokenUsage }> {
     const candidates = Math.min(limit * this.options.candidateMultiplier, this.options.maxCandidates);
     const terms = this.knowledge.capabilities.keyword ? queryTerms(query, this.options.maxQueryTerms) : [];
     const runKeyword = terms.length > 0;
-    const [vector] = this.useVectors ? ((await this.embed([query])) ?? []) : [];
+    const embedded = await this.embed([query]);
+    const usage = embedded?.usage ?? { ...NO_USAGE };
+    const vector = embedded?.vectors[0];
     const [keywordHits, vectorHits] = await Promise.all([
       runKeyword ? this.knowledge.keywordSearch({ filter, terms, limit: candidates }) : Promise.resolve([]),
       vector ? this.knowledge.vectorSearch({ filter, vector, limit: candidates }) : Promise.resolve([]),
@@ -718,7 +733,7 @@ export class KnowledgeService {
       keyword: runKeyword,
       vector: vector !== undefined,
     });
-    if (fused.length === 0) return [];
+    if (fused.length === 0) return { results: [], usage };
     const similarityById = new Map(vectorHits.map((h) => [h.id, h.similarity]));
     const rows = await this.knowledge.getChunks(
       filter.space,
@@ -754,10 +769,10 @@ export class KnowledgeService {
       );
     }
     results.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.id.localeCompare(b.id));
-    const ranked = this.reranker
-      ? await rerankResults(query, results, this.reranker, Math.max(limit, this.options.rerankDepth), this.logger)
-      : results;
-    return ranked.slice(0, limit);
+    if (!this.reranker) return { results: results.slice(0, limit), usage };
+    const depth = Math.max(limit, this.options.rerankDepth);
+    const reranked = await rerankResults(query, results, this.reranker, depth, this.logger);
+    return { results: reranked.results.slice(0, limit), usage: sumUsage([usage, reranked.usage]) };
   }
 
   /** memory-get: the whole document; counts one access. */
@@ -845,7 +860,14 @@ export class KnowledgeService {
         version,
         first.version,
       );
-      return { id: first.docId, key: newKey, version: first.version + 1, chunkCount: chunks.length, action: 'moved' };
+      return {
+        id: first.docId,
+        key: newKey,
+        version: first.version + 1,
+        chunkCount: chunks.length,
+        action: 'moved',
+        usage: { ...NO_USAGE },
+      };
     }
     // Content change: the current key must be writable by this principal too (no side door into lead-only roots).
     checkKey(first.key, p.role);
@@ -874,7 +896,7 @@ export class KnowledgeService {
     content = this.checkContent(p.space, content);
     await scanFields(this.secretScanner, { content, 'edit intent': input.intent, 'new key': input.newKey });
     const pieces = chunkContent(content, this.options.chunking);
-    const vectors = await this.embed(pieces.map((c) => c.content));
+    const embedded = await this.embed(pieces.map((c) => c.content));
     const moveExpiry = newKey !== first.key ? expiryAfterMove(newKey) : undefined;
     const next = this.buildChunks({
       p,
@@ -886,7 +908,7 @@ export class KnowledgeService {
       content,
       source: first.source,
       tags: first.tags,
-      vectors,
+      vectors: embedded?.vectors ?? null,
       pieces,
       hash: contentHash(content),
       createdAt: first.createdAt,
@@ -901,6 +923,7 @@ export class KnowledgeService {
       version: first.version + 1,
       chunkCount: next.length,
       action: newKey !== first.key ? 'replaced-and-moved' : 'replaced',
+      usage: embedded?.usage ?? { ...NO_USAGE },
     };
   }
 
@@ -961,7 +984,7 @@ export class KnowledgeService {
     const threshold = input.threshold ?? this.options.dedupThreshold;
     const limit = input.limit ?? 10;
     const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: this.now().toISOString() };
-    const results = await this.rankedSearch(input.text, filter, Math.max(limit, 10));
+    const { results, usage } = await this.rankedSearch(input.text, filter, Math.max(limit, 10));
     const hash = contentHash(input.text);
     const scored = results.map((r) => {
       let similarity = r.similarity ?? r.relevance;
@@ -980,7 +1003,7 @@ export class KnowledgeService {
         source: r.source,
         preview: r.content.slice(0, 200),
       }));
-    return { isDuplicate: duplicates.length > 0, topSimilarity: scored[0]?.similarity ?? 0, duplicates };
+    return { isDuplicate: duplicates.length > 0, topSimilarity: scored[0]?.similarity ?? 0, duplicates, usage };
   }
 
   /** smart-recall: several queries, merged by id; score = best similarity + bonus × hits; top 2 × limit. */
@@ -988,14 +1011,21 @@ export class KnowledgeService {
     this.checkPrincipal(p);
     const input = parseInput(smartRecallInput, 'smart-recall', raw);
     const limit = input.limit ?? this.options.searchLimit;
-    return this.recallMany(p, input.queries, limit);
+    return (await this.recallMany(p, input.queries, limit)).memories;
   }
 
-  private async recallMany(p: Principal, queries: string[], limit: number): Promise<SmartRecallResult[]> {
+  private async recallMany(
+    p: Principal,
+    queries: string[],
+    limit: number,
+  ): Promise<{ memories: SmartRecallResult[]; usage: TokenUsage }> {
     const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: this.now().toISOString() };
     const merged = new Map<string, { r: SearchResult; best: number; hits: number }>();
+    const spent: TokenUsage[] = [];
     for (const query of queries) {
-      for (const r of await this.rankedSearch(query, filter, limit)) {
+      const { results, usage } = await this.rankedSearch(query, filter, limit);
+      spent.push(usage);
+      for (const r of results) {
         const s = r.similarity ?? r.relevance;
         const m = merged.get(r.id);
         if (!m) merged.set(r.id, { r, best: s, hits: 1 });
@@ -1005,25 +1035,26 @@ export class KnowledgeService {
         }
       }
     }
-    return [...merged.values()]
+    const memories = [...merged.values()]
       .map(({ r, best, hits }) => ({ ...r, hits, recallScore: best + this.options.smartRecallHitBonus * hits }))
       .sort((a, b) => b.recallScore - a.recallScore || a.id.localeCompare(b.id))
       .slice(0, Math.min(2 * limit, this.options.maxCandidates));
+    return { memories, usage: sumUsage(spent) };
   }
 
   /** task-context-gathering: the task plus a smart recall (queries default to the task itself). */
   async taskContext(
     p: Principal,
     raw: unknown,
-  ): Promise<{ task: string; taskId: string | null; memories: SmartRecallResult[] }> {
+  ): Promise<{ task: string; taskId: string | null; memories: SmartRecallResult[]; usage: TokenUsage }> {
     this.checkPrincipal(p);
     const input = parseInput(taskContextInput, 'task-context-gathering', raw);
     const queries = input.queries && input.queries.length > 0 ? input.queries : [input.task];
     const taskId = input.taskId ?? null;
-    const memories = await this.recallMany(p, queries, input.limit ?? this.options.searchLimit);
+    const { memories, usage } = await this.recallMany(p, queries, input.limit ?? this.options.searchLimit);
     if (taskId !== null)
       this.logger.info('task-context', { space: p.space, agentId: p.agentId, taskId, memories: memories.length });
-    return { task: input.task, taskId, memories };
+    return { task: input.task, taskId, memories, usage };
   }
 
   /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
@@ -1035,9 +1066,9 @@ export class KnowledgeService {
     const limit = options.limit ?? this.options.recallLimit;
     const threshold = options.threshold ?? this.options.injectionThreshold;
     const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: this.now().toISOString() };
-    const results = await this.rankedSearch(task.slice(0, 4000), filter, limit);
+    const { results, usage } = await this.rankedSearch(task.slice(0, 4000), filter, limit);
     const memories = results.filter((r) => (r.similarity ?? r.relevance) >= threshold);
-    return { block: renderRecallBlock(memories, this.options.recallPreviewChars), memories };
+    return { block: renderRecallBlock(memories, this.options.recallPreviewChars), memories, usage };
   }
 
   /** inject-learning: a lead teaches an agent; stored at swarm scope, source manual, tagged with the category. */
@@ -1098,13 +1129,14 @@ export class KnowledgeService {
         name: first.name,
         chunkCount: chunks.length,
         deduplicated: true,
+        usage: { ...NO_USAGE },
         status: 'unchanged',
       };
     }
     await scanFields(this.secretScanner, { content: input.content, 'source path': input.sourcePath });
     const now = this.now();
     const pieces = chunkContent(input.content, this.options.chunking);
-    const vectors = await this.embed(pieces.map((c) => c.content));
+    const embedded = await this.embed(pieces.map((c) => c.content));
     const next = this.buildChunks({
       p,
       docId: existing,
@@ -1115,7 +1147,7 @@ export class KnowledgeService {
       content: input.content,
       source: first.source,
       tags: first.tags,
-      vectors,
+      vectors: embedded?.vectors ?? null,
       pieces,
       hash: contentHash(input.content),
       createdAt: now.toISOString(),
@@ -1141,6 +1173,7 @@ export class KnowledgeService {
       name: first.name,
       chunkCount: next.length,
       deduplicated: false,
+      usage: embedded?.usage ?? { ...NO_USAGE },
       status: 'updated',
     };
   }
@@ -1253,7 +1286,7 @@ export class KnowledgeService {
     const numbered: { line: number; text: string }[] = [];
     for (const [i, line] of lines.entries()) if (line.trim()) numbered.push({ line: i + 1, text: line });
     const total = numbered.length;
-    const report: ImportReport = { imported: 0, duplicates: 0, skipped: 0, errors: [] };
+    const report: ImportReport = { imported: 0, duplicates: 0, skipped: 0, errors: [], usage: { ...NO_USAGE } };
     let done = 0;
     for (let start = 0; start < numbered.length; start += batchSize) {
       if (options.signal?.aborted) break;
@@ -1291,7 +1324,10 @@ export class KnowledgeService {
           report.errors.push(error);
           report.skipped++;
         } else if (r.deduplicated) report.duplicates++;
-        else report.imported++;
+        else {
+          report.imported++;
+          report.usage = sumUsage([report.usage, r.usage]);
+        }
         options.onLine?.(++done, total, error);
       }
     }
@@ -1301,7 +1337,7 @@ export class KnowledgeService {
   /** Re-embed every stored chunk with the current embedder (all spaces). */
   async reindex(
     options: { batchSize?: number; onProgress?: (done: number) => void } = {},
-  ): Promise<{ chunks: number; model: string; dimension: number }> {
+  ): Promise<{ chunks: number; model: string; dimension: number; usage: TokenUsage }> {
     const embedder = this.embedder;
     if (!embedder || !this.knowledge.capabilities.vector) {
       throw new MemError(
@@ -1313,10 +1349,16 @@ export class KnowledgeService {
     const batch = options.batchSize ?? 64;
     let after: { createdAt: string; id: string } | undefined;
     let done = 0;
+    let usage: TokenUsage = { ...NO_USAGE };
     for (;;) {
       const rows = await this.knowledge.scan({ limit: batch, ...(after ? { after } : {}) });
       if (rows.length === 0) break;
-      const vectors = await embedder.embed(rows.map((r) => r.content));
+      const embedded = await embedTexts(
+        embedder,
+        rows.map((r) => r.content),
+      );
+      const vectors = embedded.vectors;
+      usage = sumUsage([usage, embedded.usage]);
       await this.knowledge.updateEmbeddings(
         rows.map((r, i) => ({ id: r.id, embedding: vectors[i]! })),
         info,
@@ -1328,7 +1370,7 @@ export class KnowledgeService {
       if (rows.length < batch) break;
     }
     await this.knowledge.setEmbeddingInfo(info);
-    return { chunks: done, ...info };
+    return { chunks: done, ...info, usage };
   }
 
   async stats(p: Principal) {
@@ -1377,7 +1419,7 @@ function emptyBatch(): PlannedBatch {
   return { byHash: new Map(), byKey: new Map(), storedByHash: new Map(), parsed: new Map() };
 }
 
-function storedResult(doc: PlannedDocument, chunks: MemoryRecord[]): StoreResult {
+function storedResult(doc: PlannedDocument, chunks: MemoryRecord[], usage: TokenUsage): StoreResult {
   return {
     id: doc.docId,
     ids: chunks.map((c) => c.id),
@@ -1385,6 +1427,7 @@ function storedResult(doc: PlannedDocument, chunks: MemoryRecord[]): StoreResult
     name: doc.name,
     chunkCount: chunks.length,
     deduplicated: false,
+    usage,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../ports/logger.js';
 import type { Reranker } from '../ports/reranker.js';
+import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
 
 interface Ranked {
   id: string;
@@ -26,18 +27,22 @@ export async function rerankResults<T extends Ranked>(
   reranker: Reranker,
   depth: number,
   logger: Logger,
-): Promise<T[]> {
-  if (results.length < 2 || depth < 2) return results;
+): Promise<{ results: T[]; usage: TokenUsage }> {
+  const unchanged = { results, usage: { ...NO_USAGE } };
+  if (results.length < 2 || depth < 2) return unchanged;
   const top = results.slice(0, depth);
   let scores: number[];
+  let usage: TokenUsage = { ...NO_USAGE };
   try {
-    ({ scores } = await reranker.rerank({ query, documents: top.map((r) => r.content) }));
+    const answer = await reranker.rerank({ query, documents: top.map((r) => r.content) });
+    scores = answer.scores;
+    if (answer.usage) usage = answer.usage;
   } catch (error) {
     logger.warn('rerank failed: kept the fused order', {
       reranker: reranker.id,
       error: error instanceof Error ? error.message : String(error),
     });
-    return results;
+    return unchanged;
   }
   if (!Array.isArray(scores) || scores.length !== top.length || scores.some((s) => typeof s !== 'number')) {
     logger.warn('rerank answered the wrong number of scores: kept the fused order', {
@@ -45,7 +50,7 @@ export async function rerankResults<T extends Ranked>(
       expected: top.length,
       got: Array.isArray(scores) ? scores.length : typeof scores,
     });
-    return results;
+    return { results, usage };
   }
   const reranked = top.map((r, i) => {
     const relevance = rerankRelevance(scores[i]!);
@@ -53,5 +58,5 @@ export async function rerankResults<T extends Ranked>(
     return { ...r, relevance, score: relevance * factors };
   });
   reranked.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.id.localeCompare(b.id));
-  return [...reranked, ...results.slice(depth)];
+  return { results: [...reranked, ...results.slice(depth)], usage };
 }

@@ -12,7 +12,7 @@ import { COMPACTION_STRATEGIES, type CompactionStrategy } from '../domain/compac
 import { checkName } from '../domain/names.js';
 import { renderMessageLine } from '../domain/transcript-format.js';
 import { MemError } from '../errors.js';
-import type { Summarizer, TokenUsage } from '../ports/summarizer.js';
+import { type Summarizer, sumUsage, type TokenUsage } from '../ports/summarizer.js';
 import { parseInput } from '../schemas.js';
 import { transcriptRoleSchema } from '../schemas-notebook.js';
 import type { Stack } from '../stack.js';
@@ -101,9 +101,13 @@ export interface TurnInput {
   omitNewest?: number | undefined;
 }
 
-/** A model call a turn made (or caused) and what it spent. */
+/**
+ * A model call a turn (or a task's or session's end) made and what it spent: `compaction` and `session-summary` by
+ * the summariser, `recall-embedding` (the recall query) and `memory-embedding` (the stored task or session memory) by
+ * the embedder. Embedder calls that spent no tokens (a local embedder) are not listed.
+ */
 export interface SpentTokens {
-  operation: 'compaction' | 'session-summary';
+  operation: 'compaction' | 'session-summary' | 'recall-embedding' | 'memory-embedding';
   by: string;
   usage: TokenUsage;
 }
@@ -170,6 +174,10 @@ export interface EndTaskResult {
   /** Why no memory was stored. */
   skipped?: string;
   rated: number;
+  /** Model calls made to end the task (the embedding of its memory) and their token usage. */
+  spent: SpentTokens[];
+  /** Sum of `spent`. */
+  usage: TokenUsage;
 }
 
 export interface EndSessionInput {
@@ -184,13 +192,14 @@ export interface EndSessionInput {
 export interface EndSessionResult {
   stored: StoreResult | null;
   skipped?: string;
+  /** Model calls made to end the session (the summariser, the embedding of its memory) and their token usage. */
   spent: SpentTokens[];
+  /** Sum of `spent`. */
+  usage: TokenUsage;
 }
 
 /** Open tasks kept per agent; the oldest go first. */
 const MAX_OPEN_TASKS = 100;
-
-const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 const text = (what: string, max: number) =>
   z
@@ -244,14 +253,10 @@ export const runnerEndSessionInput = z
   .strict();
 
 function addUsage(spent: readonly SpentTokens[]): TokenUsage {
-  const u = { ...ZERO };
-  for (const s of spent) {
-    u.inputTokens += s.usage.inputTokens;
-    u.outputTokens += s.usage.outputTokens;
-    u.totalTokens += s.usage.totalTokens;
-  }
-  return u;
+  return sumUsage(spent.map((s) => s.usage));
 }
+
+const spentAny = (u: TokenUsage) => u.inputTokens > 0 || u.outputTokens > 0 || u.totalTokens > 0;
 
 function checkPrincipal(p: Principal): Principal {
   if (!p || typeof p !== 'object')
@@ -342,6 +347,15 @@ export class Runner {
     return this.open.get(`${p.space}\u0000${p.agentId}`)?.conversation ?? this.conversation(p);
   }
 
+  private embedding(operation: 'recall-embedding' | 'memory-embedding', usage: TokenUsage): SpentTokens {
+    return { operation, by: this.stack.knowledge.embedder?.id ?? 'embedder', usage };
+  }
+
+  /** The embedding spend of a stored memory, as a `spent` list. */
+  private storedSpent(stored: StoreResult): SpentTokens[] {
+    return spentAny(stored.usage) ? [this.embedding('memory-embedding', stored.usage)] : [];
+  }
+
   private taskKey(p: Principal, taskId: string): string {
     return `${p.space}\u0000${p.agentId}\u0000${taskId}`;
   }
@@ -416,6 +430,7 @@ export class Runner {
     const recall = query
       ? await this.stack.knowledge.recall(p, query, this.options.recallLimit ? { limit: this.options.recallLimit } : {})
       : null;
+    if (recall && spentAny(recall.usage)) spent.push(this.embedding('recall-embedding', recall.usage));
     const ctx = await conversation.context({
       notebook: notebook?.text,
       recall: recall?.block ?? undefined,
@@ -503,6 +518,8 @@ export class Runner {
         stored: null,
         skipped: 'automatic task: pass persistMemory: true to keep its memory',
         rated,
+        spent: [],
+        usage: addUsage([]),
       };
     }
     const head = [`Task ${t.taskId}${task ? `: ${task.trim()}` : ''}`];
@@ -513,7 +530,8 @@ export class Runner {
       source: 'task_completion',
       tags: ['task-completion', ...(t.tags ?? [])],
     });
-    return { taskId: t.taskId, stored, rated };
+    const spent = this.storedSpent(stored);
+    return { taskId: t.taskId, stored, rated, spent, usage: addUsage(spent) };
   }
 
   /**
@@ -530,7 +548,12 @@ export class Runner {
       const messages = (await this.held(p).messages()).filter((m) => Date.parse(m.at) >= from);
       if (messages.length === 0) {
         const where = t.since ? `since ${t.since}` : '';
-        return { stored: null, skipped: `the transcript holds no messages ${where}`.trim(), spent };
+        return {
+          stored: null,
+          skipped: `the transcript holds no messages ${where}`.trim(),
+          spent,
+          usage: addUsage(spent),
+        };
       }
       const summarizer = this.summarizer ?? createTemplateSummarizer();
       try {
@@ -539,10 +562,15 @@ export class Runner {
         summary = result.summary;
       } catch (error) {
         const reason = `summariser "${summarizer.id}" failed: ${error instanceof Error ? error.message : String(error)}`;
-        return { stored: null, skipped: `${reason}; the transcript is kept`, spent };
+        return { stored: null, skipped: `${reason}; the transcript is kept`, spent, usage: addUsage(spent) };
       }
       if (!summary || summary.trim().length === 0) {
-        return { stored: null, skipped: `summariser "${summarizer.id}" returned an empty summary`, spent };
+        return {
+          stored: null,
+          skipped: `summariser "${summarizer.id}" returned an empty summary`,
+          spent,
+          usage: addUsage(spent),
+        };
       }
     }
     const day = this.stack.clock.now().toISOString().slice(0, 10);
@@ -552,6 +580,7 @@ export class Runner {
       source: 'session_summary',
       tags: ['session-summary', ...(t.tags ?? [])],
     });
-    return { stored, spent };
+    spent.push(...this.storedSpent(stored));
+    return { stored, spent, usage: addUsage(spent) };
   }
 }
