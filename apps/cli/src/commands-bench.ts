@@ -14,6 +14,7 @@ const SCRIPTS: Record<string, string> = {
   crash: '../../bench/src/crash.ts',
   'cold-start': '../../bench/src/cold-start.ts',
   runner: '../../bench/src/runner.ts',
+  attack: '../../server/src/bench-attack.ts',
   report: '../../bench/src/report-page.ts',
 };
 
