@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,14 +13,17 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const MEM = fileURLToPath(new URL('../../cli/bin/mem-dev.js', import.meta.url));
+/** The script `mem bench attack` runs, for the refusals (without the mem command's own start-up). */
+const SCRIPT = fileURLToPath(new URL('../../server/src/bench-attack.ts', import.meta.url));
+const TSX = createRequire(import.meta.url).resolve('tsx');
 const out = mkdtempSync(join(tmpdir(), 'mem-bench-attack-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  promisify(execFile)(process.execPath, [MEM, 'bench', 'attack', ...args], {
-    env: { ...process.env, MEM_BENCH_POSTGRES_URL: '', ...env },
-    maxBuffer: 16 * 1024 * 1024,
-  });
+const env = { ...process.env, MEM_BENCH_POSTGRES_URL: '' };
+const run = (args: string[]) =>
+  promisify(execFile)(process.execPath, [MEM, 'bench', 'attack', ...args], { env, maxBuffer: 16 * 1024 * 1024 });
+const script = (args: string[]) =>
+  promisify(execFile)(process.execPath, ['--conditions=dev-source', '--import', TSX, SCRIPT, ...args], { env });
 
 describe('mem bench attack', () => {
   it('runs every scenario on and off at tiny sizes and writes its report', async () => {
@@ -53,6 +57,8 @@ describe('mem bench attack', () => {
     for (const r of result.flood) {
       expect(r.good.n).toBeGreaterThan(0);
       expect(r.good.failed).toBe(0);
+      expect(r.firstUse.n + r.firstUse.failed).toBeGreaterThan(0);
+      expect(r.firstUse.failed).toBe(0);
       expect(r.flood.statuses['401']).toBeGreaterThan(0);
     }
     const [on, off] = result.slow;
@@ -79,7 +85,7 @@ describe('mem bench attack', () => {
   it('refuses an unknown scenario or a bad size with a clear message, before any run', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'mem-bench-attack-bad-'));
     const refused = (args: string[]) =>
-      run([...args, '--out', empty]).then(
+      script([...args, '--out', empty]).then(
         () => null,
         (e: { code?: number; stderr?: string }) => e,
       );

@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { saveReport } from '@mem/bench/report';
 import { percentile, round } from '@mem/bench/stats';
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, MemError, type Principal } from '@mem/core';
@@ -43,7 +44,6 @@ import {
   serialEmbedder,
   slowLoris,
   startServeProcess,
-  wrongSecret,
 } from './attack-kit.js';
 import { KeyStore } from './keys.js';
 import { silentLogger } from './log.js';
@@ -142,59 +142,101 @@ function server(options: Partial<ServerOptions>) {
 
 interface FloodRun {
   variant: 'limiter on' | 'limiter off';
+  /** The good client's requests with its key already verified (cached), and with a key used for the first time. */
   good: Stat & { perSecond: number; failed: number };
+  firstUse: Stat & { failed: number };
   flood: { perSecond: number; statuses: Record<string, number>; failed: number };
+}
+
+/** Start the flood in a worker thread; `stop` ends it and resolves with what it counted. */
+async function startFlood(url: string, key: string) {
+  const worker = new Worker(new URL('./bench-attack-flood.ts', import.meta.url), {
+    workerData: { url, key, connections: opts.floodConnections },
+  });
+  const messages: { started?: boolean; statuses?: Record<string, number>; failed?: number }[] = [];
+  let wake: (() => void) | undefined;
+  worker.on('message', (m) => {
+    messages.push(m);
+    wake?.();
+  });
+  const errored = new Promise<never>((_, fail) => worker.once('error', fail));
+  const next = () =>
+    Promise.race([
+      errored,
+      new Promise<(typeof messages)[number]>((ok) => {
+        const take = () => (messages.length ? ok(messages.shift()!) : (wake = take));
+        take();
+      }),
+    ]);
+  await next();
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      const done = await next();
+      await worker.terminate();
+      return { statuses: done.statuses ?? {}, failed: done.failed ?? 0 };
+    },
+  };
 }
 
 async function flood(limiter: boolean): Promise<FloodRun> {
   const keys = KeyStore.open(':memory:');
   const target = (await keys.create({ space: 'acme', agentId: 'lead', role: 'lead' })).key;
   const good = (await keys.create({ space: 'acme', agentId: 'coder', role: 'worker' })).key;
+  // Keys the good client uses once each during the flood: their first check needs scrypt, as the flood's do.
+  const fresh: string[] = [];
+  for (let i = 0; i < 20; i++)
+    fresh.push((await keys.create({ space: 'acme', agentId: `new-${i}`, role: 'worker' })).key);
   const s = await server({ keys, rateLimit: false, ...(limiter ? {} : { authFailures: false }) });
-  const stats = (key: string, localAddress: string) =>
+  const stats = (key: string) =>
     rawRequest(s.url, 'GET', '/v1/stats', {
       headers: { authorization: `Bearer ${key}` },
-      localAddress,
+      localAddress: '127.0.0.2',
       timeoutMs: 120_000,
     });
   try {
-    if ((await stats(good, '127.0.0.2')).status !== 200) throw new Error('the good key was refused before the flood');
-    let running = true;
-    const statuses: Record<string, number> = {};
-    let floodFailed = 0;
-    const attackers = Array.from({ length: opts.floodConnections }, async () => {
-      while (running) {
-        try {
-          const r = await stats(wrongSecret(target), '127.0.0.1');
-          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        } catch {
-          floodFailed++;
-        }
-      }
-    });
+    if ((await stats(good)).status !== 200) throw new Error('the good key was refused before the flood');
+    const attack = await startFlood(s.url, target);
     const goodMs: number[] = [];
+    const firstMs: number[] = [];
     let goodFailed = 0;
+    let firstFailed = 0;
     const t0 = performance.now();
     const end = t0 + opts.durationS * 1000;
-    // The good client's requests one after another; one still waiting at the end counts when it answers.
-    while (performance.now() < end) {
-      const t = performance.now();
-      try {
-        const r = await stats(good, '127.0.0.2');
-        if (r.status === 200) goodMs.push(performance.now() - t);
-        else goodFailed++;
-      } catch {
-        goodFailed++;
+    // Two good clients, each one request after another: one with its verified (cached) key, one with a key it never
+    // used each time (while any is left). A request still waiting at the end counts when it answers.
+    const client = async (next: () => string | undefined, ms: number[], onFail: () => void) => {
+      for (let key = next(); key !== undefined && performance.now() < end; key = next()) {
+        const t = performance.now();
+        try {
+          const r = await stats(key);
+          if (r.status === 200) ms.push(performance.now() - t);
+          else onFail();
+        } catch {
+          onFail();
+        }
       }
-    }
+    };
+    await Promise.all([
+      client(
+        () => good,
+        goodMs,
+        () => void goodFailed++,
+      ),
+      client(
+        () => fresh.pop(),
+        firstMs,
+        () => void firstFailed++,
+      ),
+    ]);
     const seconds = (performance.now() - t0) / 1000;
-    running = false;
-    await Promise.all(attackers);
-    const floodTotal = Object.values(statuses).reduce((a, b) => a + b, 0);
+    const { statuses, failed } = await attack.stop();
+    const floodTotal = Object.values(statuses).reduce((x, y) => x + y, 0);
     return {
       variant: limiter ? 'limiter on' : 'limiter off',
       good: { ...stat(goodMs), perSecond: round(goodMs.length / seconds, 1), failed: goodFailed },
-      flood: { perSecond: round(floodTotal / seconds, 1), statuses, failed: floodFailed },
+      firstUse: { ...stat(firstMs), failed: firstFailed },
+      flood: { perSecond: round(floodTotal / seconds, 1), statuses, failed },
     };
   } finally {
     await s.close();
@@ -480,6 +522,7 @@ if (scenarios.includes('flood')) {
     );
     const r = await flood(on);
     result.flood.push(r);
+    log(`  first use of a key: p50 ${r.firstUse.p50} ms p95 ${r.firstUse.p95} ms (${r.firstUse.n})`);
     log(
       `  good key: ${r.good.n} answers (${r.good.perSecond}/s), p50 ${r.good.p50} ms p95 ${r.good.p95} ms; flood ${r.flood.perSecond} req/s ${JSON.stringify(r.flood.statuses)}`,
     );
@@ -525,7 +568,7 @@ if (scenarios.includes('replicas')) {
 
 type Row = (string | number | null)[];
 const rows: Row[] = [];
-for (const r of result.flood ?? [])
+for (const r of result.flood ?? []) {
   rows.push([
     'flood',
     r.variant,
@@ -537,6 +580,16 @@ for (const r of result.flood ?? [])
       .map(([k, v]) => `${v}×${k}`)
       .join(', ')}; good failed ${r.good.failed}`,
   ]);
+  rows.push([
+    'flood',
+    r.variant,
+    'key used for the first time',
+    r.firstUse.p50,
+    r.firstUse.p95,
+    null,
+    `${r.firstUse.n} answered, ${r.firstUse.failed} failed`,
+  ]);
+}
 for (const r of result.slow ?? [])
   rows.push([
     'slow clients',
@@ -586,7 +639,7 @@ saveReport(
         .map((r) => ({ label: `${r[0]}: ${r[1]}`, value: r[4] as number })),
     },
     notes: [
-      `flood: ${opts.floodConnections} connections from 127.0.0.1 send a known key id with a wrong secret for ${opts.durationS} s; the good key asks GET /v1/stats from 127.0.0.2, one request after another. Off = authFailures: false.`,
+      `flood: ${opts.floodConnections} connections from 127.0.0.1 send a known key id with a wrong secret for ${opts.durationS} s; the attack loops run in a worker thread (their own event loop); two good clients ask GET /v1/stats from 127.0.0.2, each one request after another: one with its verified (cached) key, one with a key it never used each time (up to 20; its check needs scrypt like the flood's). Off = authFailures: false.`,
       `slow clients: ${opts.slow} slow-loris sockets (a header byte every 200 ms) and ${opts.idle} idle sockets, watched for ${opts.windowS} s; a normal GET /v1/stats every 250 ms (5 s timeout). On = headers timeout ${opts.headersTimeoutMs} ms, request timeout, cap ${DEFAULT_MAX_CONNECTIONS}; off = Node's defaults (60 s / 300 s, no cap).`,
       `fairness: serial embedder at ${opts.embedMs} ms per text; A stores ${opts.large}-paragraph memories back to back, B ${opts.small} small ones, one every ${opts.intervalMs} ms. Off = fairEmbedding: false.`,
       'replicas: three mem serve processes (hashing embedder) on MEM_BENCH_POSTGRES_URL, writes spread round robin by 8 clients.',
