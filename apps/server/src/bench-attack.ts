@@ -306,6 +306,8 @@ async function slowClients(timeouts: boolean): Promise<SlowRun> {
     await prober;
     for (const l of lorises) l.stop();
     const closed = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null);
+    // Dropped by the connection cap: closed at once, well before any timeout could cut them off.
+    const atOnce = Math.min(1000, settings.headersTimeoutMs / 2);
     return {
       variant: timeouts ? 'timeouts on' : 'timeouts off',
       settings,
@@ -316,14 +318,11 @@ async function slowClients(timeouts: boolean): Promise<SlowRun> {
         answered408: lorises.filter((l) => /^HTTP\/1\.1 408 /.test(l.answer())).length,
       },
       idle: {
-        ...stat(closed(idleMs)),
+        // The close times of the sockets the server accepted (the cap's refusals are counted apart).
+        ...stat(closed(idleMs).filter((x) => x >= atOnce)),
         opened: opts.idle,
         openAtEnd: idleMs.filter((x) => x === null).length,
-        // Dropped by the connection cap: closed at once, well before any timeout could cut them off.
-        refusedAtOnce:
-          opts.idle -
-          idles.length +
-          closed(idleMs).filter((x) => x < Math.min(1000, settings.headersTimeoutMs / 2)).length,
+        refusedAtOnce: opts.idle - idles.length + closed(idleMs).filter((x) => x < atOnce).length,
       },
       probe: { ...stat(probeMs), failed: probeFailed },
     };
@@ -598,7 +597,7 @@ for (const r of result.slow ?? [])
     r.probe.p50,
     r.probe.p95,
     null,
-    `loris closed after p50 ${r.loris.p50 ?? '—'} ms (${r.loris.answered408} got 408, ${r.loris.openAtEnd} of ${r.loris.opened} open after ${opts.windowS} s); idle closed after p50 ${r.idle.p50 ?? '—'} ms (${r.idle.refusedAtOnce} refused at once, ${r.idle.openAtEnd} of ${r.idle.opened} open); probes failed ${r.probe.failed}`,
+    `loris closed after p50 ${r.loris.p50 ?? '—'} ms (${r.loris.answered408} got 408, ${r.loris.openAtEnd} of ${r.loris.opened} open after ${opts.windowS} s); idle closed after p50 ${r.idle.p50 ?? '—'} ms (${r.idle.refusedAtOnce} refused at once, ${r.idle.openAtEnd} of ${r.idle.opened} open); normal requests failed ${r.probe.failed} of ${r.probe.n + r.probe.failed}`,
   ]);
 for (const r of result.fairness ?? [])
   rows.push([
