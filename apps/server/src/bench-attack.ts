@@ -72,7 +72,8 @@ const spec = {
 } as const;
 
 function fail(message: string): never {
-  process.stderr.write(`${new MemError('INVALID_INPUT', message).message}\n`);
+  const error = new MemError('INVALID_INPUT', message);
+  process.stderr.write(`${error.code}: ${error.message}\n`);
   process.exit(2);
 }
 function parseArguments() {
