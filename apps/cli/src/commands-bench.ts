@@ -1,4 +1,4 @@
-/** `mem bench <retrieval|scale|convo|server> [flags]`: runs a benchmark of apps/bench (apps/bench/README.md) in a child process. */
+/** `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack> [flags]`: runs a benchmark of apps/bench (apps/bench/README.md) in a child process. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,13 +14,14 @@ const SCRIPTS: Record<string, string> = {
   crash: '../../bench/src/crash.ts',
   'cold-start': '../../bench/src/cold-start.ts',
   runner: '../../bench/src/runner.ts',
+  attack: '../../server/src/bench-attack.ts',
   report: '../../bench/src/report-page.ts',
 };
 
 export const benchCommands: Record<string, Command> = {
   bench: {
     summary:
-      'run a benchmark (retrieval, scale, convo, server) or render their reports into one page (see apps/bench/README.md)',
+      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
@@ -30,6 +31,10 @@ export const benchCommands: Record<string, Command> = {
       '       mem bench server [--duration 20] [--connections 16] [--runs 1] [--embedder hashing|local] [--json]\n' +
       '       mem bench crash [--kills 200] [--soak 20] [--stores sqlite,markdown,postgres] [--processes 8] [--json]\n' +
       "       mem bench cold-start [--runs 30] [--json]   (the mem command's start-up time, built vs source)\n" +
+      '       mem bench attack [--scenarios flood,slow,fairness,replicas] [--duration 10] [--flood-connections 16]\n' +
+      '                  [--slow 50] [--idle 1000] [--window 15] [--headers-timeout 10000] [--large 200] [--small 30]\n' +
+      '                  [--interval 100] [--embed-ms 2] [--writes 300] [--json]   (issue 15: protection on vs off;\n' +
+      '                  replicas need MEM_BENCH_POSTGRES_URL)\n' +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     flags: {},
     passthrough: true,

@@ -4,15 +4,15 @@
  * idle clients are cut off by the headers timeout; the connection count is capped; a client that goes away is
  * not a server error.
  */
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
+import { closedWithin, openSocket as open, slowLoris, wrongSecret } from '../src/attack-kit.js';
 import { KeyStore } from '../src/keys.js';
 import { memoryLogger } from '../src/log.js';
 import { testServer, until } from './helpers.js';
 import { rawRequest } from './raw-http.js';
 
-const wrongSecret = (key: string) => `${key.slice(0, -43)}${'A'.repeat(43)}`;
 const stats = (base: string, key: string, localAddress = '127.0.0.1') =>
   rawRequest(base, 'GET', '/v1/stats', { headers: { authorization: `Bearer ${key}` }, localAddress });
 
@@ -84,45 +84,19 @@ describe('failed key checks are limited', () => {
   });
 });
 
-/** Resolve with how long the server took to close the socket (or fail after `ms`). */
-function closedWithin(socket: Socket, ms: number): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`socket still open after ${ms} ms`)), ms);
-    socket.once('close', () => {
-      clearTimeout(timer);
-      ok(performance.now() - t0);
-    });
-  });
-}
-
-function open(base: string): Promise<Socket> {
-  const url = new URL(base);
-  return new Promise((ok, fail) => {
-    const socket = connect(Number(url.port), url.hostname, () => ok(socket));
-    socket.resume(); // read (and drop) what the server answers, so its close is seen
-    socket.on('error', () => {});
-    socket.once('error', fail);
-  });
-}
-
 describe('slow and idle clients', () => {
   it('closes a slow-loris connection (headers never finished) at the headers timeout', async () => {
     const s = await testServer({ headersTimeoutMs: 300, requestTimeoutMs: 1000 });
     try {
-      const loris = await open(s.url);
-      loris.write('GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-      const drip = setInterval(() => loris.writable && loris.write('a'), 50);
+      const loris = await slowLoris(s.url, 50);
       const idle = await open(s.url);
-      let answer = '';
-      loris.on('data', (c) => (answer += c));
       try {
-        const [slowMs, idleMs] = await Promise.all([closedWithin(loris, 5000), closedWithin(idle, 5000)]);
-        expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+        const [slowMs, idleMs] = await Promise.all([closedWithin(loris.socket, 5000), closedWithin(idle, 5000)]);
+        expect(loris.answer()).toMatch(/^HTTP\/1\.1 408 /);
         expect(slowMs).toBeLessThan(3000);
         expect(idleMs).toBeLessThan(3000);
       } finally {
-        clearInterval(drip);
+        loris.stop();
       }
       // The server still answers others.
       expect((await rawRequest(s.url, 'GET', '/healthz')).status).toBe(200);

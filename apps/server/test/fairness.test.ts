@@ -4,8 +4,8 @@
  * tokens in proportion to its work: per MCP tools/call in a batch, per import line, per size.
  */
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack } from '@mem/core';
-import type { Embedder } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { largeMemory, serialEmbedder } from '../src/attack-kit.js';
 import { FairQueue } from '../src/fair-queue.js';
 import { KeyStore } from '../src/keys.js';
 import type { ServerOptions } from '../src/server.js';
@@ -14,33 +14,16 @@ import { MCP_HEADERS, rawRequest, toolCall } from './raw-http.js';
 
 /** A serial embedder (like a local model on one core) that embeds one text per token the test releases. */
 function gatedEmbedder() {
-  const inner = createHashingEmbedder();
   let tokens = 0;
-  let embedded = 0;
   const waiters: (() => void)[] = [];
-  let chain: Promise<unknown> = Promise.resolve();
-  const embedder: Embedder = {
-    id: inner.id,
-    dimension: inner.dimension,
-    embed(texts) {
-      const run = chain.then(async () => {
-        const out: Float32Array[] = [];
-        for (const text of texts) {
-          while (tokens === 0) await new Promise<void>((ok) => waiters.push(ok));
-          tokens--;
-          out.push(...(await inner.embed([text])));
-          embedded++;
-        }
-        return out;
-      });
-      chain = run.catch(() => undefined);
-      return run;
-    },
-  };
+  const embedder = serialEmbedder(createHashingEmbedder(), async () => {
+    while (tokens === 0) await new Promise<void>((ok) => waiters.push(ok));
+    tokens--;
+  });
   return {
     embedder,
     get embedded() {
-      return embedded;
+      return embedder.embedded;
     },
     /** Let `n` more texts through. */
     release(n = 1) {
@@ -55,11 +38,7 @@ function gatedEmbedder() {
 }
 
 /** 200 paragraphs: many chunks to embed. */
-const LARGE = Array.from({ length: 200 }, (_, i) =>
-  `Paragraph ${i}: the quarterly infrastructure review covered region ${i % 17}, capacity plan ${i}, and the on-call rota for team ${i % 9}. `.repeat(
-    8,
-  ),
-).join('\n\n');
+const LARGE = largeMemory(200);
 
 async function twoSpaces(options: Partial<ServerOptions>) {
   const gate = gatedEmbedder();

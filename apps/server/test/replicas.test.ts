@@ -2,13 +2,14 @@
  * Three `mem serve` processes on one PostgreSQL (MEM_TEST_POSTGRES_URL when set, else PGlite on a loopback port):
  * writes spread over the replicas are each found once, keys and rate limits are shared, spaces stay apart.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgliteServer, startPgliteServer } from '../../../packages/store-postgres/test/pglite-server.js';
+import { type ServeProcess, startServeProcess } from '../src/attack-kit.js';
 import { call, memProcess, until } from './helpers.js';
 
 const exec = promisify(execFile);
@@ -55,32 +56,10 @@ async function createKey(space: string, agent: string): Promise<{ key: string; i
   return JSON.parse(await mem(['keys', 'create', '--space', space, '--agent', agent, '--role', 'worker', '--json']));
 }
 
-async function serve(args: string[] = []): Promise<{ url: string; auth: string; stop: () => Promise<void> }> {
-  const p = memProcess(['serve', '--port', '0', '--json', ...args]);
-  const child = spawn(p.command, p.args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c) => (stdout += c));
-  child.stderr!.on('data', (c) => (stderr += c));
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-  const info = await until(
-    () => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (line) return JSON.parse(line) as { url: string; auth: string };
-      if (child.exitCode !== null) throw new Error(`mem serve exited: ${stderr}`);
-      return undefined;
-    },
-    60_000,
-    'mem serve to start',
-  );
-  return {
-    ...info,
-    stop: async () => {
-      process.kill(-child.pid!, 'SIGTERM');
-      await exited;
-    },
-  };
+async function serve(args: string[] = []): Promise<ServeProcess> {
+  const server = await startServeProcess(memProcess(['serve', '--port', '0', '--json', ...args]), env);
+  children.push(server.child);
+  return server;
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
