@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { MemError, type Principal, parseInput, type Stack } from '@mem/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -29,7 +29,7 @@ export const DEFAULT_PORT = 7420;
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 export const DEFAULT_RATE = { ratePerSecond: 50, burst: 200 };
 /** Failed key checks allowed per client address and per key id: a burst, refilled at `perMinute`. */
-export const DEFAULT_AUTH_FAILURES = { burst: 10, perMinute: 10 };
+export const DEFAULT_AUTH_FAILURES = { burst: 10, perMinute: 10, delayMs: 1_000 };
 export const DEFAULT_TIMEOUTS = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 };
 export const DEFAULT_MAX_CONNECTIONS = 256;
 /** Most JSON-RPC messages in one MCP POST. */
@@ -63,8 +63,11 @@ export interface ServerOptions {
   allowedHosts?: readonly string[];
   /** Browser origins allowed besides the server's own pages (`https://app.example.com`); `*` for any. */
   allowedOrigins?: readonly string[];
-  /** Failed key checks per client address and per key id before 429 (`false` turns it off). */
-  authFailures?: { burst: number; perMinute: number } | false;
+  /**
+   * Failed key checks per client address and per key id before 429 (`false` turns it off). A 429 for failed checks
+   * is answered after `delayMs` (default 1,000) and closes the connection, so a flood gets slower, not faster.
+   */
+  authFailures?: { burst: number; perMinute: number; delayMs?: number } | false;
   /** Slow clients: time to send the headers, the whole request, and how long an idle keep-alive socket lives (ms). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -192,6 +195,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
   });
   const failureLimit = options.authFailures === false ? null : (options.authFailures ?? DEFAULT_AUTH_FAILURES);
+  const failureDelayMs = failureLimit ? (failureLimit.delayMs ?? DEFAULT_AUTH_FAILURES.delayMs) : 0;
+  if (!(Number.isInteger(failureDelayMs) && failureDelayMs >= 0 && failureDelayMs <= 60_000)) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `authFailures.delayMs must be a whole number of ms from 0 to 60000 (got ${failureDelayMs}).`,
+    );
+  }
   const failures = new RateLimiter(
     failureLimit
       ? { ratePerSecond: failureLimit.perMinute / 60, burst: failureLimit.burst }
@@ -377,17 +387,27 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (keys.isCached(token)) return keys.verify(token);
     const address = `addr:${req.socket.remoteAddress ?? 'unknown'}`;
     const id = KeyStore.idOf(token);
-    const tooMany = (retry: number, what: string) =>
-      new HttpError(429, 'RATE_LIMITED', `Too many failed key checks ${what}; retry in ${retry} s with a valid key.`, {
-        'retry-after': String(retry),
-      });
+    // A tarpit: the refusal waits and then closes the connection, so that cheap refusals do not let a flood
+    // send (and cost) more requests than the checks it replaced.
+    const tooMany = async (retry: number, what: string) => {
+      await new Promise((done) => setTimeout(done, failureDelayMs));
+      return new HttpError(
+        429,
+        'RATE_LIMITED',
+        `Too many failed key checks ${what}; retry in ${retry} s with a valid key.`,
+        {
+          'retry-after': String(retry),
+          connection: 'close',
+        },
+      );
+    };
     const a = failures.take(address);
-    if (!a.ok) throw tooMany(a.retryAfterSeconds, 'from this address');
+    if (!a.ok) throw await tooMany(a.retryAfterSeconds, 'from this address');
     if (id !== null) {
       const b = failures.take(`id:${id}`);
       if (!b.ok) {
         failures.refund(address);
-        throw tooMany(b.retryAfterSeconds, 'for this key id');
+        throw await tooMany(b.retryAfterSeconds, 'for this key id');
       }
     }
     const verified = await keys.verify(token);
@@ -695,11 +715,44 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       void handle(req, res);
     },
   );
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  server.on('drop', (data) => {
+  // The connection cap. At the cap a new connection takes the place of the oldest one that is not serving a request
+  // (an idle keep-alive socket, or one still sending its headers: what slow and idle clients hold); only when every
+  // connection is serving a request is the new one refused. So sockets opened and left idle cannot shut others out.
+  const cap = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const open = new Map<Socket, { busy: number }>(); // insertion order = age
+  server.on('connection', (socket: Socket) => {
+    open.set(socket, { busy: 0 });
+    socket.once('close', () => open.delete(socket));
+    if (open.size <= cap) return;
+    let victim: Socket | null = null;
+    for (const [s, state] of open) {
+      if (s !== socket && state.busy === 0) {
+        victim = s;
+        break;
+      }
+    }
+    if (victim) {
+      logger.log('debug', 'connection closed at the connection cap: the oldest idle one made room', {
+        client: victim.remoteAddress ?? null,
+        maxConnections: cap,
+      });
+      open.delete(victim);
+      victim.destroy();
+      return;
+    }
     logger.log('warn', 'connection refused: at the connection cap', {
-      client: data?.remoteAddress ?? null,
-      maxConnections: server.maxConnections,
+      client: socket.remoteAddress ?? null,
+      maxConnections: cap,
+    });
+    open.delete(socket);
+    socket.destroy();
+  });
+  server.on('request', (req, res) => {
+    const state = open.get(req.socket);
+    if (!state) return;
+    state.busy += 1;
+    res.once('close', () => {
+      state.busy -= 1;
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

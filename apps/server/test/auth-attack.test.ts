@@ -22,17 +22,27 @@ describe('failed key checks are limited', () => {
     const target = (await keys.create({ space: 'acme', agentId: 'lead', role: 'lead' })).key;
     const other = (await keys.create({ space: 'acme', agentId: 'coder', role: 'worker' })).key;
     const logger = memoryLogger();
-    const s = await testServer({ keys, logger, authFailures: { burst: 5, perMinute: 5 } });
+    const s = await testServer({ keys, logger, authFailures: { burst: 5, perMinute: 5, delayMs: 150 } });
     try {
       // The target's owner is working from 127.0.0.3 (its key is verified and cached).
       expect((await stats(s.url, target, '127.0.0.3')).status).toBe(200);
       const flood: number[] = [];
       let retryAfter: string | string[] | undefined;
+      let slowest429 = 0;
+      let closes = 0;
       for (let i = 0; i < 12; i++) {
+        const t0 = performance.now();
         const r = await stats(s.url, wrongSecret(target));
         flood.push(r.status);
-        if (r.status === 429) retryAfter = r.headers['retry-after'];
+        if (r.status === 429) {
+          retryAfter = r.headers['retry-after'];
+          slowest429 = Math.max(slowest429, performance.now() - t0);
+          if (r.headers.connection === 'close') closes += 1;
+        }
       }
+      // The tarpit: each refusal waited its delay and closed the connection.
+      expect(slowest429).toBeGreaterThanOrEqual(140);
+      expect(closes).toBe(7);
       expect(flood).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
       expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
       // Another key from another address is untouched; the target's cached key keeps working.
@@ -105,18 +115,46 @@ describe('slow and idle clients', () => {
     }
   });
 
-  it('caps the number of open connections', async () => {
+  it('caps the number of open connections: idle ones make room for new ones; only busy ones make it refuse', async () => {
     const logger = memoryLogger();
     const s = await testServer({ maxConnections: 3, logger });
     const sockets: Socket[] = [];
     try {
+      // Three idle sockets fill the cap; a fourth connection takes the place of the oldest, and a normal request
+      // still gets through while idle sockets keep arriving.
       for (let i = 0; i < 3; i++) sockets.push(await open(s.url));
-      const extra = await open(s.url);
-      await closedWithin(extra, 5000);
-      expect(logger.lines.some((l) => l.msg === 'connection refused: at the connection cap')).toBe(true);
+      const fourth = await open(s.url);
+      sockets.push(fourth);
+      await closedWithin(sockets[0]!, 5000);
+      expect(fourth.destroyed).toBe(false);
+      for (let i = 0; i < 5; i++) sockets.push(await open(s.url));
+      expect((await rawRequest(s.url, 'GET', '/healthz')).status).toBe(200);
+      expect(logger.lines.some((l) => l.msg === 'connection refused: at the connection cap')).toBe(false);
     } finally {
       for (const socket of sockets) socket.destroy();
       await s.close();
+    }
+    // Three connections serving a request (a POST whose body never comes): a new one is refused.
+    const s2 = await testServer({ maxConnections: 3, logger });
+    const busy: Socket[] = [];
+    try {
+      const host = new URL(s2.url).host;
+      for (let i = 0; i < 3; i++) {
+        const socket = await open(s2.url);
+        busy.push(socket);
+        const parsed = new Promise<void>((ok) => socket.on('data', (d) => String(d).includes('100 Continue') && ok()));
+        socket.write(
+          `POST /v1/memories HTTP/1.1\r\nHost: ${host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`,
+        );
+        await parsed; // the server is serving this request now
+      }
+      const extra = await open(s2.url);
+      await closedWithin(extra, 5000);
+      for (const socket of busy) expect(socket.destroyed).toBe(false);
+      expect(logger.lines.some((l) => l.msg === 'connection refused: at the connection cap')).toBe(true);
+    } finally {
+      for (const socket of busy) socket.destroy();
+      await s2.close();
     }
   });
 
