@@ -17,6 +17,20 @@ export interface FusedEntry {
   vectorRank: number | null;
 }
 
+/** One entry per id, made on first sight: what both fusions fill in. */
+function fusedEntries(): { byId: Map<string, FusedEntry>; entry: (id: string) => FusedEntry } {
+  const byId = new Map<string, FusedEntry>();
+  const entry = (id: string): FusedEntry => {
+    let e = byId.get(id);
+    if (!e) {
+      e = { id, fused: 0, relevance: 0, keywordRank: null, vectorRank: null };
+      byId.set(id, e);
+    }
+    return e;
+  };
+  return { byId, entry };
+}
+
 /**
  * Fuse two best-first id lists by weighted RRF. An id found by both arms gets both terms.
  * `armsRun` says which arms took part, so that relevance is normalised against what was possible.
@@ -27,15 +41,7 @@ export function fuseRRF(
   options: FusionOptions,
   armsRun: { keyword: boolean; vector: boolean } = { keyword: true, vector: true },
 ): FusedEntry[] {
-  const byId = new Map<string, FusedEntry>();
-  const entry = (id: string): FusedEntry => {
-    let e = byId.get(id);
-    if (!e) {
-      e = { id, fused: 0, relevance: 0, keywordRank: null, vectorRank: null };
-      byId.set(id, e);
-    }
-    return e;
-  };
+  const { byId, entry } = fusedEntries();
   keywordIds.forEach((id, i) => {
     const e = entry(id);
     if (e.keywordRank !== null) return;
@@ -69,15 +75,7 @@ export function fuseScores(
   options: FusionOptions,
   armsRun: { keyword: boolean; vector: boolean } = { keyword: true, vector: true },
 ): FusedEntry[] {
-  const byId = new Map<string, FusedEntry>();
-  const entry = (id: string): FusedEntry => {
-    let e = byId.get(id);
-    if (!e) {
-      e = { id, fused: 0, relevance: 0, keywordRank: null, vectorRank: null };
-      byId.set(id, e);
-    }
-    return e;
-  };
+  const { byId, entry } = fusedEntries();
   const bestKeyword = Math.max(0, ...keywordHits.map((h) => h.score));
   keywordHits.forEach((h, i) => {
     const e = entry(h.id);
