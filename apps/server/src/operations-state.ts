@@ -8,7 +8,8 @@
  * - sessions belong to agents: a worker acts on its own agent's sessions, a lead on any agent's of its space
  *   (another agent's session answers NOT_FOUND to a worker, as notebooks do). The ports key sessions by id only, so
  *   the doors store session `s` of agent `a` under the id `a/s`; answers carry `agent` and the id as given;
- * - goal and summary texts refuse secrets like facts (SECRET_DETECTED); the space always comes from the principal;
+ * - goal and summary texts refuse secrets like facts (SECRET_DETECTED, the stack's guard: mem's rules and the stack's
+ *   secret scanner); the space always comes from the principal;
  * - a stack without the port answers CAPABILITY_MISSING (501).
  */
 import {
@@ -36,7 +37,7 @@ import {
   toolEventListInput,
   toolEventRecordInput,
 } from '@mem/core';
-import { assertNoSecrets, newId } from '@mem/core/adapter';
+import { newId } from '@mem/core/adapter';
 import { z } from 'zod';
 import { defineOperation, type HttpParts, type OpContext, type Operation } from './operation.js';
 import { targetAgent } from './operations-agent.js';
@@ -129,7 +130,6 @@ export const goalSet = defineOperation({
   tool: { name: 'goal-set' },
   run: async (ctx, raw) => {
     const input = parseInput(goalSetInput, 'goal-set', raw);
-    assertNoSecrets(input.goal, 'goal');
     return port(ctx, 'goals').setActive(ctx.principal.space, {
       id: newId(),
       user: input.user,
@@ -227,7 +227,6 @@ export const summarySave = defineOperation({
   run: async (ctx, raw) => {
     const input = parseInput(summarySaveInput, 'summary-save', raw);
     const s = session(ctx, input);
-    assertNoSecrets(input.summary, 'summary');
     const write = { sessionId: s.stored, summary: input.summary, messagesCovered: input.messagesCovered, at: now(ctx) };
     const summaries = port(ctx, 'summaries');
     const saved: SessionSummary =

@@ -56,6 +56,22 @@ describe("the default server stack runs secretlint after mem's own rules", () =>
     expect((await call(base, 'GET', '/v1/stats')).body).toMatchObject({ documents: 0 });
   });
 
+  it('refuses it in a goal and a session summary too, writing nothing', async () => {
+    const base = await start();
+    const cred = fakeCredentials().grafana;
+    const goal = await call(base, 'PUT', '/v1/goals', { body: { user: 'ada', goal: `rotate the key ${cred}` } });
+    expect([goal.status, goal.body.code]).toEqual([400, 'SECRET_DETECTED']);
+    expect(goal.body.message).toContain('found by secretlint');
+    expect((await call(base, 'GET', '/v1/goals?user=ada')).body.goal ?? null).toBeNull();
+    const summary = await call(base, 'PUT', '/v1/agents/main/sessions/s1/summary', {
+      body: { summary: `We set up Grafana with ${cred}.`, messagesCovered: 4 },
+    });
+    expect([summary.status, summary.body.code]).toEqual([400, 'SECRET_DETECTED']);
+    const stored = await call(base, 'GET', '/v1/agents/main/sessions/s1/summary');
+    expect(JSON.stringify(stored.body)).not.toContain(cred);
+    expect(stored.body.summary ?? null).toBeNull();
+  });
+
   it('redacts such a credential in a transcript turn instead of refusing it', async () => {
     const base = await start();
     const cred = fakeCredentials().notion;

@@ -204,7 +204,12 @@ export function guardFactStore(
   });
 }
 
-export function guardGoalStore(store: GoalStore, limits: Partial<StructuredLimits> = {}): GoalStore {
+export function guardGoalStore(
+  store: GoalStore,
+  limits: Partial<StructuredLimits> = {},
+  personalData?: PersonalDataSetting,
+  secretScanner?: SecretScanner,
+): GoalStore {
   if (isGuarded(store)) return store;
   const lim = { ...DEFAULT_STRUCTURED_LIMITS, ...limits };
   const user = (op: string, u: string) => arg(nameSchema('user'), op, 'user', u);
@@ -214,6 +219,10 @@ export function guardGoalStore(store: GoalStore, limits: Partial<StructuredLimit
     async setActive(sp: string, goal: NewGoal): Promise<{ goal: Goal; replaced: Goal | null }> {
       const g = parseInput(newGoalSchema, 'goal set', goal) as NewGoal;
       checkSize(g.metadata, lim.metadataBytes, 'goal metadata');
+      // A goal is read back into prompts like a fact: refused (never redacted) when it holds a secret.
+      const fields = { goal: g.goal, 'goal user': g.user, 'goal topic': g.topic };
+      guardFields(fields, personalDataPolicy(personalData, sp) === 'allow' ? 'allow' : 'refuse');
+      await scanFields(secretScanner, fields);
       return store.setActive(space(sp), g);
     },
     async getActive(sp: string, u: string, t: string | null): Promise<Goal | null> {
@@ -252,13 +261,20 @@ export function guardGoalStore(store: GoalStore, limits: Partial<StructuredLimit
   });
 }
 
-export function guardSummaryStore(store: SummaryStore): SummaryStore {
+export function guardSummaryStore(
+  store: SummaryStore,
+  personalData?: PersonalDataSetting,
+  secretScanner?: SecretScanner,
+): SummaryStore {
   if (isGuarded(store)) return store;
   return mark<SummaryStore>({
     name: store.name,
     async save(sp: string, write: SummaryWrite, expectedVersion?: number): Promise<SessionSummary> {
       const w = parseInput(summaryWriteSchema, 'summary save', write) as SummaryWrite;
       const v = arg(versionSchema, 'summary save', 'expectedVersion', expectedVersion);
+      const fields = { summary: w.summary };
+      guardFields(fields, personalDataPolicy(personalData, sp) === 'allow' ? 'allow' : 'refuse');
+      await scanFields(secretScanner, fields);
       return v === undefined ? store.save(space(sp), w) : store.save(space(sp), w, v);
     },
     async get(sp: string, sessionId: string): Promise<SessionSummary | null> {
@@ -416,8 +432,8 @@ export function guardStructuredStores(
   const out: Partial<StructuredStores> = {};
   if (stores.messages) out.messages = guardMessageStore(stores.messages, limits);
   if (stores.facts) out.facts = guardFactStore(stores.facts, limits, personalData, secretScanner);
-  if (stores.goals) out.goals = guardGoalStore(stores.goals, limits);
-  if (stores.summaries) out.summaries = guardSummaryStore(stores.summaries);
+  if (stores.goals) out.goals = guardGoalStore(stores.goals, limits, personalData, secretScanner);
+  if (stores.summaries) out.summaries = guardSummaryStore(stores.summaries, personalData, secretScanner);
   if (stores.users) out.users = guardUserStore(stores.users);
   if (stores.sessionState) out.sessionState = guardSessionStateStore(stores.sessionState, limits);
   if (stores.phases) out.phases = guardPhaseStore(stores.phases, limits);
