@@ -177,7 +177,7 @@ export const structuredCommands: Record<string, Command> = {
           ?.split(sep)
           .map((x) => x.trim())
           .filter(Boolean);
-      const e = await episodicMemory.store(
+      const { episode: e, usage } = await episodicMemory.storeReport(
         ctx.p.space,
         withEpisodeAuthor(
           defined({
@@ -191,7 +191,7 @@ export const structuredCommands: Record<string, Command> = {
           ctx.p.agentId,
         ) as never,
       );
-      ctx.out(e, () => `Recorded episode ${e.id} (${e.outcome}).`);
+      ctx.out({ ...e, usage }, () => `Recorded episode ${e.id} (${e.outcome}).`);
     },
   },
   'episodes recall': {
@@ -202,8 +202,8 @@ export const structuredCommands: Record<string, Command> = {
       const episodicMemory = await episodic(ctx);
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the query.');
-      const hits = await episodicMemory.recall(ctx.p.space, query, int(ctx.flags, 'limit'));
-      ctx.out({ results: hits }, () =>
+      const { results: hits, usage } = await episodicMemory.recallReport(ctx.p.space, query, int(ctx.flags, 'limit'));
+      ctx.out({ results: hits, usage }, () =>
         hits.length === 0
           ? 'No episodes found.'
           : hits
@@ -254,8 +254,8 @@ export const structuredCommands: Record<string, Command> = {
         throw new MemError('INVALID_INPUT', `The procedure is not valid JSON (${(e as Error).message}).`);
       }
       const proceduralMemory = await procedural(ctx);
-      const p = await proceduralMemory.store(ctx.p.space, input as never);
-      ctx.out(p, () => `Stored procedure ${p.id} (${p.name}, ${p.steps.length} steps).`);
+      const { procedure: p, usage } = await proceduralMemory.storeReport(ctx.p.space, input as never);
+      ctx.out({ ...p, usage }, () => `Stored procedure ${p.id} (${p.name}, ${p.steps.length} steps).`);
     },
   },
   'procedures suggest': {
@@ -266,8 +266,12 @@ export const structuredCommands: Record<string, Command> = {
       const proceduralMemory = await procedural(ctx);
       const query = ctx.args.join(' ');
       if (!query.trim()) throw new UsageError('missing the query.');
-      const list = await proceduralMemory.suggest(ctx.p.space, query, int(ctx.flags, 'limit'));
-      ctx.out({ results: list }, () =>
+      const { results: list, usage } = await proceduralMemory.suggestReport(
+        ctx.p.space,
+        query,
+        int(ctx.flags, 'limit'),
+      );
+      ctx.out({ results: list, usage }, () =>
         list.length === 0
           ? 'No procedures found.'
           : list

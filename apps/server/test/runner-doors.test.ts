@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack } from '@mem/core';
-import type { Embedder, EmbeddingResult } from '@mem/core/adapter';
+import type { Embedder } from '@mem/core/adapter';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
+import { tokenEmbedder } from '@mem/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -166,20 +167,6 @@ describe('the runner over MCP', () => {
     expect(bad.content[0]!.text).toMatch(/^INVALID_INPUT/);
   });
 });
-
-/** An embedder that spends tokens as an API one does (one token a word), over the hashing embedder's vectors. */
-function tokenEmbedder(): Embedder {
-  const inner = createHashingEmbedder();
-  return {
-    id: 'api-like',
-    dimension: inner.dimension,
-    embed: (texts) => inner.embed(texts),
-    async embedWithUsage(texts): Promise<EmbeddingResult> {
-      const n = texts.reduce((sum, t) => sum + t.split(/\s+/).filter(Boolean).length, 0);
-      return { vectors: await inner.embed(texts), usage: { inputTokens: n, outputTokens: 0, totalTokens: n } };
-    },
-  };
-}
 
 describe('the tokens spent show in the JSON of the doors', () => {
   const tokens = (n: number) => ({ inputTokens: n, outputTokens: 0, totalTokens: n });

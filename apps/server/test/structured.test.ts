@@ -223,11 +223,11 @@ describe('space isolation', () => {
     expect((await call(s.url, 'GET', '/v1/facts?user=ana', { key: b })).body).toEqual({ facts: [] });
     expect((await call(s.url, 'DELETE', '/v1/facts?user=ana&key=language', { key: b })).status).toBe(404);
     const recall = await call(s.url, 'POST', '/v1/episodes/recall', { key: b, body: { query: 'invoice export' } });
-    expect(recall.body).toEqual({ results: [] });
+    expect(recall.body).toEqual({ results: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
     expect((await call(s.url, 'GET', '/v1/episodes/recent', { key: b })).body).toEqual({ episodes: [] });
     expect((await call(s.url, 'GET', '/v1/episodes/by-tag/billing', { key: b })).body).toEqual({ episodes: [] });
     const suggest = await call(s.url, 'POST', '/v1/procedures/suggest', { key: b, body: { query: 'export invoices' } });
-    expect(suggest.body).toEqual({ results: [] });
+    expect(suggest.body).toEqual({ results: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
     expect((await call(s.url, 'GET', `/v1/procedures/${proc.body.id}`, { key: b })).status).toBe(404);
     const outcome = await call(s.url, 'POST', `/v1/procedures/${proc.body.id}/outcomes`, {
       key: b,

@@ -51,7 +51,12 @@ export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
 export { type Clock, ManualClock, systemClock } from './ports/clock.js';
 export type { Embedder, EmbeddingResult } from './ports/embedder.js';
 export type { CandidateStoreCapabilities, EpisodeStore } from './ports/episode-store.js';
-export type { EpisodeRecall, EpisodicMemory } from './ports/episodic-memory.js';
+export type {
+  EpisodeRecall,
+  EpisodeRecallReport,
+  EpisodeStoreReport,
+  EpisodicMemory,
+} from './ports/episodic-memory.js';
 export type {
   EpisodeCluster,
   ExtractedFact,
@@ -78,7 +83,12 @@ export { type Logger, silentLogger } from './ports/logger.js';
 export type { MessageStore } from './ports/message-store.js';
 export type { NotebookEntry, NotebookFile, NotebookStore, NotebookStoreCapabilities } from './ports/notebook-store.js';
 export type { PhaseStore } from './ports/phase-store.js';
-export type { ProceduralMemory, ProcedureSuggestion } from './ports/procedural-memory.js';
+export type {
+  ProceduralMemory,
+  ProcedureStoreReport,
+  ProcedureSuggestion,
+  ProcedureSuggestReport,
+} from './ports/procedural-memory.js';
 export type { ProcedureStore } from './ports/procedure-store.js';
 export type { Reranker, RerankInput, RerankResult } from './ports/reranker.js';
 export type { SecretScanFinding, SecretScanner, SecretScanText } from './ports/secret-scanner.js';

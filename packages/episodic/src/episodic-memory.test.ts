@@ -1,5 +1,6 @@
 import { createHashingEmbedder, createInMemoryStructuredStores, MemError, type MemErrorCode } from '@mem/core';
-import { ManualClock } from '@mem/core/adapter';
+import { episodeSearchText, ManualClock } from '@mem/core/adapter';
+import { tokenEmbedder, wordTokens } from '@mem/testkit';
 import { describe, expect, it } from 'vitest';
 import { createEpisodicMemory, type EpisodicMemory } from './index.js';
 
@@ -183,6 +184,47 @@ describe('EpisodicMemory', () => {
     });
     const e = await expectCode(memory.store(S, { summary: 'x' }), 'EMBEDDER_FAILED');
     expect(e.retryable).toBe(true);
+    expect(await memory.count(S)).toBe(0);
+  });
+});
+
+describe('token usage of the embedder', () => {
+  const tokens = (n: number) => ({ inputTokens: n, outputTokens: 0, totalTokens: n });
+
+  it('storeReport and recallReport carry what an embedder with embedWithUsage spent; store and recall are unchanged', async () => {
+    const memory = createEpisodicMemory({
+      store: createInMemoryStructuredStores().episodes,
+      embedder: tokenEmbedder(),
+      clock: new ManualClock('2026-02-01T10:00:00.000Z'),
+    });
+    const stored = await memory.storeReport(S, { summary: 'Rolled back the release', outcome: 'success' });
+    // The embedded text is episodeSearchText (the summary with the other searchable fields).
+    const spent = wordTokens([episodeSearchText(stored.episode)]);
+    expect(spent).toBeGreaterThanOrEqual(4);
+    expect(stored.usage).toEqual(tokens(spent));
+    expect(await memory.count(S)).toBe(1);
+
+    const recalled = await memory.recallReport(S, 'why roll back the release');
+    expect(recalled.usage).toEqual(tokens(5));
+    expect(recalled.results.map((r) => r.episode.id)).toEqual([stored.episode.id]);
+    expect(await memory.recall(S, 'why roll back the release')).toEqual(recalled.results);
+
+    const plain = await memory.store(S, { summary: 'Another episode' });
+    expect(plain).not.toHaveProperty('usage');
+  });
+
+  it('the hashing embedder and no embedder report zero; bad input is refused before anything is spent', async () => {
+    for (const embedder of [createHashingEmbedder({ dimension: 64 }), undefined]) {
+      const memory = createEpisodicMemory({ store: createInMemoryStructuredStores().episodes, embedder });
+      expect((await memory.storeReport(S, { summary: 'Deployed the api' })).usage).toEqual(tokens(0));
+      expect((await memory.recallReport(S, 'deploy')).usage).toEqual(tokens(0));
+    }
+    const memory = createEpisodicMemory({
+      store: createInMemoryStructuredStores().episodes,
+      embedder: tokenEmbedder(),
+    });
+    await expectCode(memory.storeReport(S, { summary: '' }), 'INVALID_INPUT');
+    await expectCode(memory.recallReport(S, 'x', 0), 'INVALID_INPUT');
     expect(await memory.count(S)).toBe(0);
   });
 });

@@ -15,10 +15,13 @@ import {
   DEFAULT_CANDIDATE_SEARCH,
   type Embedder,
   type EpisodeRecall,
+  type EpisodeRecallReport,
   type EpisodeStore,
+  type EpisodeStoreReport,
   type EpisodicMemory as EpisodicMemoryPort,
   embedText,
   episodeSearchText,
+  NO_USAGE,
   newId,
   searchCandidates,
   systemClock,
@@ -78,6 +81,11 @@ export class EpisodicMemory implements EpisodicMemoryPort {
 
   /** Validate and store an episode; id and timestamp are filled in when missing. Secrets are refused. */
   async store(space: string, input: EpisodeInput): Promise<Episode> {
+    return (await this.storeReport(space, input)).episode;
+  }
+
+  /** `store`, also reporting the tokens the embedder spent on the episode text (zero without one that reports usage). */
+  async storeReport(space: string, input: EpisodeInput): Promise<EpisodeStoreReport> {
     checkName(space, 'space');
     const parsed = parseInput(episodeInput, 'episode store', input);
     const now = this.clock.now();
@@ -97,19 +105,23 @@ export class EpisodicMemory implements EpisodicMemoryPort {
     for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
     if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
     assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
-    const embedding = this.embedder && this.episodes.capabilities.vector ? await embedText(this.embedder, text) : null;
-    await this.episodes.insert(space, episode, embedding);
-    return episode;
+    const embedded = this.embedder && this.episodes.capabilities.vector ? await embedText(this.embedder, text) : null;
+    await this.episodes.insert(space, episode, embedded?.embedding ?? null);
+    return { episode, usage: embedded?.usage ?? { ...NO_USAGE } };
   }
 
   /** Episodes for a query, best first: BM25 (terms OR-ed) fused with vector similarity when an embedder is set. */
   async recall(space: string, query: string, topK?: number): Promise<EpisodeRecall[]> {
+    return (await this.recallReport(space, query, topK)).results;
+  }
+
+  /** `recall`, also reporting the tokens the embedder spent on the query (zero without one that reports usage). */
+  async recallReport(space: string, query: string, topK?: number): Promise<EpisodeRecallReport> {
     checkName(space, 'space');
     const input = parseInput(episodeRecallInput, 'episode recall', topK === undefined ? { query } : { query, topK });
     const k = input.topK ?? this.options.recallTopK;
-    const fused = (
-      await searchCandidates(this.episodes, this.embedder, space, input.query, k, this.options)
-    ).candidates.slice(0, k);
+    const found = await searchCandidates(this.episodes, this.embedder, space, input.query, k, this.options);
+    const fused = found.candidates.slice(0, k);
     const byId = new Map(
       (
         await this.episodes.getMany(
@@ -130,7 +142,7 @@ export class EpisodicMemory implements EpisodicMemoryPort {
           similarity: f.similarity,
         });
     }
-    return out;
+    return { results: out, usage: found.usage };
   }
 
   /** The newest `n` episodes (by timestamp), newest first. */

@@ -5,7 +5,8 @@ import {
   type MemErrorCode,
   type ProcedureInput,
 } from '@mem/core';
-import { ManualClock, type StructuredStores } from '@mem/core/adapter';
+import { ManualClock, procedureSearchText, type StructuredStores } from '@mem/core/adapter';
+import { tokenEmbedder, wordTokens } from '@mem/testkit';
 import { describe, expect, it } from 'vitest';
 import { createProceduralMemory, type ProceduralMemory } from './index.js';
 
@@ -186,6 +187,46 @@ describe('ProceduralMemory', () => {
     await expectCode(memory.recordOutcome(S, 'missing', true), 'NOT_FOUND');
     await expectCode(memory.recordOutcome(S, 'x', 'yes' as never), 'INVALID_INPUT');
     await expectCode(memory.get(S, ''), 'INVALID_INPUT');
+    expect(await memory.count(S)).toBe(0);
+  });
+});
+
+describe('token usage of the embedder', () => {
+  const tokens = (n: number) => ({ inputTokens: n, outputTokens: 0, totalTokens: n });
+
+  it('storeReport and suggestReport carry what an embedder with embedWithUsage spent; store and suggest are unchanged', async () => {
+    const memory = createProceduralMemory({
+      store: createInMemoryStructuredStores().procedures,
+      embedder: tokenEmbedder(),
+      clock: new ManualClock('2026-03-01T09:00:00.000Z'),
+    });
+    const stored = await memory.storeReport(S, deploy('deploy api'));
+    const spent = wordTokens([procedureSearchText(stored.procedure)]);
+    expect(spent).toBeGreaterThan(5);
+    expect(stored.usage).toEqual(tokens(spent));
+    expect(await memory.count(S)).toBe(1);
+
+    const suggested = await memory.suggestReport(S, 'ship the api to production');
+    expect(suggested.usage).toEqual(tokens(5));
+    expect(suggested.results.map((r) => r.procedure.id)).toEqual([stored.procedure.id]);
+    expect(await memory.suggest(S, 'ship the api to production')).toEqual(suggested.results);
+
+    const plain = await memory.store(S, deploy('deploy web'));
+    expect(plain).not.toHaveProperty('usage');
+  });
+
+  it('the hashing embedder and no embedder report zero; bad input is refused before anything is spent', async () => {
+    for (const embedder of [createHashingEmbedder({ dimension: 64 }), undefined]) {
+      const memory = createProceduralMemory({ store: createInMemoryStructuredStores().procedures, embedder });
+      expect((await memory.storeReport(S, deploy('deploy api'))).usage).toEqual(tokens(0));
+      expect((await memory.suggestReport(S, 'deploy')).usage).toEqual(tokens(0));
+    }
+    const memory = createProceduralMemory({
+      store: createInMemoryStructuredStores().procedures,
+      embedder: tokenEmbedder(),
+    });
+    await expectCode(memory.storeReport(S, deploy('')), 'INVALID_INPUT');
+    await expectCode(memory.suggestReport(S, 'x', 0), 'INVALID_INPUT');
     expect(await memory.count(S)).toBe(0);
   });
 });

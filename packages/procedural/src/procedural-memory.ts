@@ -17,11 +17,14 @@ import {
   DEFAULT_PROCEDURE_RANKING,
   type Embedder,
   embedText,
+  NO_USAGE,
   newId,
   type ProceduralMemory as ProceduralMemoryPort,
   type ProcedureRankingOptions,
   type ProcedureStore,
+  type ProcedureStoreReport,
   type ProcedureSuggestion,
+  type ProcedureSuggestReport,
   procedureSearchText,
   rankProcedures,
   searchCandidates,
@@ -70,6 +73,11 @@ export class ProceduralMemory implements ProceduralMemoryPort {
 
   /** Validate and store a procedure (id filled in when missing). Secrets anywhere in it are refused. */
   async store(space: string, input: ProcedureInput): Promise<Procedure> {
+    return (await this.storeReport(space, input)).procedure;
+  }
+
+  /** `store`, also reporting the tokens the embedder spent on the procedure text (zero without one that reports usage). */
+  async storeReport(space: string, input: ProcedureInput): Promise<ProcedureStoreReport> {
     checkName(space, 'space');
     const parsed = parseInput(procedureInput, 'procedure store', input);
     const now = this.clock.now().toISOString();
@@ -94,10 +102,9 @@ export class ProceduralMemory implements ProceduralMemoryPort {
     assertNoSecrets(text, 'procedure');
     assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps');
     assertNoSecrets(JSON.stringify(procedure.metadata, null, 1), 'procedure metadata');
-    const embedding =
-      this.embedder && this.procedures.capabilities.vector ? await embedText(this.embedder, text) : null;
-    await this.procedures.insert(space, procedure, embedding);
-    return procedure;
+    const embedded = this.embedder && this.procedures.capabilities.vector ? await embedText(this.embedder, text) : null;
+    await this.procedures.insert(space, procedure, embedded?.embedding ?? null);
+    return { procedure, usage: embedded?.usage ?? { ...NO_USAGE } };
   }
 
   /**
@@ -105,6 +112,11 @@ export class ProceduralMemory implements ProceduralMemoryPort {
    * are ranked by `rankProcedures` of @mem/core/adapter: a score-based relevance combined with the success rate.
    */
   async suggest(space: string, query: string, topK?: number): Promise<ProcedureSuggestion[]> {
+    return (await this.suggestReport(space, query, topK)).results;
+  }
+
+  /** `suggest`, also reporting the tokens the embedder spent on the query (zero without one that reports usage). */
+  async suggestReport(space: string, query: string, topK?: number): Promise<ProcedureSuggestReport> {
     checkName(space, 'space');
     const input = parseInput(
       procedureSuggestInput,
@@ -112,14 +124,11 @@ export class ProceduralMemory implements ProceduralMemoryPort {
       topK === undefined ? { query } : { query, topK },
     );
     const k = input.topK ?? this.options.suggestTopK;
-    const { candidates: found, arms } = await searchCandidates(
-      this.procedures,
-      this.embedder,
-      space,
-      input.query,
-      k,
-      this.options,
-    );
+    const {
+      candidates: found,
+      arms,
+      usage,
+    } = await searchCandidates(this.procedures, this.embedder, space, input.query, k, this.options);
     const byId = new Map(
       (
         await this.procedures.getMany(
@@ -145,7 +154,7 @@ export class ProceduralMemory implements ProceduralMemoryPort {
           ]
         : [];
     });
-    return rankProcedures(candidates, arms, this.options.ranking)
+    const results = rankProcedures(candidates, arms, this.options.ranking)
       .slice(0, k)
       .map((c) => ({
         procedure: c.procedure,
@@ -156,6 +165,7 @@ export class ProceduralMemory implements ProceduralMemoryPort {
         vectorRank: c.vectorRank,
         similarity: c.similarity,
       }));
+    return { results, usage };
   }
 
   /** Count one use (atomic in the store: concurrent reports from several processes are all counted). */

@@ -62,11 +62,15 @@ export interface CandidateSearchResult {
 
 /**
  * Embed one text, checking the embedder's answer: `EMBEDDER_FAILED` (retryable) when it throws,
- * `EMBEDDING_MISMATCH` when the vector's length is not the declared dimension.
+ * `EMBEDDING_MISMATCH` when the vector's length is not the declared dimension. Returns the embedding to store and the
+ * tokens it spent (zero without an embedder that reports usage).
  */
-export async function embedText(embedder: Embedder, text: string): Promise<StoredEmbedding> {
-  const { vectors } = await embedTexts(embedder, [text]);
-  return { vector: vectors[0]!, model: embedder.id };
+export async function embedText(
+  embedder: Embedder,
+  text: string,
+): Promise<{ embedding: StoredEmbedding; usage: TokenUsage }> {
+  const { vectors, usage } = await embedTexts(embedder, [text]);
+  return { embedding: { vector: vectors[0]!, model: embedder.id }, usage };
 }
 
 /**
