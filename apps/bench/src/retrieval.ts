@@ -4,8 +4,12 @@
  * Usage: node --conditions=dev-source --import tsx apps/bench/src/retrieval.ts --dataset ../shared/data/locomo10.json
  *        [--weights 1:0.5,1:1] [--limit-conversations N] [--cache f] [--json] [--out bench-results]
  *        [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]   (peers: src/peers/)
+ *        [--rerank-url URL [--rerank-model M] [--rerank-format cohere|tei] | --rerank-fake]   (adds mem+rerank)
  */
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,8 +20,9 @@ import {
   type KnowledgeOptions,
   type Principal,
 } from '@mem/core';
-import type { Embedder, KnowledgeStore } from '@mem/core/adapter';
+import type { Embedder, KnowledgeStore, Reranker } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
+import { createHttpReranker } from '@mem/rerank-http';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { type Conversation, loadLocomo } from './locomo.js';
 import { mrr, ndcg, recallAll, recallAny } from './metrics.js';
@@ -39,10 +44,42 @@ const { values } = parseArgs({
       default: ['mem', 'keyword-only', 'vector-only', 'hashing', ...installedPeers()].join(','),
     },
     out: { type: 'string' },
+    // A reranker over a /rerank endpoint adds the stack `mem+rerank` (docs/ranking.md); `--rerank-fake` serves one on
+    // 127.0.0.1 that scores by the query words a text holds: the plumbing and its cost, not a model's quality.
+    'rerank-url': { type: 'string' },
+    'rerank-model': { type: 'string' },
+    'rerank-format': { type: 'string', default: 'cohere' },
+    'rerank-fake': { type: 'boolean', default: false },
   },
 });
 
 const KS = [5, 10, 20];
+
+/** A /rerank service on 127.0.0.1 scoring each text by the share of the query's words it holds (plumbing only). */
+async function startFakeReranker(): Promise<{ url: string; close(): Promise<void> }> {
+  const words = (t: string) => new Set(t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const { query, documents } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      query: string;
+      documents: string[];
+    };
+    const q = words(query);
+    const results = documents.map((d, index) => {
+      const w = words(d);
+      return { index, relevance_score: q.size === 0 ? 0 : [...q].filter((x) => w.has(x)).length / q.size };
+    });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ results }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
 const KNOWN_STACKS = ['mem', 'keyword-only', 'vector-only', 'hashing', ...PEERS];
 const unknownStacks = values.stacks!.split(',').filter((s) => !KNOWN_STACKS.includes(s));
 if (unknownStacks.length > 0) {
@@ -141,8 +178,14 @@ async function evaluate(
   embedder: Embedder | undefined,
   memory: Partial<KnowledgeOptions>,
   store = data.store,
+  reranker?: Reranker,
 ): Promise<StackResult> {
-  const stack = createStack({ knowledge: store, ...(embedder ? { embedder } : {}), knowledgeOptions: memory });
+  const stack = createStack({
+    knowledge: store,
+    ...(embedder ? { embedder } : {}),
+    ...(reranker ? { reranker } : {}),
+    knowledgeOptions: memory,
+  });
   const search = async (c: Conversation, query: string) => {
     const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
     const t0 = performance.now();
@@ -231,6 +274,26 @@ const embedShareS = embedS * (conversations.reduce((s, c) => s + c.turns.length,
 const withLocal = await ingest(local, conversations);
 withLocal.ingestS += embedShareS;
 if (wanted.has('mem')) results.push(await evaluate('mem', withLocal, local, {}));
+if (values['rerank-url'] || values['rerank-fake']) {
+  const format = values['rerank-format'];
+  if (format !== 'cohere' && format !== 'tei') {
+    log(`bench retrieval: --rerank-format must be cohere or tei (got "${format}").`);
+    process.exit(2);
+  }
+  const fake = values['rerank-fake'] ? await startFakeReranker() : null;
+  const baseURL = fake?.url ?? values['rerank-url']!;
+  const reranker = createHttpReranker({
+    baseURL,
+    format: fake ? 'cohere' : format,
+    ...(values['rerank-model'] ? { model: values['rerank-model'] } : {}),
+    ...(process.env.MEM_RERANK_API_KEY ? { apiKey: process.env.MEM_RERANK_API_KEY } : {}),
+    timeoutMs: 30_000,
+  });
+  results.push(
+    await evaluate(fake ? 'mem+rerank(fake)' : 'mem+rerank', withLocal, local, {}, withLocal.store, reranker),
+  );
+  await fake?.close();
+}
 if (wanted.has('keyword-only')) results.push(await evaluate('keyword-only', withLocal, undefined, {}));
 if (wanted.has('vector-only'))
   results.push(await evaluate('vector-only', withLocal, local, {}, vectorOnly(withLocal.store)));
