@@ -254,11 +254,11 @@ const knowledgeCommands: Record<string, Command> = {
     flags: { limit: { type: 'string' } },
     async run(ctx) {
       if (ctx.args.length === 0) throw new UsageError('give at least one query.');
-      const r = await (await ctx.stack()).knowledge.smartRecall(
+      const { results: r, usage } = await (await ctx.stack()).knowledge.smartRecallReport(
         ctx.p,
         defined({ queries: ctx.args, limit: int(ctx.flags, 'limit') }),
       );
-      ctx.out({ results: r.map((x) => toSmartRecallJson(x)) }, () => renderResults(r));
+      ctx.out({ results: r.map((x) => toSmartRecallJson(x)), usage }, () => renderResults(r));
     },
   },
   'task-context': {

@@ -292,13 +292,17 @@ export const smartRecall = defineOperation({
     'Search with several phrasings at once (the task, its key entities, likely error messages, synonyms) and get one merged list; memories found by several queries rank higher. Returns up to 2 × limit results.',
   group: 'knowledge',
   input: smartRecallInput,
-  output: z.object({ results: z.array(smartRecallResultJson) }),
+  output: z.object({
+    results: z.array(smartRecallResultJson),
+    usage: tokenUsage.describe('Tokens the embedder spent on the queries.'),
+  }),
   write: false,
   http: { method: 'POST', path: '/v1/smart-recall' },
   tool: { name: 'smart-recall' },
-  run: async ({ principal, stack }, input) => ({
-    results: (await stack.knowledge.smartRecall(principal, input)).map(toSmartRecallJson),
-  }),
+  run: async ({ principal, stack }, input) => {
+    const { results, usage } = await stack.knowledge.smartRecallReport(principal, input);
+    return { results: results.map(toSmartRecallJson), usage };
+  },
 });
 
 export const taskContext = defineOperation({

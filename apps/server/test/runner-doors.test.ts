@@ -186,6 +186,11 @@ describe('the tokens spent show in the JSON of the doors', () => {
     expect(found.body.usage).toEqual(tokens(2));
     const recall = await call(s.url, 'POST', '/v1/recall', { key: k.coder, body: { task: 'deploy billing today' } });
     expect(recall.body.usage).toEqual(tokens(3));
+    const smart = await call(s.url, 'POST', '/v1/smart-recall', {
+      key: k.coder,
+      body: { queries: ['billing deploys', 'staging database reset'] },
+    });
+    expect(smart.body.usage).toEqual(tokens(5)); // 2 + 3 words, one embedding per query
 
     const turn = await call(s.url, 'POST', '/v1/agents/coder/turns', {
       key: k.coder,

@@ -1008,10 +1008,16 @@ export class KnowledgeService {
 
   /** smart-recall: several queries, merged by id; score = best similarity + bonus × hits; top 2 × limit. */
   async smartRecall(p: Principal, raw: unknown): Promise<SmartRecallResult[]> {
+    return (await this.smartRecallReport(p, raw)).results;
+  }
+
+  /** smart-recall with the tokens the embedder spent on the queries. */
+  async smartRecallReport(p: Principal, raw: unknown): Promise<{ results: SmartRecallResult[]; usage: TokenUsage }> {
     this.checkPrincipal(p);
     const input = parseInput(smartRecallInput, 'smart-recall', raw);
     const limit = input.limit ?? this.options.searchLimit;
-    return (await this.recallMany(p, input.queries, limit)).memories;
+    const { memories, usage } = await this.recallMany(p, input.queries, limit);
+    return { results: memories, usage };
   }
 
   private async recallMany(
