@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { MemError, type Principal, parseInput, type Stack } from '@mem/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { capConnections } from './connection-cap.js';
 import { classify, HttpError } from './errors.js';
 import { type FairEmbeddingOptions, inSpace, shareEmbedderFairly } from './fair-queue.js';
 import { createRequestGuard, requireContentType } from './guard.js';
@@ -715,46 +716,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       void handle(req, res);
     },
   );
-  // The connection cap. At the cap a new connection takes the place of the oldest one that is not serving a request
-  // (an idle keep-alive socket, or one still sending its headers: what slow and idle clients hold); only when every
-  // connection is serving a request is the new one refused. So sockets opened and left idle cannot shut others out.
-  const cap = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const open = new Map<Socket, { busy: number }>(); // insertion order = age
-  server.on('connection', (socket: Socket) => {
-    open.set(socket, { busy: 0 });
-    socket.once('close', () => open.delete(socket));
-    if (open.size <= cap) return;
-    let victim: Socket | null = null;
-    for (const [s, state] of open) {
-      if (s !== socket && state.busy === 0) {
-        victim = s;
-        break;
-      }
-    }
-    if (victim) {
-      logger.log('debug', 'connection closed at the connection cap: the oldest idle one made room', {
-        client: victim.remoteAddress ?? null,
-        maxConnections: cap,
-      });
-      open.delete(victim);
-      victim.destroy();
-      return;
-    }
-    logger.log('warn', 'connection refused: at the connection cap', {
-      client: socket.remoteAddress ?? null,
-      maxConnections: cap,
-    });
-    open.delete(socket);
-    socket.destroy();
-  });
-  server.on('request', (req, res) => {
-    const state = open.get(req.socket);
-    if (!state) return;
-    state.busy += 1;
-    res.once('close', () => {
-      state.busy -= 1;
-    });
-  });
+  capConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, logger);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Slow or idle clients (the headers timeout), resets and malformed requests: the client's doing, not an
     // error of the server — one debug line, no stack.
