@@ -387,7 +387,13 @@ export class Runner {
 
   /** The text of an open task: this runner's, else the stored one. */
   private async taskText(p: Principal, taskId: string): Promise<string | undefined> {
-    return this.tasks.get(this.taskKey(p, taskId)) ?? (await this.openTasks(p))[taskId];
+    const key = this.taskKey(p, taskId);
+    const held = this.tasks.get(key);
+    if (held !== undefined) return held;
+    // Read once per process: later turns of the task find it here.
+    const stored = (await this.openTasks(p))[taskId];
+    if (stored !== undefined) this.tasks.set(key, stored);
+    return stored;
   }
 
   /** Write messages through to the agent's transcript (assistant answers and tool results included). */
