@@ -20,13 +20,15 @@ import {
   type KnowledgeOptions,
   type Principal,
 } from '@mem/core';
-import type { Embedder, KnowledgeStore, Reranker } from '@mem/core/adapter';
+import { type Embedder, type KnowledgeStore, queryTerms, type Reranker } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createHttpReranker } from '@mem/rerank-http';
 import { createSqliteStore } from '@mem/store-sqlite';
+import { type Candidate, type CrossValidation, crossValidate } from './cross-validate.js';
 import { type Conversation, loadLocomo } from './locomo.js';
-import { mrr, ndcg, recallAll, recallAny } from './metrics.js';
+import { outcome, type QuestionOutcome, type Summary, summarise } from './metrics.js';
 import { installedPeers, openRetrievalPeer, PEERS } from './peers/index.js';
+import { measureRecallBlock, type RecallBlockFigures } from './recall-block.js';
 import { saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
@@ -41,7 +43,7 @@ const { values } = parseArgs({
     // with the reason.
     stacks: {
       type: 'string',
-      default: ['mem', 'keyword-only', 'vector-only', 'hashing', ...installedPeers()].join(','),
+      default: ['mem', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...installedPeers()].join(','),
     },
     out: { type: 'string' },
     // A reranker over a /rerank endpoint adds the stack `mem+rerank` (docs/ranking.md); `--rerank-fake` serves one on
@@ -50,10 +52,12 @@ const { values } = parseArgs({
     'rerank-model': { type: 'string' },
     'rerank-format': { type: 'string', default: 'cohere' },
     'rerank-fake': { type: 'boolean', default: false },
+    // Fit the session-context, vector and time-cue weights by leave-one-conversation-out cross-validation (cross-validate.ts).
+    cv: { type: 'boolean', default: false },
+    // The recall block's precision/recall on the labelled set of recall-block.ts (mem stack); on unless turned off.
+    'recall-block': { type: 'boolean', default: true },
   },
 });
-
-const KS = [5, 10, 20];
 
 /** A /rerank service on 127.0.0.1 scoring each text by the share of the query's words it holds (plumbing only). */
 async function startFakeReranker(): Promise<{ url: string; close(): Promise<void> }> {
@@ -80,7 +84,7 @@ async function startFakeReranker(): Promise<{ url: string; close(): Promise<void
     close: () => new Promise((done) => server.close(() => done())),
   };
 }
-const KNOWN_STACKS = ['mem', 'keyword-only', 'vector-only', 'hashing', ...PEERS];
+const KNOWN_STACKS = ['mem', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...PEERS];
 const unknownStacks = values.stacks!.split(',').filter((s) => !KNOWN_STACKS.includes(s));
 if (unknownStacks.length > 0) {
   process.stderr.write(
@@ -158,18 +162,15 @@ async function ingest(embedder: Embedder | undefined, convs: Conversation[]): Pr
   return { store, ids, ingestS: (performance.now() - t0) / 1000, dir };
 }
 
-interface StackResult {
+interface StackResult extends Summary {
   name: string;
-  recall_any: Record<string, number>;
-  recall_all: Record<string, number>;
-  ndcg10: number;
-  mrr: number;
-  by_category: Record<string, { n: number; recall_any10: number; ndcg10: number }>;
   search_ms: { p50: number; p95: number };
   ingest_s: number;
   /** For a peer that embeds over HTTP: the median round trip of a request that computes nothing. */
   hop_ms?: number;
   error?: string;
+  /** Per question (for the cross-validation; left out of the saved report). */
+  outcomes?: QuestionOutcome[];
 }
 
 async function evaluate(
@@ -202,10 +203,8 @@ async function score(
   idOf: (c: Conversation) => (diaId: string) => string | undefined,
   search: (c: Conversation, query: string) => Promise<{ ids: string[]; ms: number }>,
 ): Promise<StackResult> {
-  const sums = { any: [0, 0, 0], all: [0, 0, 0], ndcg: 0, mrr: 0 };
-  const cat: Record<string, { n: number; any10: number; ndcg: number }> = {};
+  const outcomes: QuestionOutcome[] = [];
   const times: number[] = [];
-  let n = 0;
   for (const c of conversations) {
     const idOfTurn = idOf(c);
     for (const q of c.questions) {
@@ -213,34 +212,16 @@ async function score(
       if (relevant.size === 0) continue;
       const { ids: ranked, ms } = await search(c, q.question.slice(0, 4000));
       times.push(ms);
-      KS.forEach((k, i) => {
-        sums.any[i]! += recallAny(ranked, relevant, k);
-        sums.all[i]! += recallAll(ranked, relevant, k);
-      });
-      const nd = ndcg(ranked, relevant, 10);
-      sums.ndcg += nd;
-      sums.mrr += mrr(ranked, relevant);
-      const cc = (cat[q.category] ??= { n: 0, any10: 0, ndcg: 0 });
-      cc.n++;
-      cc.any10 += recallAny(ranked, relevant, 10);
-      cc.ndcg += nd;
-      n++;
+      outcomes.push(outcome(c.id, q.category, ranked, relevant));
     }
   }
-  const r3 = (x: number) => round(x, 3);
   return {
     name,
-    recall_any: Object.fromEntries(KS.map((k, i) => [String(k), r3(sums.any[i]! / n)])),
-    recall_all: Object.fromEntries(KS.map((k, i) => [String(k), r3(sums.all[i]! / n)])),
-    ndcg10: r3(sums.ndcg / n),
-    mrr: r3(sums.mrr / n),
-    by_category: Object.fromEntries(
-      Object.entries(cat).map(([k, v]) => [k, { n: v.n, recall_any10: r3(v.any10 / v.n), ndcg10: r3(v.ndcg / v.n) }]),
-    ),
+    ...summarise(outcomes),
     search_ms: { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)) },
     ingest_s: round(ingestS, 1),
-    questions: n,
-  } as StackResult;
+    outcomes,
+  };
 }
 
 const local = cached(createLocalEmbedder());
@@ -274,6 +255,12 @@ const embedShareS = embedS * (conversations.reduce((s, c) => s + c.turns.length,
 const withLocal = await ingest(local, conversations);
 withLocal.ingestS += embedShareS;
 if (wanted.has('mem')) results.push(await evaluate('mem', withLocal, local, {}));
+let recallBlock: RecallBlockFigures[] | undefined;
+if (wanted.has('mem') && values['recall-block']) {
+  log('recall block: every question in its own space and in the next conversation’s…');
+  const { knowledge } = createStack({ knowledge: withLocal.store, embedder: local });
+  recallBlock = await measureRecallBlock(knowledge, conversations, (c) => (d) => withLocal.ids.get(c.id)!.get(d));
+}
 if (values['rerank-url'] || values['rerank-fake']) {
   const format = values['rerank-format'];
   if (format !== 'cohere' && format !== 'tei') {
@@ -295,6 +282,19 @@ if (values['rerank-url'] || values['rerank-fake']) {
   await fake?.close();
 }
 if (wanted.has('keyword-only')) results.push(await evaluate('keyword-only', withLocal, undefined, {}));
+// BM25 alone: the store's keyword arm in its own order, nothing of mem's ranking (the baseline to beat).
+if (wanted.has('bm25')) {
+  const bm25 = async (c: Conversation, query: string) => {
+    const t0 = performance.now();
+    const hits = await withLocal.store.keywordSearch({
+      filter: { space: c.id, viewerAgentId: 'bench', now: new Date().toISOString() },
+      terms: queryTerms(query),
+      limit: 20,
+    });
+    return { ids: hits.map((h) => h.id), ms: performance.now() - t0 };
+  };
+  results.push(await score('bm25', withLocal.ingestS, (c) => (d) => withLocal.ids.get(c.id)!.get(d), bm25));
+}
 if (wanted.has('vector-only'))
   results.push(await evaluate('vector-only', withLocal, local, {}, vectorOnly(withLocal.store)));
 for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
@@ -304,6 +304,29 @@ for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
       fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, keywordWeight: kw!, vectorWeight: vw! },
     }),
   );
+}
+let cv: (CrossValidation & { grid: string[] }) | undefined;
+if (values.cv) {
+  const candidates: Candidate<Partial<KnowledgeOptions>>[] = [];
+  for (const session of [1.5, 2, 3])
+    for (const vector of [0.2, 0.3])
+      for (const time of [0, 0.5, 1, 2]) {
+        const config: Partial<KnowledgeOptions> = {
+          fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, vectorWeight: vector },
+          session: { ...DEFAULT_KNOWLEDGE_OPTIONS.session, weight: session },
+          timeCue: { ...DEFAULT_KNOWLEDGE_OPTIONS.timeCue, weight: time },
+        };
+        const label = `session ${session}, vector ${vector}, time ${time}`;
+        log(`cv: ${label}`);
+        candidates.push({ label, config, outcomes: (await evaluate(label, withLocal, local, config)).outcomes! });
+      }
+  cv = { ...crossValidate(candidates), grid: candidates.map((c) => c.label) };
+  results.push({
+    name: 'mem (cv)',
+    ...cv.heldOut,
+    search_ms: { p50: Number.NaN, p95: Number.NaN },
+    ingest_s: Number.NaN,
+  });
 }
 const hashing = createHashingEmbedder({ dimension: 256 });
 const withHashing = await ingest(hashing, conversations);
@@ -325,6 +348,29 @@ for (const d of [withLocal, withHashing]) {
 }
 
 const questions = conversations.reduce((s, c) => s + c.questions.length, 0);
+// Per-question outcomes are for the cross-validation only.
+const reported = results.map(({ outcomes: _, ...r }) => r);
+const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
+const categories = [...new Set(reported.flatMap((r) => Object.keys(r.by_category ?? {})))];
+const cvNotes = cv
+  ? [
+      `mem (cv): session-context, vector and time-cue weights chosen per held-out conversation on the other ${conversations.length - 1} (leave one conversation out; grid: ${cv.grid.join('; ')}). Chosen on all: ${cv.overall}.`,
+      `Chosen per conversation: ${Object.entries(cv.chosen)
+        .map(([c, l]) => `${c}: ${l}`)
+        .join('; ')}.`,
+    ]
+  : [];
+const recallNotes = recallBlock
+  ? [
+      'Recall block (mem, limit 5; each question as a task in its own space and in the next conversation’s): ' +
+        recallBlock
+          .map(
+            (r) =>
+              `${r.rule}: precision ${fmt(r.precision)}, recall ${fmt(r.recall)}, blocks with evidence ${fmt(r.with_evidence)}, empty elsewhere ${fmt(r.empty_elsewhere)}`,
+          )
+          .join('; '),
+    ]
+  : [];
 saveReport(
   {
     bench: 'retrieval',
@@ -335,28 +381,37 @@ saveReport(
         'any@5',
         'any@10',
         'any@20',
+        'all@5',
         'all@10',
+        'all@20',
         'NDCG@10',
         'MRR',
+        ...categories.flatMap((c) => [`${c} any@10`, `${c} all@10`]),
         'p50 ms',
         'p95 ms',
         'ingest s',
         'error',
       ],
-      rows: results.map((r) =>
+      rows: reported.map((r) =>
         r.error
-          ? [r.name, null, null, null, null, null, null, null, null, null, r.error]
+          ? [r.name, ...Array<null>(8 + 2 * categories.length + 3).fill(null), r.error]
           : [
               r.name,
               r.recall_any['5']!,
               r.recall_any['10']!,
               r.recall_any['20']!,
+              r.recall_all['5']!,
               r.recall_all['10']!,
+              r.recall_all['20']!,
               r.ndcg10,
               r.mrr,
-              r.search_ms.p50,
-              r.search_ms.p95,
-              r.ingest_s,
+              ...categories.flatMap((c) => [
+                r.by_category[c]?.recall_any['10'] ?? null,
+                r.by_category[c]?.recall_all['10'] ?? null,
+              ]),
+              Number.isFinite(r.search_ms.p50) ? r.search_ms.p50 : null,
+              Number.isFinite(r.search_ms.p95) ? r.search_ms.p95 : null,
+              Number.isFinite(r.ingest_s) ? r.ingest_s : null,
               null,
             ],
       ),
@@ -365,28 +420,56 @@ saveReport(
       title: 'recall_any@10 per stack',
       unit: '',
       note: 'higher is better',
-      bars: results.filter((r) => !r.error).map((r) => ({ label: r.name, value: r.recall_any['10']! })),
+      bars: reported.filter((r) => !r.error).map((r) => ({ label: r.name, value: r.recall_any['10']! })),
     },
-    notes: ['Every turn one memory in a space per conversation; questions of categories 1–4 with evidence.'],
-    data: { dataset: values.dataset, questions, stacks: results },
+    notes: [
+      'Every turn one memory in a space per conversation; questions of categories 1–4 with evidence.',
+      "bm25 is the store's keyword arm alone (SQLite FTS5) in its own order; keyword-only is mem's ranking without vectors.",
+      ...cvNotes,
+      ...recallNotes,
+    ],
+    data: {
+      dataset: values.dataset,
+      questions,
+      stacks: reported,
+      ...(cv ? { cv: { ...cv, heldOut: undefined } } : {}),
+      ...(recallBlock ? { recall_block: recallBlock } : {}),
+    },
   },
   values.out,
 );
 if (values.json) {
-  console.log(JSON.stringify({ dataset: values.dataset, questions, stacks: results }));
+  console.log(
+    JSON.stringify({
+      dataset: values.dataset,
+      questions,
+      stacks: reported,
+      ...(cv ? { cv } : {}),
+      ...(recallBlock ? { recall_block: recallBlock } : {}),
+    }),
+  );
 } else {
   console.log(`dataset ${values.dataset}: ${questions} questions\n`);
   console.log('stack            any@5  any@10 any@20 all@10 ndcg@10 mrr    p50ms  p95ms  ingest_s');
-  for (const r of results) {
+  for (const r of reported) {
     if (r.error) {
       console.log(`${r.name.padEnd(16)} error: ${r.error}`);
       continue;
     }
     console.log(
-      `${r.name.padEnd(16)} ${[r.recall_any['5'], r.recall_any['10'], r.recall_any['20'], r.recall_all['10'], r.ndcg10, r.mrr].map((x) => x!.toFixed(3).padEnd(6)).join(' ')} ${String(r.search_ms.p50).padEnd(6)} ${String(r.search_ms.p95).padEnd(6)} ${r.ingest_s}`,
+      `${r.name.padEnd(16)} ${[r.recall_any['5']!, r.recall_any['10']!, r.recall_any['20']!, r.recall_all['10']!, r.ndcg10, r.mrr].map((x) => fmt(x).padEnd(6)).join(' ')} ${String(r.search_ms.p50).padEnd(6)} ${String(r.search_ms.p95).padEnd(6)} ${r.ingest_s}`,
     );
   }
-  for (const r of results.filter((x) => x.hop_ms !== undefined)) {
+  console.log(`\nper category (any@10 / all@10 / NDCG@10): ${categories.join(', ')}`);
+  for (const r of reported.filter((x) => !x.error)) {
+    const cells = categories.map((c) => {
+      const k = r.by_category[c];
+      return k ? `${fmt(k.recall_any['10']!)} / ${fmt(k.recall_all['10']!)} / ${fmt(k.ndcg10)}` : '—';
+    });
+    console.log(`${r.name.padEnd(16)} ${cells.join('   ')}`);
+  }
+  for (const n of [...cvNotes, ...recallNotes]) console.log(`\n${n}`);
+  for (const r of reported.filter((x) => x.hop_ms !== undefined)) {
     console.log(`${r.name}: HTTP hop ${r.hop_ms!.toFixed(2)} ms p50 (an embedding request answered without computing)`);
   }
 }

@@ -251,7 +251,7 @@ export const memoryDedupCheck = defineOperation({
   summary: 'Is this text already remembered?',
   description:
     'Before storing, check whether the text is already remembered: returns isDuplicate, the top similarity and the near-duplicates (id, name, similarity, preview). ' +
-    'If it is a duplicate, update that memory with memory-edit instead of storing a new one. threshold defaults to 0.85 (raw cosine similarity).',
+    'If it is a duplicate, update that memory with memory-edit instead of storing a new one. threshold defaults to 0.8 (a likeness of wording and calibrated meaning, 0–1).',
   group: 'knowledge',
   input: dedupCheckInput,
   output: dedupResult,
@@ -265,7 +265,7 @@ export const recall = defineOperation({
   name: 'recall',
   summary: 'The "Relevant Past Knowledge" block for a task',
   description:
-    'Search with the task text and return the Markdown block to put into the task message: the memories whose similarity passes the threshold (default 0.4), or block null when none does.',
+    'Search with the task text and return the Markdown block to put into the task message: the memories whose match confidence passes the threshold (default 0.6), or block null when none does.',
   group: 'knowledge',
   input: recallInput,
   output: z.object({

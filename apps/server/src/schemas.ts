@@ -18,7 +18,7 @@ export const recallInput = z
       .min(0)
       .max(1)
       .optional()
-      .describe('Minimum raw cosine similarity (relevance without an embedder). Default 0.4.'),
+      .describe('Minimum match confidence in [0, 1] (the task words a memory holds combined with the calibrated similarity). Default 0.6.'),
   })
   .strict();
 

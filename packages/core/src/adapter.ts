@@ -20,7 +20,7 @@ export {
   rankProcedures,
 } from './domain/procedure-ranking.js';
 export { seededRandom } from './domain/random.js';
-export { cosine } from './domain/ranking.js';
+export { cosine, type KeywordLengthNorm } from './domain/ranking.js';
 export { episodeSearchText, procedureSearchText } from './domain/search-text.js';
 export { assertNoSecrets, findSecrets, redactSecrets, type SecretFinding } from './domain/secrets.js';
 export { queryTerms } from './domain/text.js';

@@ -18,7 +18,9 @@ export {
 } from './domain/agent-sessions.js';
 export { checkKey, pathWeight } from './domain/keys.js';
 export { checkName } from './domain/names.js';
+export type { SessionContextOptions } from './domain/ranking.js';
 export type { PersonalDataPolicy, PersonalDataSetting } from './domain/secrets.js';
+export type { TimeCueOptions } from './domain/time-cue.js';
 export { MemError, type MemErrorCode } from './errors.js';
 export type { NotebookScope } from './ports/notebook-store.js';
 export type { TranscriptMessage, TranscriptRole } from './ports/transcript-store.js';
@@ -118,6 +120,7 @@ export {
   type MemoryDocument,
   type RateResult,
   type RecallBlock,
+  type RecalledMemory,
   type SearchResult,
   type SmartRecallResult,
   type StoreOverrides,

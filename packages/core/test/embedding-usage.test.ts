@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
 import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
 import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcript.js';
+import { calibrationTexts } from '../src/domain/calibration.js';
 import { MemError } from '../src/errors.js';
 import type { Embedder, EmbeddingResult } from '../src/ports/embedder.js';
 import { Runner } from '../src/services/runner.js';
@@ -39,6 +40,9 @@ describe('embedding usage in the knowledge results (an embedder with embedWithUs
     expect((await knowledge.store(alice, { content: 'rollback plans live in the runbook' })).usage).toEqual(usage(0));
 
     expect((await knowledge.searchReport(alice, { query: 'where are rollback plans' })).usage).toEqual(usage(4));
+    // The first call that needs the embedder's cosine scale also embeds the calibration pairs, once per stack.
+    const calibration = words(calibrationTexts());
+    expect((await knowledge.recall(alice, 'find the rollback plan')).usage).toEqual(usage(4 + calibration));
     expect((await knowledge.recall(alice, 'find the rollback plan')).usage).toEqual(usage(4));
     const ctx = await knowledge.taskContext(alice, { task: 'deploy', queries: ['rollback plan', 'runbook'] });
     expect(ctx.usage).toEqual(usage(3));

@@ -8,7 +8,9 @@ import {
   MULTIPLIER_LIMIT,
   multiplierEffect,
   recencyFactor,
+  sessionContext,
   usefulnessFactor,
+  withoutLengthNorm,
 } from '../src/domain/ranking.js';
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack } from '../src/index.js';
 
@@ -104,6 +106,76 @@ describe('ranking', () => {
     expect(results[0]!.name).toBe('Billing API pool size');
     const garage = results.find((r) => r.name === 'Origins');
     if (garage) expect(garage.relevance).toBeLessThan(0.25 * results[0]!.relevance);
+  });
+
+  it('taking BM25 length normalisation out: a long text with the same match is no longer below a short one', () => {
+    const norm = { kind: 'bm25', k1: 1.2, b: 0.75 } as const;
+    // BM25 (b = 0.75) of one matched term with tf 1 and idf 2, for a text of `len` tokens, corpus mean 10.
+    const bm25 = (len: number) => (2 * 2.2) / (1 + 1.2 * (0.25 + (0.75 * len) / 10));
+    const short = withoutLengthNorm(bm25(5), 5, 10, norm);
+    const long = withoutLengthNorm(bm25(40), 40, 10, norm);
+    expect(bm25(40)).toBeLessThan(bm25(5) * 0.6);
+    expect(short).toBeCloseTo(2, 10);
+    expect(long).toBeCloseTo(2, 10);
+    // PostgreSQL's normalisation 1 (÷ 1 + ln length) is undone the same way.
+    expect(withoutLengthNorm(1 / (1 + Math.log(20)), 20, 10, { kind: 'log' })).toBeCloseTo(1, 10);
+    // No declared normalisation, or no match: unchanged.
+    expect(withoutLengthNorm(3, 40, 10, undefined)).toBe(3);
+    expect(withoutLengthNorm(0, 40, 10, norm)).toBe(0);
+  });
+
+  it('the session context lifts the memories said beside a strong match, per owner and session', () => {
+    const hour = 3_600_000;
+    const members = [
+      { id: 'q', relevance: 1, owner: 'agent/a', at: 0 }, // the strong match
+      { id: 'answer', relevance: 0.1, owner: 'agent/a', at: 60_000 }, // two turns later, same session
+      { id: 'later', relevance: 0.1, owner: 'agent/a', at: 5 * hour }, // another session
+      { id: 'other', relevance: 0.1, owner: 'agent/b', at: 30_000 }, // another owner
+    ];
+    const out = sessionContext(members, { weight: 0.5, gapMinutes: 30 });
+    expect(out.get('q')).toBeCloseTo(1, 10);
+    expect(out.get('answer')).toBeCloseTo((0.1 + 0.5) / 1.5, 10);
+    expect(out.get('later')).toBeCloseTo(0.1, 10);
+    expect(out.get('other')).toBeCloseTo(0.1, 10);
+    // Weight 0 is the rule turned off.
+    expect(sessionContext(members, { weight: 0, gapMinutes: 30 }).get('answer')).toBe(0.1);
+    // A chain of turns each within the gap is one session, however long it runs.
+    const chain = Array.from({ length: 6 }, (_, i) => ({
+      id: `t${i}`,
+      relevance: i === 0 ? 1 : 0,
+      owner: 'o',
+      at: i * 20 * 60_000,
+    }));
+    expect(sessionContext(chain, { weight: 1, gapMinutes: 30 }).get('t5')).toBeCloseTo(0.5, 10);
+  });
+
+  it('the session context never lifts a memory above the best of its session, nor above 1', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            relevance: unit,
+            at: fc.integer({ min: 0, max: 10 * 3_600_000 }),
+            owner: fc.constantFrom('a', 'b'),
+          }),
+          {
+            minLength: 1,
+            maxLength: 30,
+          },
+        ),
+        fc.double({ min: 0, max: 2, noNaN: true }),
+        (rows, weight) => {
+          const members = rows.map((r, i) => ({ ...r, id: `m${i}` }));
+          const out = sessionContext(members, { weight, gapMinutes: 30 });
+          const top = Math.max(...members.map((m) => m.relevance));
+          for (const m of members) {
+            const v = out.get(m.id)!;
+            expect(v).toBeGreaterThanOrEqual(m.relevance - 1e-12);
+            expect(v).toBeLessThanOrEqual(top + 1e-12);
+          }
+        },
+      ),
+    );
   });
 
   it('every factor moves the score the way the spec says', () => {

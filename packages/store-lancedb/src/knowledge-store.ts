@@ -117,6 +117,8 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
   const capabilities: KnowledgeStoreCapabilities = {
     keyword: settings.fts,
     vector: true,
+    // Lance's full-text index scores with BM25, k1 = 1.2, b = 0.75.
+    keywordLengthNorm: { kind: 'bm25', k1: 1.2, b: 0.75 },
     get exactVector() {
       return runner.current?.upkeep.chunks.exactVector ?? true;
     },

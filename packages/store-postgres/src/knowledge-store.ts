@@ -475,7 +475,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     );
   }
 
-  const capabilities: KnowledgeStoreCapabilities = { keyword: true, vector: true, exactVector: false };
+  const capabilities: KnowledgeStoreCapabilities = {
+    keyword: true,
+    vector: true,
+    exactVector: false,
+    // ts_rank_cd with normalisation 1 (queries.ts): divided by 1 + ln(length).
+    keywordLengthNorm: { kind: 'log' },
+  };
 
   const store: PostgresKnowledgeStore = {
     name: ADAPTER,

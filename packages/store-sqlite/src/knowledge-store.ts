@@ -436,6 +436,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
   const capabilities: KnowledgeStoreCapabilities = {
     keyword: true,
     vector: true,
+    // FTS5's bm25(): k1 = 1.2, b = 0.75.
+    keywordLengthNorm: { kind: 'bm25', k1: 1.2, b: 0.75 },
     /** Exact until the approximate vector index is trained (then its recall is measured, not guaranteed). */
     get exactVector() {
       return !indexTrained();

@@ -1,6 +1,6 @@
 import { matchesFilter } from '../domain/filter.js';
 import { cosine } from '../domain/ranking.js';
-import { bm25Rank, tokenize } from '../domain/text.js';
+import { bm25Rank, DEFAULT_BM25, tokenize } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type {
   DeletedByAgent,
@@ -8,6 +8,7 @@ import type {
   KeywordQuery,
   KnowledgeStats,
   KnowledgeStore,
+  KnowledgeStoreCapabilities,
   ScanOptions,
   VectorHit,
   VectorQuery,
@@ -22,7 +23,12 @@ const clone = (r: MemoryRecord): MemoryRecord => ({ ...r, tags: [...r.tags] });
  */
 export class InMemoryKnowledgeStore implements KnowledgeStore {
   readonly name = 'in-memory';
-  readonly capabilities = { keyword: true, vector: true, exactVector: true };
+  readonly capabilities: KnowledgeStoreCapabilities = {
+    keyword: true,
+    vector: true,
+    exactVector: true,
+    keywordLengthNorm: { kind: 'bm25', ...DEFAULT_BM25 },
+  };
   private readonly chunks = new Map<string, MemoryRecord>();
   private readonly tokens = new Map<string, string[]>();
   private readonly versions: MemoryVersion[] = [];
@@ -34,8 +40,8 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   }
 
   private holderOfKey(r: Pick<MemoryRecord, 'space' | 'scope' | 'agentId' | 'key'>): string | null {
-    const k = this.docKey(r);
-    for (const c of this.chunks.values()) if (this.docKey(c) === k) return c.docId;
+    for (const c of this.chunks.values())
+      if (c.key === r.key && c.space === r.space && c.agentId === r.agentId && c.scope === r.scope) return c.docId;
     return null;
   }
 
@@ -77,8 +83,10 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
       if (earlier && earlier.docId !== first.docId) throw this.takenError(first.key, earlier.docId);
       wanted.set(k, first);
     }
-    // One pass over the stored chunks for all keys.
+    // One pass over the stored chunks for all keys (the cheap key test first: most chunks hold none of them).
+    const keys = new Set(firsts.map((f) => f.key));
     for (const c of this.chunks.values()) {
+      if (!keys.has(c.key)) continue;
       const claimant = wanted.get(this.docKey(c));
       if (claimant && claimant.docId !== c.docId) throw this.takenError(claimant.key, c.docId);
     }

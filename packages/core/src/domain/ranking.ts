@@ -7,6 +7,12 @@ export interface FusionOptions {
   vectorWeight: number;
 }
 
+/**
+ * Arm weights (the vector arm a tie-breaker beside BM25 with the small local embedder), fitted by cross-validation over
+ * LoCoMo's conversations (apps/bench README, `bench retrieval --cv`).
+ */
+export const DEFAULT_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.3 };
+
 export interface FusedEntry {
   id: string;
   /** Raw fused score Σ w / (k + rank). */
@@ -103,6 +109,84 @@ export function fuseScores(
       (a.keywordRank ?? Number.MAX_SAFE_INTEGER) - (b.keywordRank ?? Number.MAX_SAFE_INTEGER) ||
       a.id.localeCompare(b.id),
   );
+  return out;
+}
+
+/**
+ * How a store's keyword arm scales its scores by a text's length (declared in the store's capabilities), so that the
+ * ranking can take that scaling out: memories are short, and a short turn that names the thing asked about should not
+ * lose to a shorter one that names it too. `bm25`: Okapi BM25 with these k1 and b (SQLite FTS5, LanceDB, the
+ * in-memory store); `log`: divided by 1 + ln(length) (PostgreSQL `ts_rank_cd` normalisation 1).
+ */
+export type KeywordLengthNorm = { kind: 'bm25'; k1: number; b: number } | { kind: 'log' };
+
+/**
+ * A keyword score as if the store had not normalised by length (BM25 with b = 0). Exact for BM25 when every matched
+ * term occurs once in the text (the common case for short memories), close otherwise. `tokens` is the text's length
+ * in words, `averageTokens` the mean over the keyword candidates (the store's corpus mean is not known to the core).
+ */
+export function withoutLengthNorm(
+  score: number,
+  tokens: number,
+  averageTokens: number,
+  norm: KeywordLengthNorm | undefined,
+): number {
+  if (!norm || !(score > 0)) return score;
+  if (norm.kind === 'log') return score * (1 + Math.log(Math.max(1, tokens)));
+  const relative = averageTokens > 0 ? tokens / averageTokens : 1;
+  return (score * (1 + norm.k1 * (1 - norm.b + norm.b * relative))) / (1 + norm.k1);
+}
+
+/** What the session context needs of a candidate: its relevance, owner and when it was said. */
+export interface SessionMember {
+  id: string;
+  relevance: number;
+  /** The memory's owner and scope: only memories of one owner form a session. */
+  owner: string;
+  at: number;
+}
+
+export interface SessionContextOptions {
+  /** Share of the session's best relevance added to each of its memories (0 turns the rule off). */
+  weight: number;
+  /** Memories of one owner at most this many minutes apart (in a chain) belong to one session. */
+  gapMinutes: number;
+}
+
+/** Fitted by cross-validation over LoCoMo's conversations like the arm weights (apps/bench README). */
+export const DEFAULT_SESSION_CONTEXT: SessionContextOptions = { weight: 2, gapMinutes: 30 };
+
+/**
+ * Relevance with the session context (docs/ranking.md): a memory said in the same session as a strong match is likely
+ * part of the same exchange (the question was asked, the answer came two turns later). Sessions are formed from the
+ * candidates: one owner's memories sorted by time, cut where two follow each other more than `gapMinutes` apart.
+ * contextual = (own + weight × the session's best) / (1 + weight), so a lone strong match keeps 1 and a memory alone in
+ * its session keeps its own relevance. Returns the new relevance per id.
+ */
+export function sessionContext(members: readonly SessionMember[], options: SessionContextOptions): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!(options.weight > 0)) {
+    for (const m of members) out.set(m.id, m.relevance);
+    return out;
+  }
+  const gap = options.gapMinutes * 60_000;
+  const byOwner = new Map<string, SessionMember[]>();
+  for (const m of members) {
+    const list = byOwner.get(m.owner);
+    if (list) list.push(m);
+    else byOwner.set(m.owner, [m]);
+  }
+  for (const list of byOwner.values()) {
+    list.sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+    let start = 0;
+    for (let i = 1; i <= list.length; i++) {
+      if (i < list.length && list[i]!.at - list[i - 1]!.at <= gap) continue;
+      const session = list.slice(start, i);
+      const best = Math.max(...session.map((m) => m.relevance));
+      for (const m of session) out.set(m.id, (m.relevance + options.weight * best) / (1 + options.weight));
+      start = i;
+    }
+  }
   return out;
 }
 

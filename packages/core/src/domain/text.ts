@@ -37,6 +37,30 @@ export function stem(token: string): string {
   return token;
 }
 
+function contentStems(text: string): Set<string> {
+  return new Set(queryTerms(text, Number.MAX_SAFE_INTEGER).map(stem));
+}
+
+/** The share of a query's terms (stemmed, stop words out) that a text holds: 1 = every term, 0 = none. */
+export function termCoverage(query: string, text: string): number {
+  const wanted = contentStems(query);
+  if (wanted.size === 0) return 0;
+  const held = new Set(tokenize(text).map(stem));
+  let n = 0;
+  for (const t of wanted) if (held.has(t)) n++;
+  return n / wanted.size;
+}
+
+/** How much two texts share their terms (stemmed, stop words out): |A ∩ B| / |A ∪ B|. */
+export function termOverlap(a: string, b: string): number {
+  const x = contentStems(a);
+  const y = contentStems(b);
+  if (x.size === 0 && y.size === 0) return 0;
+  let both = 0;
+  for (const t of x) if (y.has(t)) both++;
+  return both / (x.size + y.size - both);
+}
+
 export interface Bm25Options {
   k1: number;
   b: number;

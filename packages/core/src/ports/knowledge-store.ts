@@ -1,3 +1,4 @@
+import type { KeywordLengthNorm } from '../domain/ranking.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, RatingOutcome, Scope, Source } from '../types.js';
 
 /**
@@ -54,6 +55,11 @@ export interface KnowledgeStoreCapabilities {
   vector: boolean;
   /** True when the vector arm is exact (brute force); false for an approximate index. */
   exactVector: boolean;
+  /**
+   * How the keyword arm's scores are scaled by text length (BM25's b, or PostgreSQL's log-length normalisation), so that
+   * the ranking can take it out; absent when the scores do not depend on length.
+   */
+  keywordLengthNorm?: KeywordLengthNorm;
 }
 
 /** Scan cursor for export and re-embedding: rows ordered by (createdAt, id). */

@@ -5,7 +5,7 @@
  * procedures: combine with the success rate) is theirs.
  */
 
-import { type FusionOptions, fuseRRF } from '../domain/ranking.js';
+import { DEFAULT_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
 import { queryTerms } from '../domain/text.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
@@ -13,7 +13,6 @@ import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
 import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
 import type { StoredEmbedding } from '../types-structured.js';
 import { embedTexts } from './embedding.js';
-import { DEFAULT_FUSION } from './knowledge.js';
 
 /** The search half of EpisodeStore and ProcedureStore. */
 export interface CandidateSearchStore {

@@ -1,3 +1,13 @@
+import {
+  calibratedSimilarity,
+  calibrationFrom,
+  calibrationTexts,
+  DEFAULT_DEDUP_THRESHOLD,
+  DEFAULT_RECALL_THRESHOLD,
+  duplicateLikeness,
+  type EmbedderCalibration,
+  matchConfidence,
+} from '../domain/calibration.js';
 import { type ChunkOptions, chunkContent, DEFAULT_CHUNKING, reassemble } from '../domain/chunking.js';
 import { chunkId, contentHash, newId } from '../domain/ids.js';
 import { inertText } from '../domain/inert-text.js';
@@ -17,18 +27,25 @@ import {
   accessFactor,
   cosine,
   DEFAULT_ACCESS,
+  DEFAULT_FUSION,
+  DEFAULT_SESSION_CONTEXT,
   type FusionOptions,
   finalScore,
   fuseScores,
+  type KeywordLengthNorm,
   recencyFactor,
+  type SessionContextOptions,
+  sessionContext,
   usefulnessFactor,
+  withoutLengthNorm,
 } from '../domain/ranking.js';
 import { guardFields, guardText, type PersonalDataSetting, personalDataPolicy } from '../domain/secrets.js';
-import { queryTerms } from '../domain/text.js';
+import { queryTerms, termCoverage, termOverlap, tokenize } from '../domain/text.js';
+import { DEFAULT_TIME_CUE, nearTimeCue, type TimeCueOptions, timeCue } from '../domain/time-cue.js';
 import { MemError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder, EmbeddingResult } from '../ports/embedder.js';
-import type { HashLookup, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
+import type { HashLookup, KeywordHit, KnowledgeStore, SearchFilter } from '../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { Reranker } from '../ports/reranker.js';
 import type { SecretScanner } from '../ports/secret-scanner.js';
@@ -73,14 +90,11 @@ export interface KnowledgeOptions {
   access: AccessOptions;
   /** How many of the fused top results the stack's reranker re-scores (when it has one). */
   rerankDepth: number;
+  /** The session context (docs/ranking.md): a share of a session's best match given to its other memories. */
+  session: SessionContextOptions;
+  /** A period the query names (docs/ranking.md): memories said in it or `afterDays` after get ×(1 + weight). */
+  timeCue: TimeCueOptions;
 }
-
-/**
- * Arm weights, chosen by measurement (apps/bench/README.md, LoCoMo, 1,533 questions, local 512-d embedder): keyword-only
- * scored recall_any@10 0.692 / NDCG@10 0.485; equal weights 0.635 / 0.389; vector weight 0.5 → 0.659 / 0.415;
- * 0.05 → 0.697 / 0.480; 0.1 → 0.706 / 0.473. The small embedder is much weaker than BM25, so it only breaks near-ties.
- */
-export const DEFAULT_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.05 };
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   fusion: DEFAULT_FUSION,
@@ -89,8 +103,8 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   maxQueryTerms: 12,
   searchLimit: 10,
   recallLimit: 5,
-  dedupThreshold: 0.85,
-  injectionThreshold: 0.4,
+  dedupThreshold: DEFAULT_DEDUP_THRESHOLD,
+  injectionThreshold: DEFAULT_RECALL_THRESHOLD,
   recallPreviewChars: 300,
   smartRecallHitBonus: 0.05,
   maxContentChars: 2_000_000,
@@ -98,6 +112,8 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   tiers: DEFAULT_TIERS,
   access: DEFAULT_ACCESS,
   rerankDepth: 20,
+  session: DEFAULT_SESSION_CONTEXT,
+  timeCue: DEFAULT_TIME_CUE,
 };
 
 export interface StoreResult {
@@ -195,10 +211,16 @@ export interface SmartRecallResult extends SearchResult {
   hits: number;
 }
 
+/** A memory in the recall block: a search result and how sure the ranking is that it answers the task. */
+export interface RecalledMemory extends SearchResult {
+  /** Match confidence in [0, 1] (docs/ranking.md): the task's words the memory holds and the calibrated similarity. */
+  confidence: number;
+}
+
 export interface RecallBlock {
   /** Markdown block for the task message, or null when nothing passed the threshold. */
   block: string | null;
-  memories: SearchResult[];
+  memories: RecalledMemory[];
   /** Tokens the embedder spent on the query. */
   usage: TokenUsage;
 }
@@ -317,6 +339,35 @@ export class KnowledgeService {
     if (!this.useVectors) return null;
     await this.ensureEmbeddingSpace();
     return embedTexts(this.embedder!, texts);
+  }
+
+  private calibrationRun: Promise<EmbedderCalibration | null> | undefined;
+
+  /**
+   * The embedder's cosine scale (domain/calibration.ts): the calibration pairs embedded once per service, the tokens
+   * reported by the call that embedded them. Null without vectors or when the embedder cannot tell the pairs apart.
+   * A failed run is not kept (the next call tries again).
+   */
+  private async calibration(): Promise<{ calibration: EmbedderCalibration | null; usage: TokenUsage }> {
+    if (!this.useVectors) return { calibration: null, usage: { ...NO_USAGE } };
+    if (this.calibrationRun) return { calibration: await this.calibrationRun, usage: { ...NO_USAGE } };
+    let usage: TokenUsage = { ...NO_USAGE };
+    const run = (async () => {
+      const embedded = await this.embed(calibrationTexts());
+      if (!embedded) return null;
+      usage = embedded.usage;
+      const v = embedded.vectors;
+      const cosines: number[] = [];
+      for (let i = 0; i + 1 < v.length; i += 2) cosines.push(cosine(v[i]!, v[i + 1]!));
+      return calibrationFrom(cosines);
+    })();
+    this.calibrationRun = run;
+    try {
+      return { calibration: await run, usage };
+    } catch (error) {
+      this.calibrationRun = undefined;
+      throw error;
+    }
   }
 
   // ---------- helpers ----------
@@ -729,17 +780,32 @@ export class KnowledgeService {
       runKeyword ? this.knowledge.keywordSearch({ filter, terms, limit: candidates }) : Promise.resolve([]),
       vector ? this.knowledge.vectorSearch({ filter, vector, limit: candidates }) : Promise.resolve([]),
     ]);
-    const fused = fuseScores(keywordHits, vectorHits, this.options.fusion, {
-      keyword: runKeyword,
-      vector: vector !== undefined,
-    });
-    if (fused.length === 0) return { results: [], usage };
-    const similarityById = new Map(vectorHits.map((h) => [h.id, h.similarity]));
-    const rows = await this.knowledge.getChunks(
-      filter.space,
-      fused.map((f) => f.id),
-    );
+    const ids = [...new Set([...keywordHits.map((h) => h.id), ...vectorHits.map((h) => h.id)])];
+    if (ids.length === 0) return { results: [], usage };
+    const rows = await this.knowledge.getChunks(filter.space, ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
+    const fused = fuseScores(
+      lengthFreeHits(keywordHits, byId, this.knowledge.capabilities.keywordLengthNorm),
+      vectorHits,
+      this.options.fusion,
+      { keyword: runKeyword, vector: vector !== undefined },
+    );
+    // A period the query names lifts the memories said in it (docs/ranking.md); then the session context.
+    const cue = this.options.timeCue.weight > 0 ? timeCue(query) : null;
+    const { weight: cueWeight, afterDays } = this.options.timeCue;
+    const contextual = sessionContext(
+      fused.flatMap((f) => {
+        const rec = byId.get(f.id);
+        if (!rec) return [];
+        const at = Date.parse(rec.createdAt);
+        const relevance = cue
+          ? (f.relevance * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight)
+          : f.relevance;
+        return [{ id: f.id, relevance, owner: `${rec.scope}/${rec.agentId}`, at }];
+      }),
+      this.options.session,
+    );
+    const similarityById = new Map(vectorHits.map((h) => [h.id, h.similarity]));
     const now = this.now();
     const results: SearchResult[] = [];
     for (const f of fused) {
@@ -750,8 +816,9 @@ export class KnowledgeService {
         similarity = cosine(vector, rec.embedding);
       const tier = effectiveTier(rec.source, rec.key, this.options.tiers);
       const hoursSinceAccess = rec.lastAccessedAt ? (now.getTime() - Date.parse(rec.lastAccessedAt)) / 3_600_000 : null;
+      const relevance = contextual.get(f.id) ?? f.relevance;
       const score = finalScore({
-        relevance: f.relevance,
+        relevance,
         recency: recencyFactor(ageDays(rec.createdAt, now), tier.halfLifeDays),
         access: accessFactor(rec.accessCount, hoursSinceAccess, this.options.access),
         quality: tier.quality,
@@ -763,7 +830,7 @@ export class KnowledgeService {
           similarity,
           keywordRank: f.keywordRank,
           vectorRank: f.vectorRank,
-          relevance: f.relevance,
+          relevance,
           score,
         }),
       );
@@ -977,18 +1044,25 @@ export class KnowledgeService {
     };
   }
 
-  /** memory-dedup-check: is this text already remembered? Compares raw cosine (or relevance without vectors). */
+  /** memory-dedup-check: is this text already remembered? Compares a likeness of wording and calibrated meaning (docs/ranking.md). */
   async dedupCheck(p: Principal, raw: unknown): Promise<DedupResult> {
     this.checkPrincipal(p);
     const input = parseInput(dedupCheckInput, 'memory-dedup-check', raw);
     const threshold = input.threshold ?? this.options.dedupThreshold;
     const limit = input.limit ?? 10;
     const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: this.now().toISOString() };
-    const { results, usage } = await this.rankedSearch(input.text, filter, Math.max(limit, 10));
+    const searched = await this.rankedSearch(input.text, filter, Math.max(limit, 10));
+    const calibration = searched.results.length > 0 ? await this.calibration() : { calibration: null, usage: NO_USAGE };
+    const usage = sumUsage([searched.usage, calibration.usage]);
     const hash = contentHash(input.text);
-    const scored = results.map((r) => {
-      let similarity = r.similarity ?? r.relevance;
-      if (r.chunkCount === 1 && contentHash(r.content) === hash) similarity = 1;
+    const scored = searched.results.map((r) => {
+      const similarity =
+        r.chunkCount === 1 && contentHash(r.content) === hash
+          ? 1
+          : duplicateLikeness(
+              termOverlap(input.text, r.content),
+              calibratedOrNull(r.similarity, calibration.calibration),
+            );
       return { r, similarity };
     });
     scored.sort((a, b) => b.similarity - a.similarity);
@@ -1072,8 +1146,19 @@ export class KnowledgeService {
     const limit = options.limit ?? this.options.recallLimit;
     const threshold = options.threshold ?? this.options.injectionThreshold;
     const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: this.now().toISOString() };
-    const { results, usage } = await this.rankedSearch(task.slice(0, 4000), filter, limit);
-    const memories = results.filter((r) => (r.similarity ?? r.relevance) >= threshold);
+    const query = task.slice(0, 4000);
+    const searched = await this.rankedSearch(query, filter, limit);
+    const calibration = searched.results.length > 0 ? await this.calibration() : { calibration: null, usage: NO_USAGE };
+    const usage = sumUsage([searched.usage, calibration.usage]);
+    const memories = searched.results
+      .map((r) => ({
+        ...r,
+        confidence: matchConfidence(
+          termCoverage(query, `${r.name}\n${r.content}`),
+          calibratedOrNull(r.similarity, calibration.calibration),
+        ),
+      }))
+      .filter((r) => r.confidence >= threshold);
     return { block: renderRecallBlock(memories, this.options.recallPreviewChars), memories, usage };
   }
 
@@ -1599,4 +1684,26 @@ export function renderRecallBlock(memories: readonly SearchResult[], previewChar
   }
   lines.push('', 'To read a memory in full, call memory-get with its id (CLI: `mem get ID`).');
   return lines.join('\n');
+}
+
+/** A similarity on the embedder's calibrated scale, or null when there is none (no vectors, no usable calibration). */
+function calibratedOrNull(similarity: number | null, calibration: EmbedderCalibration | null): number | null {
+  return similarity === null || calibration === null ? null : calibratedSimilarity(similarity, calibration);
+}
+
+/** Keyword hits with the store's length normalisation taken out (docs/ranking.md), lengths from the fetched rows. */
+function lengthFreeHits(
+  hits: readonly KeywordHit[],
+  rows: ReadonlyMap<string, MemoryRecord>,
+  norm: KeywordLengthNorm | undefined,
+): KeywordHit[] {
+  if (!norm || hits.length === 0) return [...hits];
+  const lengths = hits.map((h) => {
+    const rec = rows.get(h.id);
+    return rec ? tokenize(rec.name).length + tokenize(rec.content).length : 0;
+  });
+  const average = lengths.reduce((a, b) => a + b, 0) / lengths.length;
+  return hits
+    .map((h, i) => ({ ...h, score: withoutLengthNorm(h.score, lengths[i]!, average, norm) }))
+    .sort((a, b) => b.score - a.score);
 }
