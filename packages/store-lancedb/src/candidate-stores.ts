@@ -29,6 +29,7 @@ import {
 } from './candidate-schema.js';
 import { ADAPTER, LanceDatabase, PortRunner, type TableSpec } from './database.js';
 import {
+  backgroundSettings,
   type IndexSettings,
   indexSettings,
   type LanceIndexState,
@@ -193,7 +194,12 @@ function candidateRunner(
       if (!managed.ftsReady) await db.exclusive(() => managed.ensureFtsIndex());
       return new CandidateTable(what, managed, columns);
     },
-    { auto: settings.auto, logger: options.logger },
+    {
+      auto: settings.auto,
+      logger: options.logger,
+      tables: (t) => [t.managed],
+      background: backgroundSettings(options),
+    },
   );
 }
 

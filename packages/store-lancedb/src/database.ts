@@ -5,7 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { PRIVATE_DIR_MODE, wrapStoreError } from '@mem/core/adapter';
 import { FileLock, withProcessMutex } from './lock.js';
-import type { LanceStoreOptions } from './options.js';
+import type { BackgroundSettings, LanceStoreOptions } from './options.js';
 import type { arrow } from './schema.js';
 import type { ManagedTable } from './upkeep.js';
 
@@ -171,6 +171,10 @@ export class PortRunner<T> {
   private opened: T | null = null;
   private closed = false;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Commits that changed rows since the last background compaction. */
+  private commitsSinceCompaction = 0;
+  private compacting = false;
+  private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     readonly db: LanceDatabase,
@@ -178,9 +182,17 @@ export class PortRunner<T> {
     private readonly upkeep: {
       auto: boolean;
       logger?: LanceStoreOptions['logger'];
+      /** Every table of the port, for the background compaction. */
+      tables?: (t: T) => readonly ManagedTable[];
+      background?: BackgroundSettings | false;
     },
   ) {
     db.acquire();
+  }
+
+  /** True once `close()` was called: new calls are refused. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** The port's tables, opened on first use. */
@@ -240,6 +252,7 @@ export class PortRunner<T> {
           const t = await this.ready();
           return await this.db.exclusive(async () => {
             const result = await fn(t);
+            if (maintain) this.committed();
             if (maintain && this.upkeep.auto) {
               for (const table of maintain(t)) {
                 try {
@@ -260,10 +273,57 @@ export class PortRunner<T> {
     );
   }
 
+  /**
+   * A write that changed rows committed: count it, start the timer of the background compaction on the first one,
+   * and compact once `everyCommits` commits accumulated.
+   */
+  private committed(): void {
+    const background = this.upkeep.background;
+    if (!background || !this.upkeep.tables) return;
+    this.commitsSinceCompaction += 1;
+    if (this.timer === null && !this.closed) {
+      this.timer = setInterval(() => {
+        if (this.commitsSinceCompaction > 0) this.compactInBackground();
+      }, background.everyMs);
+      this.timer.unref();
+    }
+    if (this.commitsSinceCompaction >= background.everyCommits) queueMicrotask(() => this.compactInBackground());
+  }
+
+  /**
+   * Background compaction: each table of the port in its own turn under the write lock (writes queued meanwhile
+   * go in between, grouped), fragments merged, indexes refreshed and table versions older than `keepVersionsMs`
+   * removed. Never awaited by a write; a failure is reported to the logger and retried on the next schedule.
+   */
+  compactInBackground(): Promise<void> {
+    const background = this.upkeep.background;
+    const tables = this.upkeep.tables;
+    if (!background || !tables || this.compacting || this.closed) return Promise.resolve();
+    this.compacting = true;
+    this.commitsSinceCompaction = 0;
+    const job = (async () => {
+      try {
+        const count = (await this.ready().then(tables)).length;
+        for (let i = 0; i < count && !this.closed; i++) {
+          await this.write('background compaction', (t) =>
+            tables(t)[i]!.compactVersions(new Date(Date.now() - background.keepVersionsMs)),
+          );
+        }
+      } catch (error) {
+        if (!this.closed) this.upkeep.logger?.warn(`${ADAPTER}: background compaction failed`, { error });
+      } finally {
+        this.compacting = false;
+      }
+    })();
+    return this.track(job);
+  }
+
   /** Wait for calls in flight, then give the lease back (the last lease closes the connection). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
     await Promise.allSettled([...this.pending]);
     if (this.opening) await this.opening.catch(() => null);
     this.opened = null;

@@ -16,7 +16,14 @@ import type {
   VectorQuery,
 } from '@mem/core/adapter';
 import { ADAPTER, LanceDatabase, PortRunner } from './database.js';
-import { indexSettings, type LanceIndexState, type LanceOptimizeReport, type LanceStoreOptions } from './options.js';
+import { GroupCommit } from './group-commit.js';
+import {
+  backgroundSettings,
+  indexSettings,
+  type LanceIndexState,
+  type LanceOptimizeReport,
+  type LanceStoreOptions,
+} from './options.js';
 import {
   accessSchema,
   baseOf,
@@ -108,7 +115,12 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
   };
   const settings = indexSettings(options);
 
-  const runner = new PortRunner<Tables>(db, open, { auto: settings.auto, logger: options.logger });
+  const runner = new PortRunner<Tables>(db, open, {
+    auto: settings.auto,
+    logger: options.logger,
+    tables: (t) => [t.upkeep.chunks, t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access],
+    background: backgroundSettings(options),
+  });
   const read = runner.read.bind(runner);
   const write = runner.write.bind(runner);
   /** Writes that change chunk rows get the full index upkeep. */
@@ -398,6 +410,57 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     }
   }
 
+  /**
+   * Under the lock: one grouped commit of the inserts of several callers (each an `insertDocuments` call). Each
+   * call is checked as it would be alone — against the table and against the calls before it in the batch — and a
+   * call that fails its check gets its own error; every other call's documents go into one append.
+   */
+  async function commitInserts(t: Tables, calls: readonly MemoryRecord[][][]): Promise<Array<unknown | undefined>> {
+    const outcomes: Array<unknown | undefined> = calls.map(() => undefined);
+    const refusal = (error: unknown) =>
+      error instanceof MemError && (error.code === 'KEY_TAKEN' || error.code === 'CONFLICT');
+    try {
+      // One query for the whole batch when nothing clashes (the usual case).
+      await checkNewDocuments(t, calls.flat());
+    } catch (error) {
+      if (!refusal(error)) throw error;
+      const accepted: MemoryRecord[][] = [];
+      for (const [i, docs] of calls.entries()) {
+        try {
+          await checkNewDocuments(t, [...accepted, ...docs]);
+          accepted.push(...docs);
+        } catch (own) {
+          if (!refusal(own)) throw own;
+          outcomes[i] = own;
+        }
+      }
+    }
+    const all = calls.filter((_, i) => outcomes[i] === undefined).flat(2);
+    if (all.length === 0) return outcomes;
+    const columns = await t.upkeep.chunks.ensureVectorColumns(
+      all.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
+    );
+    // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none.
+    await t.chunks.add(
+      all.map((c) =>
+        recordToRow(c, columns, {
+          accessCount: c.accessCount,
+          lastAccessedAt: c.lastAccessedAt,
+          alpha: c.alpha,
+          beta: c.beta,
+          version: c.version,
+        }),
+      ),
+    );
+    return outcomes;
+  }
+
+  /** Inserts arriving while the write lock is busy wait together and commit as one append (group commit). */
+  const inserts = new GroupCommit<Tables, MemoryRecord[][]>(
+    (run) => write('insertDocuments', run, chunksChanged),
+    commitInserts,
+  );
+
   // ---------- the port ----------
 
   const store: LanceKnowledgeStore = {
@@ -414,30 +477,8 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
 
     insertDocuments(docs) {
       const batch = docs.filter((chunks) => chunks.length > 0);
-      if (batch.length === 0) return read('insertDocuments', async () => undefined);
-      return write(
-        'insertDocuments',
-        async (t) => {
-          await checkNewDocuments(t, batch);
-          const all = batch.flat();
-          const columns = await t.upkeep.chunks.ensureVectorColumns(
-            all.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
-          );
-          // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none.
-          await t.chunks.add(
-            all.map((c) =>
-              recordToRow(c, columns, {
-                accessCount: c.accessCount,
-                lastAccessedAt: c.lastAccessedAt,
-                alpha: c.alpha,
-                beta: c.beta,
-                version: c.version,
-              }),
-            ),
-          );
-        },
-        chunksChanged,
-      );
+      if (batch.length === 0 || runner.isClosed) return read('insertDocuments', async () => undefined);
+      return inserts.submit(batch);
     },
 
     replaceDocument(space, docId, chunks, version, expectedVersion) {

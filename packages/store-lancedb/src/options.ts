@@ -1,3 +1,4 @@
+import { MemError } from '@mem/core';
 import type { FileLockOptions } from './lock.js';
 
 export type VectorIndexType = 'IVF_PQ' | 'IVF_HNSW_SQ' | 'none';
@@ -53,6 +54,13 @@ export interface LanceStoreOptions {
     ftsRebuildBelowRows?: number;
     maxUnindexedFraction?: number;
     maxFragments?: number;
+    /**
+     * Background compaction of every table of a store: fragments merged, indexes refreshed and table versions
+     * older than `keepVersionsMs` removed, after `everyCommits` commits or every `everyMs` while there were
+     * commits, one table per turn of the write lock, never awaited by a write; stopped by `close()`. Defaults
+     * 200 commits, 60 s, 60 s; on unless `auto` is false. `false` turns it off.
+     */
+    background?: false | { everyCommits?: number; everyMs?: number; keepVersionsMs?: number };
   };
   /**
    * Write lock file in the folder (local folders only), shared by every process that opens it. `false` turns it
@@ -109,4 +117,34 @@ export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'mainte
     maxUnindexedFraction: options.maintenance?.maxUnindexedFraction ?? 0.05,
     maxFragments: options.maintenance?.maxFragments ?? 32,
   };
+}
+
+/** The background compaction settings, with the defaults applied (see `maintenance.background`). */
+export interface BackgroundSettings {
+  everyCommits: number;
+  everyMs: number;
+  keepVersionsMs: number;
+}
+
+export function backgroundSettings(options: Pick<LanceStoreOptions, 'maintenance'>): BackgroundSettings | false {
+  const m = options.maintenance ?? {};
+  const b = m.background ?? ((m.auto ?? true) ? {} : false);
+  if (b === false) return false;
+  return {
+    everyCommits: positive(b.everyCommits, 200, 'maintenance.background.everyCommits'),
+    everyMs: positive(b.everyMs, 60_000, 'maintenance.background.everyMs'),
+    keepVersionsMs: positive(b.keepVersionsMs, 60_000, 'maintenance.background.keepVersionsMs', true),
+  };
+}
+
+function positive(value: number | undefined, fallback: number, option: string, zeroOk = false): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < (zeroOk ? 0 : 1)) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `${option} must be a number ${zeroOk ? 'of at least 0' : 'of at least 1'} (got ${String(value)}).`,
+      { details: { field: option } },
+    );
+  }
+  return value;
 }

@@ -271,6 +271,15 @@ export class ManagedTable {
     await this.buildVectorIndexes();
   }
 
+  /**
+   * Background compaction (under the lock): merge fragments, fold new rows into the indexes and remove table
+   * versions older than `olderThan` (every commit leaves one; LanceDB keeps them until a cleanup).
+   */
+  async compactVersions(olderThan: Date): Promise<void> {
+    await this.table.optimize({ cleanupOlderThan: olderThan });
+    if (this.searchable) await this.refreshIndexInfo();
+  }
+
   /** Drop vector columns no row uses any more (after a re-embedding into another dimension). */
   async dropUnusedVectorColumns(): Promise<string[]> {
     const dropped: string[] = [];
