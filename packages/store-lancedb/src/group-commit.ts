@@ -32,18 +32,22 @@ export class GroupCommit<T, I> {
       }
       const batch = { items: [item], settle: [settle] };
       this.open = batch;
+      let outcomes: Array<unknown | undefined> = [];
       this.schedule(async (t) => {
         // The turn has come: later writes start the next batch.
         if (this.open === batch) this.open = null;
-        const outcomes = await this.commit(t, batch.items);
-        batch.items.forEach((_, i) => {
-          batch.settle[i]!(outcomes[i]);
-        });
-      }).catch((error: unknown) => {
-        if (this.open === batch) this.open = null;
-        // The whole batch failed (its commit, or the turn itself): every write of it gets the same error.
-        for (const s of batch.settle) s(error ?? new Error('commit failed'));
-      });
+        outcomes = await this.commit(t, batch.items);
+      }).then(
+        // Settled once the turn is over (the lock given back): each write gets its own outcome.
+        () => {
+          for (const [i, s] of batch.settle.entries()) s(outcomes[i]);
+        },
+        (error: unknown) => {
+          if (this.open === batch) this.open = null;
+          // The whole batch failed (its commit, or the turn itself): every write of it gets the same error.
+          for (const s of batch.settle) s(error ?? new Error('commit failed'));
+        },
+      );
     });
   }
 }

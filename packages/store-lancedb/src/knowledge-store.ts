@@ -118,6 +118,7 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
   const runner = new PortRunner<Tables>(db, open, {
     auto: settings.auto,
     logger: options.logger,
+    delayMs: settings.upkeepDelayMs,
     tables: (t) => [t.upkeep.chunks, t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access],
     background: backgroundSettings(options),
   });
@@ -679,7 +680,7 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     },
 
     keywordSearch(query: KeywordQuery): Promise<KeywordHit[]> {
-      return read('keywordSearch', (t) =>
+      return runner.readFresh('keywordSearch', (t) =>
         t.upkeep.chunks.keywordSearch(query.terms, filterPredicate(query.filter), query.limit),
       );
     },
@@ -869,7 +870,7 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     },
 
     indexState() {
-      return read('indexState', (t) => t.upkeep.chunks.indexState());
+      return runner.readFresh('indexState', (t) => t.upkeep.chunks.indexState());
     },
 
     close() {

@@ -55,6 +55,11 @@ export interface LanceStoreOptions {
     maxUnindexedFraction?: number;
     maxFragments?: number;
     /**
+     * How long the index upkeep of a write waits for more writes to share it (ms, default 100); a keyword search,
+     * `indexState()` or `close()` of the store runs what is owed at once.
+     */
+    upkeepDelayMs?: number;
+    /**
      * Background compaction of every table of a store: fragments merged, indexes refreshed and table versions
      * older than `keepVersionsMs` removed, after `everyCommits` commits or every `everyMs` while there were
      * commits, one table per turn of the write lock, never awaited by a write; stopped by `close()`. Defaults
@@ -102,6 +107,7 @@ export interface IndexSettings {
   ftsRebuildBelowRows: number;
   maxUnindexedFraction: number;
   maxFragments: number;
+  upkeepDelayMs: number;
 }
 
 export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'maintenance'>): IndexSettings {
@@ -116,6 +122,7 @@ export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'mainte
     ftsRebuildBelowRows: options.maintenance?.ftsRebuildBelowRows ?? 1_000,
     maxUnindexedFraction: options.maintenance?.maxUnindexedFraction ?? 0.05,
     maxFragments: options.maintenance?.maxFragments ?? 32,
+    upkeepDelayMs: positive(options.maintenance?.upkeepDelayMs, 100, 'maintenance.upkeepDelayMs', true),
   };
 }
 
