@@ -184,6 +184,9 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
     return t;
   }
 
+  /** The embedding info as last read, with the meta table version it was read at. */
+  let embeddingInfoCache: { version: number; info: EmbeddingInfo | null } | null = null;
+
   // ---------- small helpers over the tables ----------
 
   async function metaGet(t: Tables, key: string): Promise<string | null> {
@@ -844,12 +847,20 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
 
     getEmbeddingInfo() {
       return read('getEmbeddingInfo', async (t) => {
+        // Asked before every store: answered from the last read while the meta table has not changed (its version
+        // moves with every commit of any connection; checking it costs far less than a query).
+        const version = await t.meta.version();
+        if (embeddingInfoCache?.version === version) return embeddingInfoCache.info;
         const found = await rows(t.meta, sqlIn('key', [META_MODEL, META_DIMENSION]));
         const value = (key: string) => found.find((r) => r.key === key)?.value;
         const model = value(META_MODEL) === undefined ? null : String(value(META_MODEL));
         const dimension = Number(value(META_DIMENSION));
-        if (model === null || !Number.isFinite(dimension) || dimension <= 0) return null;
-        return { model, dimension } satisfies EmbeddingInfo;
+        const info =
+          model === null || !Number.isFinite(dimension) || dimension <= 0
+            ? null
+            : ({ model, dimension } satisfies EmbeddingInfo);
+        embeddingInfoCache = { version, info };
+        return info;
       });
     },
 
