@@ -62,8 +62,9 @@ export interface LanceStoreOptions {
     /**
      * Background compaction of every table of a store: fragments merged, indexes refreshed and table versions
      * older than `keepVersionsMs` removed, after `everyCommits` commits or every `everyMs` while there were
-     * commits, one table per turn of the write lock, never awaited by a write; stopped by `close()`. Defaults
-     * 200 commits, 60 s, 60 s; on unless `auto` is false. `false` turns it off.
+     * commits, one table per turn of the write lock, never awaited by a write; stopped by `close()`. The upkeep's
+     * own compactions remove those old versions too. Defaults 200 commits, 60 s, and 10 s (at least twice
+     * `readConsistencyIntervalSeconds`); on unless `auto` is false. `false` turns it off.
      */
     background?: false | { everyCommits?: number; everyMs?: number; keepVersionsMs?: number };
   };
@@ -108,9 +109,14 @@ export interface IndexSettings {
   maxUnindexedFraction: number;
   maxFragments: number;
   upkeepDelayMs: number;
+  /** Versions older than this are removed by the upkeep's compactions (null: background compaction off). */
+  keepVersionsMs: number | null;
 }
 
-export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'maintenance'>): IndexSettings {
+export function indexSettings(
+  options: Pick<LanceStoreOptions, 'index' | 'maintenance' | 'readConsistencyIntervalSeconds'>,
+): IndexSettings {
+  const background = backgroundSettings(options);
   const vector = options.index?.vector ?? {};
   return {
     fts: options.index?.fts ?? true,
@@ -123,6 +129,7 @@ export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'mainte
     maxUnindexedFraction: options.maintenance?.maxUnindexedFraction ?? 0.05,
     maxFragments: options.maintenance?.maxFragments ?? 32,
     upkeepDelayMs: positive(options.maintenance?.upkeepDelayMs, 100, 'maintenance.upkeepDelayMs', true),
+    keepVersionsMs: background === false ? null : background.keepVersionsMs,
   };
 }
 
@@ -133,14 +140,22 @@ export interface BackgroundSettings {
   keepVersionsMs: number;
 }
 
-export function backgroundSettings(options: Pick<LanceStoreOptions, 'maintenance'>): BackgroundSettings | false {
+export function backgroundSettings(
+  options: Pick<LanceStoreOptions, 'maintenance' | 'readConsistencyIntervalSeconds'>,
+): BackgroundSettings | false {
   const m = options.maintenance ?? {};
   const b = m.background ?? ((m.auto ?? true) ? {} : false);
   if (b === false) return false;
   return {
     everyCommits: positive(b.everyCommits, 200, 'maintenance.background.everyCommits'),
     everyMs: positive(b.everyMs, 60_000, 'maintenance.background.everyMs'),
-    keepVersionsMs: positive(b.keepVersionsMs, 60_000, 'maintenance.background.keepVersionsMs', true),
+    // A reader that checks for new commits only every N seconds may still read a version that old.
+    keepVersionsMs: positive(
+      b.keepVersionsMs,
+      Math.max(10_000, 2_000 * (options.readConsistencyIntervalSeconds ?? 0)),
+      'maintenance.background.keepVersionsMs',
+      true,
+    ),
   };
 }
 

@@ -247,8 +247,18 @@ export class ManagedTable {
   /** Compact (`optimize`) once the table has more than `limit` fragments; true when it did. */
   private async compactIfFragmented(limit = this.settings.maxFragments): Promise<boolean> {
     if ((await this.table.stats()).fragmentStats.numFragments <= limit) return false;
-    await this.table.optimize();
+    await this.optimizeTable();
     return true;
+  }
+
+  /**
+   * `optimize` of the upkeep: compaction and index refresh, and, with the background compaction on, removal of
+   * the versions older than its `keepVersionsMs` — every `optimize` reads all the versions a table keeps (measured:
+   * 31 ms with 6 versions, 138 ms with 508), so under steady writes they must not pile up between two cleanups.
+   */
+  private async optimizeTable(): Promise<void> {
+    const keep = this.settings.keepVersionsMs;
+    await this.table.optimize(keep === null ? {} : { cleanupOlderThan: new Date(Date.now() - keep) });
   }
 
   /**
@@ -278,7 +288,7 @@ export class ManagedTable {
     if (fts && fts.numUnindexedRows > 0) {
       if (small) await this.rebuildFts();
       else if (!optimized && fts.numUnindexedRows >= this.settings.maxUnindexedFraction * fts.numIndexedRows) {
-        await this.table.optimize();
+        await this.optimizeTable();
       }
     }
     await this.buildVectorIndexes();
