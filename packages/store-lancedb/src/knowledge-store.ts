@@ -637,19 +637,21 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
 
     findDocIdByHash(space, scope, agentId, contentHash) {
       return read('findDocIdByHash', async (t) => {
-        const found = await t.chunks
-          .query()
-          .where(
-            `space = ${sqlString(space)} AND scope = ${sqlString(scope)} AND agent_id = ${sqlString(agentId)} AND content_hash = ${sqlString(contentHash)}`,
-          )
-          .select(['doc_id'])
-          .orderBy([
-            { columnName: 'created_at', ascending: true },
-            { columnName: 'id', ascending: true },
-          ])
-          .limit(1)
-          .toArray();
-        return found[0] ? String((found[0] as Row).doc_id) : null;
+        // Asked before every store. Usually no row or one matches: the oldest chunk (created_at, then id) is picked
+        // here rather than by a sorted query, which cost about a third more on a table of many fragments.
+        const found = await rows(
+          t.chunks,
+          `space = ${sqlString(space)} AND scope = ${sqlString(scope)} AND agent_id = ${sqlString(agentId)} AND content_hash = ${sqlString(contentHash)}`,
+          undefined,
+          ['doc_id', 'created_at', 'id'],
+        );
+        let best: Row | null = null;
+        for (const r of found) {
+          const c = String(r.created_at);
+          const b = best ? String(best.created_at) : null;
+          if (!best || c < b! || (c === b && String(r.id) < String(best.id))) best = r;
+        }
+        return best ? String(best.doc_id) : null;
       });
     },
 
