@@ -29,6 +29,7 @@ import {
 } from './candidate-schema.js';
 import { ADAPTER, LanceDatabase, PortRunner, type TableSpec } from './database.js';
 import {
+  backgroundSettings,
   type IndexSettings,
   indexSettings,
   type LanceIndexState,
@@ -193,7 +194,13 @@ function candidateRunner(
       if (!managed.ftsReady) await db.exclusive(() => managed.ensureFtsIndex());
       return new CandidateTable(what, managed, columns);
     },
-    { auto: settings.auto, logger: options.logger },
+    {
+      auto: settings.auto,
+      logger: options.logger,
+      delayMs: settings.upkeepDelayMs,
+      tables: (t) => [t.managed],
+      background: backgroundSettings(options),
+    },
   );
 }
 
@@ -217,7 +224,7 @@ function commonMethods<R>(runner: PortRunner<CandidateTable>, toRecord: (row: Ro
       return runner.read(`counting ${plural}`, (t) => t.count(space));
     },
     keywordSearch(space: string, terms: readonly string[], limit: number): Promise<KeywordHit[]> {
-      return runner.read(`searching ${plural}`, (t) => t.keyword(space, terms, limit));
+      return runner.readFresh(`searching ${plural}`, (t) => t.keyword(space, terms, limit));
     },
     vectorSearch(space: string, vector: Float32Array, model: string, limit: number): Promise<VectorHit[]> {
       return runner.read(`searching ${plural} by vector`, (t) => t.vector(space, vector, model, limit));
@@ -241,7 +248,7 @@ function commonMethods<R>(runner: PortRunner<CandidateTable>, toRecord: (row: Ro
       return runner.write(`optimizing ${plural}`, (t) => optimizeTables(t.managed, [], options));
     },
     indexState(): Promise<LanceIndexState> {
-      return runner.read(`reading the ${plural} indexes`, (t) => t.managed.indexState());
+      return runner.readFresh(`reading the ${plural} indexes`, (t) => t.managed.indexState());
     },
     close(): Promise<void> {
       return runner.close();

@@ -5,7 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { PRIVATE_DIR_MODE, wrapStoreError } from '@mem/core/adapter';
 import { FileLock, withProcessMutex } from './lock.js';
-import type { LanceStoreOptions } from './options.js';
+import type { BackgroundSettings, LanceStoreOptions } from './options.js';
 import type { arrow } from './schema.js';
 import type { ManagedTable } from './upkeep.js';
 
@@ -171,6 +171,14 @@ export class PortRunner<T> {
   private opened: T | null = null;
   private closed = false;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Commits that changed rows since the last background compaction. */
+  private commitsSinceCompaction = 0;
+  private compacting = false;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  /** Tables written since their last index upkeep, and that upkeep's timer and turn. */
+  private readonly dirty = new Map<string, ManagedTable>();
+  private upkeepTimer: ReturnType<typeof setTimeout> | null = null;
+  private upkeepRunning: Promise<void> | null = null;
 
   constructor(
     readonly db: LanceDatabase,
@@ -178,9 +186,19 @@ export class PortRunner<T> {
     private readonly upkeep: {
       auto: boolean;
       logger?: LanceStoreOptions['logger'];
+      /** How long index upkeep waits after a write for more writes to share it (ms). */
+      delayMs?: number;
+      /** Every table of the port, for the background compaction. */
+      tables?: (t: T) => readonly ManagedTable[];
+      background?: BackgroundSettings | false;
     },
   ) {
     db.acquire();
+  }
+
+  /** True once `close()` was called: new calls are refused. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** The port's tables, opened on first use. */
@@ -229,9 +247,11 @@ export class PortRunner<T> {
   }
 
   /**
-   * A write critical section under the lock; then, still under the lock, index upkeep of the tables `maintain`
-   * names (unless `maintenance.auto` is off). The write is committed before upkeep runs: a failed refresh is
-   * reported to the logger and retried after the next write or by `optimize()`.
+   * A write critical section under the lock. The tables `maintain` names get their index upkeep (unless
+   * `maintenance.auto` is off) in a turn of their own, `upkeepDelayMs` later, shared by every write committed
+   * meanwhile — so concurrent writes do not each pay for it — and at the latest before this port's next keyword
+   * search, `indexState()` or `close()` (see `fresh`). The write is committed and acknowledged before upkeep runs: a
+   * failed refresh is reported to the logger and retried after the next write or by `optimize()`.
    */
   write<R>(what: string, fn: (t: T) => Promise<R>, maintain?: (t: T) => readonly ManagedTable[]): Promise<R> {
     return this.track(
@@ -240,15 +260,11 @@ export class PortRunner<T> {
           const t = await this.ready();
           return await this.db.exclusive(async () => {
             const result = await fn(t);
-            if (maintain && this.upkeep.auto) {
-              for (const table of maintain(t)) {
-                try {
-                  await table.afterWrite();
-                } catch (error) {
-                  this.upkeep.logger?.warn(`${ADAPTER}: index refresh of ${table.name} after ${what} failed`, {
-                    error,
-                  });
-                }
+            if (maintain) {
+              this.committed();
+              if (this.upkeep.auto) {
+                for (const table of maintain(t)) this.dirty.set(table.name, table);
+                this.scheduleUpkeep();
               }
             }
             return result;
@@ -260,10 +276,124 @@ export class PortRunner<T> {
     );
   }
 
+  private scheduleUpkeep(): void {
+    if (this.upkeepTimer !== null || this.closed) return;
+    this.upkeepTimer = setTimeout(() => {
+      this.upkeepTimer = null;
+      this.runUpkeep().catch(() => undefined);
+    }, this.upkeep.delayMs ?? 0);
+    this.upkeepTimer.unref();
+  }
+
+  /** One turn under the lock: the index upkeep of every table written since the last one. */
+  private runUpkeep(): Promise<void> {
+    if (this.dirty.size === 0) return this.upkeepRunning ?? Promise.resolve();
+    const run = this.write('index upkeep', async () => {
+      const tables = [...this.dirty.values()];
+      this.dirty.clear();
+      for (const table of tables) {
+        try {
+          await table.afterWrite();
+        } catch (error) {
+          this.upkeep.logger?.warn(`${ADAPTER}: index refresh of ${table.name} failed`, { error });
+        }
+      }
+    });
+    const tracked = run.finally(() => {
+      if (this.upkeepRunning === tracked) this.upkeepRunning = null;
+    });
+    this.upkeepRunning = tracked;
+    return tracked;
+  }
+
+  /** On close: the upkeep still owed, under the lock, directly (the port refuses new calls by now). */
+  private async flushUpkeep(): Promise<void> {
+    if (this.upkeepRunning) await this.upkeepRunning.catch(() => undefined);
+    const t = this.opened;
+    if (this.dirty.size === 0 || t === null) return;
+    const tables = [...this.dirty.values()];
+    this.dirty.clear();
+    await this.db
+      .exclusive(async () => {
+        for (const table of tables) await table.afterWrite();
+      })
+      .catch((error: unknown) => this.upkeep.logger?.warn(`${ADAPTER}: index refresh on close failed`, { error }));
+  }
+
+  /**
+   * Before a read that depends on the indexes (keyword search, index state): the upkeep of writes committed by
+   * this port so far, run now if it is still waiting for its turn, and awaited if it is running.
+   */
+  async fresh(): Promise<void> {
+    // A failed turn (the lock timed out) leaves the read to the flat scan of unindexed rows rather than failing it.
+    if (this.dirty.size > 0) await this.runUpkeep().catch(() => undefined);
+    else if (this.upkeepRunning) await this.upkeepRunning.catch(() => undefined);
+  }
+
+  /** A read that needs the indexes up to date with this port's writes (see `fresh`). */
+  readFresh<R>(what: string, fn: (t: T) => Promise<R>): Promise<R> {
+    return this.read(what, async (t) => {
+      await this.fresh();
+      return fn(t);
+    });
+  }
+
+  /**
+   * A write that changed rows committed: count it, start the timer of the background compaction on the first one,
+   * and compact once `everyCommits` commits accumulated.
+   */
+  private committed(): void {
+    const background = this.upkeep.background;
+    if (!background || !this.upkeep.tables) return;
+    this.commitsSinceCompaction += 1;
+    if (this.timer === null && !this.closed) {
+      this.timer = setInterval(() => {
+        if (this.commitsSinceCompaction > 0) this.compactInBackground();
+      }, background.everyMs);
+      this.timer.unref();
+    }
+    if (this.commitsSinceCompaction >= background.everyCommits) queueMicrotask(() => this.compactInBackground());
+  }
+
+  /**
+   * Background compaction: each table of the port in its own turn under the write lock (writes queued meanwhile
+   * go in between, grouped), fragments merged, indexes refreshed and table versions older than `keepVersionsMs`
+   * removed. Never awaited by a write; a failure is reported to the logger and retried on the next schedule.
+   */
+  compactInBackground(): Promise<void> {
+    const background = this.upkeep.background;
+    const tables = this.upkeep.tables;
+    if (!background || !tables || this.compacting || this.closed) return Promise.resolve();
+    this.compacting = true;
+    this.commitsSinceCompaction = 0;
+    const job = (async () => {
+      try {
+        const count = (await this.ready().then(tables)).length;
+        for (let i = 0; i < count && !this.closed; i++) {
+          await this.write('background compaction', (t) =>
+            tables(t)[i]!.compactVersions(new Date(Date.now() - background.keepVersionsMs)),
+          );
+        }
+      } catch (error) {
+        if (!this.closed) this.upkeep.logger?.warn(`${ADAPTER}: background compaction failed`, { error });
+      } finally {
+        this.compacting = false;
+      }
+    })();
+    return this.track(job);
+  }
+
   /** Wait for calls in flight, then give the lease back (the last lease closes the connection). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    if (this.upkeepTimer !== null) clearTimeout(this.upkeepTimer);
+    this.upkeepTimer = null;
+    // Writes still queued commit first (close waits for them); then their index upkeep runs before the lease goes.
+    await Promise.allSettled([...this.pending]);
+    await this.flushUpkeep();
     await Promise.allSettled([...this.pending]);
     if (this.opening) await this.opening.catch(() => null);
     this.opened = null;

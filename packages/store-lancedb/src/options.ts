@@ -1,3 +1,4 @@
+import { MemError } from '@mem/core';
 import type { FileLockOptions } from './lock.js';
 
 export type VectorIndexType = 'IVF_PQ' | 'IVF_HNSW_SQ' | 'none';
@@ -53,6 +54,19 @@ export interface LanceStoreOptions {
     ftsRebuildBelowRows?: number;
     maxUnindexedFraction?: number;
     maxFragments?: number;
+    /**
+     * How long the index upkeep of a write waits for more writes to share it (ms, default 100); a keyword search,
+     * `indexState()` or `close()` of the store runs what is owed at once.
+     */
+    upkeepDelayMs?: number;
+    /**
+     * Background compaction of every table of a store: fragments merged, indexes refreshed and table versions
+     * older than `keepVersionsMs` removed, after `everyCommits` commits or every `everyMs` while there were
+     * commits, one table per turn of the write lock, never awaited by a write; stopped by `close()`. The upkeep's
+     * own compactions remove those old versions too. Defaults 200 commits, 60 s, and 10 s (at least twice
+     * `readConsistencyIntervalSeconds`); on unless `auto` is false. `false` turns it off.
+     */
+    background?: false | { everyCommits?: number; everyMs?: number; keepVersionsMs?: number };
   };
   /**
    * Write lock file in the folder (local folders only), shared by every process that opens it. `false` turns it
@@ -94,9 +108,15 @@ export interface IndexSettings {
   ftsRebuildBelowRows: number;
   maxUnindexedFraction: number;
   maxFragments: number;
+  upkeepDelayMs: number;
+  /** Versions older than this are removed by the upkeep's compactions (null: background compaction off). */
+  keepVersionsMs: number | null;
 }
 
-export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'maintenance'>): IndexSettings {
+export function indexSettings(
+  options: Pick<LanceStoreOptions, 'index' | 'maintenance' | 'readConsistencyIntervalSeconds'>,
+): IndexSettings {
+  const background = backgroundSettings(options);
   const vector = options.index?.vector ?? {};
   return {
     fts: options.index?.fts ?? true,
@@ -108,5 +128,45 @@ export function indexSettings(options: Pick<LanceStoreOptions, 'index' | 'mainte
     ftsRebuildBelowRows: options.maintenance?.ftsRebuildBelowRows ?? 1_000,
     maxUnindexedFraction: options.maintenance?.maxUnindexedFraction ?? 0.05,
     maxFragments: options.maintenance?.maxFragments ?? 32,
+    upkeepDelayMs: positive(options.maintenance?.upkeepDelayMs, 100, 'maintenance.upkeepDelayMs', true),
+    keepVersionsMs: background === false ? null : background.keepVersionsMs,
   };
+}
+
+/** The background compaction settings, with the defaults applied (see `maintenance.background`). */
+export interface BackgroundSettings {
+  everyCommits: number;
+  everyMs: number;
+  keepVersionsMs: number;
+}
+
+export function backgroundSettings(
+  options: Pick<LanceStoreOptions, 'maintenance' | 'readConsistencyIntervalSeconds'>,
+): BackgroundSettings | false {
+  const m = options.maintenance ?? {};
+  const b = m.background ?? ((m.auto ?? true) ? {} : false);
+  if (b === false) return false;
+  return {
+    everyCommits: positive(b.everyCommits, 200, 'maintenance.background.everyCommits'),
+    everyMs: positive(b.everyMs, 60_000, 'maintenance.background.everyMs'),
+    // A reader that checks for new commits only every N seconds may still read a version that old.
+    keepVersionsMs: positive(
+      b.keepVersionsMs,
+      Math.max(10_000, 2_000 * (options.readConsistencyIntervalSeconds ?? 0)),
+      'maintenance.background.keepVersionsMs',
+      true,
+    ),
+  };
+}
+
+function positive(value: number | undefined, fallback: number, option: string, zeroOk = false): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < (zeroOk ? 0 : 1)) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `${option} must be a number ${zeroOk ? 'of at least 0' : 'of at least 1'} (got ${String(value)}).`,
+      { details: { field: option } },
+    );
+  }
+  return value;
 }

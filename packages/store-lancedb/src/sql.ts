@@ -49,7 +49,9 @@ export function docPredicate(space: string, docId: string): string {
 /**
  * The predicate every search arm shares, mirroring the filter of the in-memory knowledge store of @mem/core: space, visibility (swarm scope or
  * the viewer's own agent scope), not expired, then the optional scope, key prefix (literal and case-sensitive:
- * `starts_with`, never LIKE, so `%` and `_` are plain characters), tags (every tag listed, exact) and source.
+ * `left(key, n) = prefix`, never LIKE, so `%`, `_` and `\` are plain characters — not `starts_with` either, which
+ * LanceDB 0.31 answers from the BTREE index of `key` as an unescaped LIKE once that index covers the rows: `_`
+ * then matched any character and a backslash nothing), tags (every tag listed, exact) and source.
  * LanceDB applies it before the top-k cut (prefilter) in both the vector and the full-text arm.
  */
 export function filterPredicate(filter: SearchFilter): string {
@@ -60,7 +62,8 @@ export function filterPredicate(filter: SearchFilter): string {
   ];
   if (filter.scope !== undefined) parts.push(`scope = ${sqlString(filter.scope)}`);
   if (filter.keyPrefix !== undefined && filter.keyPrefix !== '')
-    parts.push(`starts_with(key, ${sqlString(filter.keyPrefix)})`);
+    // `left` counts characters (code points), as the spread does after the same clean-up sqlString makes.
+    parts.push(`left(key, ${[...wellFormed(filter.keyPrefix)].length}) = ${sqlString(filter.keyPrefix)}`);
   if (filter.tags !== undefined && filter.tags.length > 0) {
     const tags = [...new Set(filter.tags)];
     parts.push(`array_has_all(tags, [${tags.map(sqlString).join(', ')}])`);
