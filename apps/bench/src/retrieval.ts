@@ -33,6 +33,7 @@ import { saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     dataset: { type: 'string', default: '../shared/data/locomo10.json' },
     weights: { type: 'string' },

@@ -184,6 +184,9 @@ describe('the tokens spent show in the JSON of the doors', () => {
       body: { query: 'billing deploys' },
     });
     expect(found.body.usage).toEqual(tokens(2));
+    // The first call that needs the embedder's calibrated scale also embeds the calibration pairs (once per stack).
+    const first = await call(s.url, 'POST', '/v1/recall', { key: k.coder, body: { task: 'deploy billing today' } });
+    expect(first.body.usage.inputTokens).toBeGreaterThan(3 + 500);
     const recall = await call(s.url, 'POST', '/v1/recall', { key: k.coder, body: { task: 'deploy billing today' } });
     expect(recall.body.usage).toEqual(tokens(3));
     const smart = await call(s.url, 'POST', '/v1/smart-recall', {
@@ -234,7 +237,14 @@ describe('the tokens spent show in the JSON of the doors', () => {
       arguments: { task: 'staging database', taskId: 'T-1' },
     })) as Result;
     expect(turn.isError, turn.content[0]?.text).toBeFalsy();
-    expect(turn.structuredContent.report.usage).toEqual(tokens(2));
+    // The first recall of the stack includes the calibration pairs' embedding; the next pays for its query only.
+    expect(turn.structuredContent.report.usage.inputTokens).toBeGreaterThan(2 + 500);
+    const again = (await client.callTool({
+      name: 'turn-context',
+      arguments: { task: 'staging database', taskId: 'T-1' },
+    })) as Result;
+    expect(again.isError, again.content[0]?.text).toBeFalsy();
+    expect(again.structuredContent.report.usage).toEqual(tokens(2));
     const end = (await client.callTool({
       name: 'task-end',
       arguments: { taskId: 'T-1', summary: 'Checked it.' },
