@@ -5,6 +5,8 @@
  * Every name here is listed in README.md.
  */
 
+export { inOrder, parseTags } from './adapter-kit/rows.js';
+export { clampSimilarity } from './adapter-kit/similarity.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { checkCompactionBasis } from './domain/compaction.js';
 export { factPriority, mergeFacts } from './domain/facts.js';
