@@ -40,15 +40,6 @@ export {
   renderTranscriptBlock,
   usesCrlf,
 } from './domain/transcript-format.js';
-export {
-  assignList,
-  type IvfQuantizer,
-  type IvfTrainOptions,
-  probeLists,
-  quantizeInt8,
-  trainIvf,
-  unitVector,
-} from './domain/vector-index.js';
 export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
 export { type Clock, ManualClock, systemClock } from './ports/clock.js';
 export type { Embedder, EmbeddingResult } from './ports/embedder.js';
