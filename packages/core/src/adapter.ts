@@ -9,7 +9,16 @@ export { inOrder, parseTags } from './adapter-kit/rows.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { checkCompactionBasis } from './domain/compaction.js';
-export { factPriority, mergeFacts } from './domain/facts.js';
+export {
+  checkFactKey,
+  FACT_KEY_PATTERN,
+  factKeyProblem,
+  factKeySegment,
+  factKeyWords,
+  factPriority,
+  MAX_FACT_SEGMENT,
+  mergeFacts,
+} from './domain/facts.js';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './domain/file-modes.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
