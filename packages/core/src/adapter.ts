@@ -7,6 +7,12 @@
 
 export { inOrder, parseTags } from './adapter-kit/rows.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
+export {
+  checkCompactionChange,
+  checkTranscriptMessages,
+  compactionArchiveTime,
+  guardTranscriptStore,
+} from './adapter-kit/transcripts.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { checkCompactionBasis } from './domain/compaction.js';
 export {
