@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describeNotebookStore, describeTranscriptStore } from '@mem/testkit';
@@ -12,6 +12,11 @@ describeTranscriptStore('markdown', async (options) => {
     store: createMarkdownTranscriptStore({ root, ...options }),
     cleanup: () => rm(root, { recursive: true, force: true }),
     openAnother: async (o = {}) => createMarkdownTranscriptStore({ root, ...o }),
+    // The folder is gone and a file stands in its place: nothing can be written below it.
+    makeUnreachable: async () => {
+      await rm(root, { recursive: true, force: true });
+      await writeFile(root, 'not a folder');
+    },
   };
 });
 
@@ -21,5 +26,9 @@ describeNotebookStore('markdown', async () => {
     store: createMarkdownNotebookStore({ root }),
     cleanup: () => rm(root, { recursive: true, force: true }),
     openAnother: async () => createMarkdownNotebookStore({ root }),
+    makeUnreachable: async () => {
+      await rm(root, { recursive: true, force: true });
+      await writeFile(root, 'not a folder');
+    },
   };
 });

@@ -1,5 +1,5 @@
 import { createHashingEmbedder, createStack, MemError, type Principal, type Stack } from '@mem/core';
-import { contentHash, type KnowledgeStore, ManualClock, type SearchFilter } from '@mem/core/adapter';
+import { contentHash, type KnowledgeStore, ManualClock, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
 
@@ -41,7 +41,14 @@ function longDocument(sections: number, paragraphsPer = 6): string {
 export function describeKnowledgeStore(
   name: string,
   factory: KnowledgeStoreFactory,
-  options: { timeoutMs?: number } = {},
+  options: {
+    timeoutMs?: number;
+    /**
+     * Whether a closed store refuses every call with `STORE_UNAVAILABLE` (default true: every store with a database
+     * behind it). A store in process memory has nothing to lose and keeps working; it passes false.
+     */
+    unavailableWhenClosed?: boolean;
+  } = {},
 ): void {
   describe(`KnowledgeStore conformance: ${name}`, { timeout: options.timeoutMs ?? 120_000 }, () => {
     let fixture: KnowledgeStoreFixture | undefined;
@@ -781,6 +788,65 @@ export function describeKnowledgeStore(
       );
       expect(await store.getChunk(alice.space, 'batchdoc000000000000000004')).toBeNull();
     });
+
+    it.skipIf(options.unavailableWhenClosed === false)(
+      'a closed store answers STORE_UNAVAILABLE, naming its adapter, on every method and changes nothing',
+      async () => {
+        const { knowledge: memory } = await setup();
+        await memory.store(alice, { content: 'Stored before the store was closed.', key: '/kb/before-close' });
+        const store = fixture!.store;
+        await store.close();
+        const now = '2026-03-01T12:00:00.000Z';
+        const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now };
+        const chunk: MemoryRecord = {
+          id: 'closed-1',
+          docId: 'closed-1',
+          space: 'acme',
+          scope: 'agent',
+          agentId: 'alice',
+          key: '/kb/after-close',
+          name: 'after close',
+          content: 'Written after close.',
+          bodyStart: 0,
+          tags: [],
+          source: 'manual',
+          chunkIndex: 0,
+          chunkCount: 1,
+          contentHash: contentHash('Written after close.'),
+          embedding: null,
+          embeddingModel: null,
+          createdAt: now,
+          updatedAt: now,
+          expiresAt: null,
+          accessCount: 0,
+          lastAccessedAt: null,
+          alpha: 1,
+          beta: 1,
+          version: 1,
+        };
+        const calls: [string, () => Promise<unknown>][] = [
+          ['insertDocument', () => store.insertDocument([chunk])],
+          ['getChunk', () => store.getChunk('acme', 'x')],
+          ['getDocument', () => store.getDocument('acme', 'x')],
+          ['keywordSearch', () => store.keywordSearch({ filter, terms: ['stored'], limit: 3 })],
+          ['vectorSearch', () => store.vectorSearch({ filter, vector: new Float32Array(64).fill(1), limit: 3 })],
+          ['stats', () => store.stats('acme')],
+          ['getEmbeddingInfo', () => store.getEmbeddingInfo()],
+          ['deleteExpired', () => store.deleteExpired(now)],
+        ];
+        for (const [method, call] of calls) {
+          const error = await expectCode(call(), 'STORE_UNAVAILABLE');
+          expect(error.message, method).toMatch(new RegExp(`^${store.name}: `));
+          expect(error.message, method).toMatch(/closed/);
+        }
+        if (fixture!.openAnother) {
+          const reopened = await fixture!.openAnother();
+          extra.push(reopened);
+          expect((await reopened.stats('acme')).documents).toBe(1);
+          expect(await reopened.getChunk('acme', 'closed-1')).toBeNull();
+        }
+      },
+    );
 
     it('persists across instances and loses nothing when two instances write at once', async () => {
       const { knowledge: memory } = await setup();
