@@ -13,6 +13,7 @@ import {
 } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { at, expectMemError, type PortFactory, type PortSuiteOptions, withFixture } from './port-fixture.js';
+import { expectPlainTerms, PLAIN_TERM_TEXTS } from './query-syntax.js';
 
 const A = 'acme';
 const B = 'globex';
@@ -66,6 +67,19 @@ export function describeEpisodeStore(
         expect(await store.count(A)).toBe(4);
         expect(await store.delete(A, 'e3')).toBe(true);
         expect(await store.delete(A, 'e3')).toBe(false);
+        expect(await store.count(A)).toBe(3);
+      }));
+
+    it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.insert(A, episode('deploy', PLAIN_TERM_TEXTS.deploy, 1), null);
+        await store.insert(A, episode('lunch', PLAIN_TERM_TEXTS.lunch, 2), null);
+        await store.insert(A, episode('ops', PLAIN_TERM_TEXTS.ops, 3), null);
+        await expectPlainTerms(async (terms) => (await store.keywordSearch(A, terms, 10)).map((h) => h.id), {
+          deploy: 'deploy',
+          lunch: 'lunch',
+          ops: 'ops',
+        });
         expect(await store.count(A)).toBe(3);
       }));
 
@@ -271,6 +285,19 @@ export function describeProcedureStore(
         expect(hits.every((h) => h.score > 0)).toBe(true);
         expect((await store.keywordSearch(A, ['lunch', 'zebra'], 10)).map((h) => h.id)).toEqual(['none']);
         expect(procedureSearchText({ name: 'n', description: 'd', trigger: 't' })).toBe('n\nd\nt');
+      }));
+
+    it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.insert(A, procedure('deploy', PLAIN_TERM_TEXTS.deploy, 1), null);
+        await store.insert(A, procedure('lunch', PLAIN_TERM_TEXTS.lunch, 2), null);
+        await store.insert(A, procedure('ops', PLAIN_TERM_TEXTS.ops, 3), null);
+        await expectPlainTerms(async (terms) => (await store.keywordSearch(A, terms, 10)).map((h) => h.id), {
+          deploy: 'deploy',
+          lunch: 'lunch',
+          ops: 'ops',
+        });
+        expect(await store.count(A)).toBe(3);
       }));
 
     it('vector search compares vectors of the same model only', () =>
