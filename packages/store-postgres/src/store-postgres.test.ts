@@ -88,16 +88,7 @@ describe('migrations', () => {
     expect((await s2.stats('acme')).documents).toBe(1);
   });
 
-  it('autoMigrate: false leaves the schema alone until migrate()', async () => {
-    const schema = schemaFor('manual');
-    const store = await open(schema, { autoMigrate: false });
-    const e = await expectCode(store.stats('acme'), 'STORE_UNAVAILABLE');
-    expect(e.message).toMatch(/migrate\(\)/);
-    const result = await store.migrate();
-    expect(result.applied.map((s) => s.version)).toEqual([1, 2]);
-    expect((await store.migrate()).applied).toEqual([]);
-    expect(await store.stats('acme')).toEqual({ documents: 0, chunks: 0, bySource: {}, byScope: {} });
-  });
+  // autoMigrate: false on a new schema: the knowledge conformance suite (tooling/testkit), as for every store.
 
   it('another port records its own steps in the same table', async () => {
     const schema = schemaFor('ports');

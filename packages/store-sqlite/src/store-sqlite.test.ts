@@ -75,14 +75,7 @@ describe('migrations', () => {
     expect(again.db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length });
   });
 
-  it('with autoMigrate off, refuses work until migrate() runs', async () => {
-    const store = make(join(dir, 'manual.db'), { autoMigrate: false });
-    const err = await store.getChunk('s1', 'x').catch((e: unknown) => e);
-    expect(MemError.is(err, 'STORE_UNAVAILABLE')).toBe(true);
-    expect((err as Error).message).toMatch(/^sqlite: .*migrate\(\)/);
-    expect((await store.migrate()).applied).toEqual(migrations.map((m) => m.version));
-    expect(await store.getChunk('s1', 'x')).toBeNull();
-  });
+  // autoMigrate off on a new file: the knowledge conformance suite (tooling/testkit), as for every store.
 
   it('apply exactly once when several processes open a new file at the same moment', async () => {
     const path = join(dir, 'race', 'shared.db');

@@ -10,6 +10,11 @@ export interface KnowledgeStoreFixture {
   cleanup: () => Promise<void>;
   /** Open another, independent instance on the same database (for persistence and concurrency tests). */
   openAnother?: () => Promise<KnowledgeStore>;
+  /**
+   * Open a store with `autoMigrate: false` on a database nothing has migrated yet (a new file or schema); a store
+   * without schema migrations leaves it out. The suite closes it; `cleanup` removes its data.
+   */
+  openUnmigrated?: () => Promise<KnowledgeStore & { migrate(): Promise<{ applied: readonly unknown[] }> }>;
 }
 
 export type KnowledgeStoreFactory = () => Promise<KnowledgeStoreFixture>;
@@ -865,6 +870,24 @@ export function describeKnowledgeStore(
         }
       },
     );
+
+    it('with autoMigrate off, refuses work with STORE_UNAVAILABLE naming migrate() until migrate() runs', async () => {
+      await setup();
+      if (!fixture!.openUnmigrated) return; // no schema migrations in this store
+      const store = await fixture!.openUnmigrated();
+      extra.push(store);
+      for (const [method, call] of [
+        ['stats', () => store.stats('acme')],
+        ['getChunk', () => store.getChunk('acme', 'x')],
+      ] as const) {
+        const error = await expectCode(call(), 'STORE_UNAVAILABLE');
+        expect(error.message, method).toMatch(new RegExp(`^${store.name}: .*migrate\\(\\)`));
+      }
+      expect((await store.migrate()).applied.length).toBeGreaterThan(0);
+      expect((await store.migrate()).applied).toEqual([]);
+      expect((await store.stats('acme')).documents).toBe(0);
+      expect(await store.getChunk('acme', 'x')).toBeNull();
+    });
 
     it('persists across instances and loses nothing when two instances write at once', async () => {
       const { knowledge: memory } = await setup();
