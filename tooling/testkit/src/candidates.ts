@@ -39,6 +39,25 @@ function episode(id: string, summary: string, minute: number, extra: Partial<Epi
   };
 }
 
+/** A candidate store (episodes or procedures) as the plain-terms check uses it. */
+interface CandidateRows<R> {
+  insert(space: string, row: R, embedding: null): Promise<unknown>;
+  keywordSearch(space: string, terms: string[], limit: number): Promise<{ id: string }[]>;
+  count(space: string): Promise<number>;
+}
+
+/** `expectPlainTerms` over three rows made by `row` (an episode or a procedure) holding `PLAIN_TERM_TEXTS`. */
+async function expectPlainCandidateTerms<R>(
+  store: CandidateRows<R>,
+  row: (id: string, text: string, minute: number) => R,
+): Promise<void> {
+  for (const [i, id] of (['deploy', 'lunch', 'ops'] as const).entries())
+    await store.insert(A, row(id, PLAIN_TERM_TEXTS[id], i + 1), null);
+  const search = async (terms: string[]) => (await store.keywordSearch(A, terms, 10)).map((h) => h.id);
+  await expectPlainTerms(search, { deploy: 'deploy', lunch: 'lunch', ops: 'ops' });
+  expect(await store.count(A)).toBe(3);
+}
+
 export function describeEpisodeStore(
   name: string,
   factory: PortFactory<EpisodeStore>,
@@ -71,17 +90,7 @@ export function describeEpisodeStore(
       }));
 
     it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
-      withFixture(factory, async ({ store }) => {
-        await store.insert(A, episode('deploy', PLAIN_TERM_TEXTS.deploy, 1), null);
-        await store.insert(A, episode('lunch', PLAIN_TERM_TEXTS.lunch, 2), null);
-        await store.insert(A, episode('ops', PLAIN_TERM_TEXTS.ops, 3), null);
-        await expectPlainTerms(async (terms) => (await store.keywordSearch(A, terms, 10)).map((h) => h.id), {
-          deploy: 'deploy',
-          lunch: 'lunch',
-          ops: 'ops',
-        });
-        expect(await store.count(A)).toBe(3);
-      }));
+      withFixture(factory, ({ store }) => expectPlainCandidateTerms(store, episode)));
 
     it('finds episodes by tag exactly, never by substring or case', () =>
       withFixture(factory, async ({ store }) => {
@@ -288,17 +297,7 @@ export function describeProcedureStore(
       }));
 
     it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
-      withFixture(factory, async ({ store }) => {
-        await store.insert(A, procedure('deploy', PLAIN_TERM_TEXTS.deploy, 1), null);
-        await store.insert(A, procedure('lunch', PLAIN_TERM_TEXTS.lunch, 2), null);
-        await store.insert(A, procedure('ops', PLAIN_TERM_TEXTS.ops, 3), null);
-        await expectPlainTerms(async (terms) => (await store.keywordSearch(A, terms, 10)).map((h) => h.id), {
-          deploy: 'deploy',
-          lunch: 'lunch',
-          ops: 'ops',
-        });
-        expect(await store.count(A)).toBe(3);
-      }));
+      withFixture(factory, ({ store }) => expectPlainCandidateTerms(store, procedure)));
 
     it('vector search compares vectors of the same model only', () =>
       withFixture(factory, async ({ store }) => {

@@ -816,37 +816,13 @@ export function describeKnowledgeStore(
       'a closed store answers STORE_UNAVAILABLE, naming its adapter, on every method and changes nothing',
       async () => {
         const { knowledge: memory } = await setup();
-        await memory.store(alice, { content: 'Stored before the store was closed.', key: '/kb/before-close' });
+        const before = await memory.store(alice, { content: 'Stored before the store was closed.', key: '/kb/before' });
         const store = fixture!.store;
+        const [stored] = await store.getDocument('acme', before.id);
+        const chunk: MemoryRecord = { ...stored!, id: 'closed-1', docId: 'closed-1', key: '/kb/after-close' };
         await store.close();
         const now = '2026-03-01T12:00:00.000Z';
         const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now };
-        const chunk: MemoryRecord = {
-          id: 'closed-1',
-          docId: 'closed-1',
-          space: 'acme',
-          scope: 'agent',
-          agentId: 'alice',
-          key: '/kb/after-close',
-          name: 'after close',
-          content: 'Written after close.',
-          bodyStart: 0,
-          tags: [],
-          source: 'manual',
-          chunkIndex: 0,
-          chunkCount: 1,
-          contentHash: contentHash('Written after close.'),
-          embedding: null,
-          embeddingModel: null,
-          createdAt: now,
-          updatedAt: now,
-          expiresAt: null,
-          accessCount: 0,
-          lastAccessedAt: null,
-          alpha: 1,
-          beta: 1,
-          version: 1,
-        };
         const calls: [string, () => Promise<unknown>][] = [
           ['insertDocument', () => store.insertDocument([chunk])],
           ['getChunk', () => store.getChunk('acme', 'x')],
