@@ -28,6 +28,11 @@ function sqlite<K extends keyof StructuredStores>(port: K): PortFactory<Structur
     return {
       store: bundles.store[port],
       openAnother: async () => (await bundles.openAnother())[port],
+      unreachable: async () => {
+        const closed = await bundles.openAnother();
+        await closed.close();
+        return closed[port];
+      },
       cleanup: bundles.cleanup,
     };
   };

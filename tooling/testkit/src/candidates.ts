@@ -58,6 +58,23 @@ async function expectPlainCandidateTerms<R>(
   expect(await store.count(A)).toBe(3);
 }
 
+/** A closed instance refuses reads and writes with `STORE_UNAVAILABLE`, its message naming the adapter. */
+async function expectUnreachable<R>(
+  fixture: { unreachable?: () => Promise<CandidateRows<R> & { name: string }> },
+  row: (id: string, text: string, minute: number) => R,
+): Promise<void> {
+  if (!fixture.unreachable) return; // process memory: nothing can be out of reach
+  const store = await fixture.unreachable();
+  for (const [method, call] of [
+    ['insert', () => store.insert(A, row('late', 'written after close', 1), null)],
+    ['count', () => store.count(A)],
+    ['keywordSearch', () => store.keywordSearch(A, ['deploy'], 5)],
+  ] as const) {
+    const error = await expectMemError(call(), 'STORE_UNAVAILABLE');
+    expect(error.message, method).toMatch(new RegExp(`^${store.name}: `));
+  }
+}
+
 export function describeEpisodeStore(
   name: string,
   factory: PortFactory<EpisodeStore>,
@@ -91,6 +108,9 @@ export function describeEpisodeStore(
 
     it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
       withFixture(factory, ({ store }) => expectPlainCandidateTerms(store, episode)));
+
+    it('answers STORE_UNAVAILABLE, naming its adapter, once its connection is gone', () =>
+      withFixture(factory, (fixture) => expectUnreachable(fixture, episode)));
 
     it('finds episodes by tag exactly, never by substring or case', () =>
       withFixture(factory, async ({ store }) => {
@@ -298,6 +318,9 @@ export function describeProcedureStore(
 
     it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
       withFixture(factory, ({ store }) => expectPlainCandidateTerms(store, procedure)));
+
+    it('answers STORE_UNAVAILABLE, naming its adapter, once its connection is gone', () =>
+      withFixture(factory, (fixture) => expectUnreachable(fixture, procedure)));
 
     it('vector search compares vectors of the same model only', () =>
       withFixture(factory, async ({ store }) => {
