@@ -5,9 +5,26 @@
  * Every name here is listed in README.md.
  */
 
+export { inOrder, parseTags } from './adapter-kit/rows.js';
+export { clampSimilarity } from './adapter-kit/similarity.js';
+export {
+  checkCompactionChange,
+  checkTranscriptMessages,
+  compactionArchiveTime,
+  guardTranscriptStore,
+} from './adapter-kit/transcripts.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { checkCompactionBasis } from './domain/compaction.js';
-export { factPriority, mergeFacts } from './domain/facts.js';
+export {
+  checkFactKey,
+  FACT_KEY_PATTERN,
+  factKeyProblem,
+  factKeySegment,
+  factKeyWords,
+  factPriority,
+  MAX_FACT_SEGMENT,
+  mergeFacts,
+} from './domain/facts.js';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './domain/file-modes.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
@@ -38,15 +55,6 @@ export {
   renderTranscriptBlock,
   usesCrlf,
 } from './domain/transcript-format.js';
-export {
-  assignList,
-  type IvfQuantizer,
-  type IvfTrainOptions,
-  probeLists,
-  quantizeInt8,
-  trainIvf,
-  unitVector,
-} from './domain/vector-index.js';
 export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
 export { type Clock, ManualClock, systemClock } from './ports/clock.js';
 export type { Embedder, EmbeddingResult } from './ports/embedder.js';

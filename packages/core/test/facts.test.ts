@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { factPriority, mayReplaceFact, mergeFacts } from '../src/domain/facts.js';
+import {
+  checkFactKey,
+  FACT_KEY_PATTERN,
+  factKeyProblem,
+  factKeySegment,
+  factKeyWords,
+  factPriority,
+  MAX_FACT_SEGMENT,
+  mayReplaceFact,
+  mergeFacts,
+} from '../src/domain/facts.js';
 import { canonicalJson, jsonEqual } from '../src/domain/json.js';
+import { MemError } from '../src/errors.js';
 import { FACT_SOURCES, type Fact, type FactSource, type JsonValue } from '../src/types-structured.js';
 
 const source = fc.constantFrom<FactSource>(...FACT_SOURCES);
@@ -84,6 +95,62 @@ describe('fact rules', () => {
     expect(canonicalJson({ z: 'é', a: true })).toBe('{"a":true,"z":"é"}');
     fc.assert(
       fc.property(fc.jsonValue(), (v) => jsonEqual(v as JsonValue, JSON.parse(JSON.stringify(v)) as JsonValue)),
+    );
+  });
+});
+
+describe('the key grammar of extracted facts', () => {
+  it('accepts three lower-case kebab segments', () => {
+    for (const key of ['tool.deploy-tool.success-usage', 'tag.deploy.success-ratio', 'environment.s3.bucket-layout']) {
+      expect(factKeyProblem(key)).toBeNull();
+      expect(checkFactKey(key)).toBe(key);
+    }
+  });
+
+  it.each([
+    ['tool.deploy_tool.success-usage', /not <kind>\.<subject>\.<aspect>/],
+    ['Tool.deploy.usage', /lower-case kebab/],
+    ['tool.deploy', /not <kind>/],
+    ['tool.deploy.usage.extra', /not <kind>/],
+    ['tool..usage', /not <kind>/],
+    ['tool.-deploy.usage', /not <kind>/],
+    [`tool.${'x'.repeat(MAX_FACT_SEGMENT + 1)}.usage`, /over 60 characters/],
+    [undefined, /missing/],
+    [7, /a number, not a string/],
+    [null, /a null, not a string/],
+  ])('refuses %s with INVALID_INPUT saying why and showing a good key', (key, reason) => {
+    expect(factKeyProblem(key)).toMatch(reason);
+    let error: unknown;
+    try {
+      checkFactKey(key);
+    } catch (e) {
+      error = e;
+    }
+    expect(MemError.is(error, 'INVALID_INPUT')).toBe(true);
+    expect((error as Error).message).toMatch(reason);
+    expect((error as Error).message).toContain('tool.deploy-tool.success-usage');
+  });
+
+  it('turns free names into words and one segment in the grammar', () => {
+    expect(factKeyWords('Deploy_Tool v2')).toEqual(['deploy', 'tool', 'v2']);
+    expect(factKeyWords('Café.Thé')).toEqual(['cafe', 'the']);
+    expect(factKeySegment('deploy_tool')).toBe('deploy-tool');
+    expect(factKeySegment('kubectl.rollout')).toBe('kubectl-rollout');
+    expect(factKeySegment('GitHubCLI')).toBe('git-hub-cli');
+    expect(factKeySegment('日本')).toBe('');
+    expect(factKeySegment('---')).toBe('');
+    const long = factKeySegment(Array.from({ length: 30 }, (_, i) => `word${i}`).join(' '));
+    expect(long.length).toBeLessThanOrEqual(MAX_FACT_SEGMENT);
+    expect(long).toMatch(/^word0-word1-.*[a-z0-9]$/);
+    expect(factKeySegment('x'.repeat(80))).toBe('x'.repeat(MAX_FACT_SEGMENT));
+  });
+
+  it('every non-empty segment makes a key in the grammar', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (name) => {
+        const segment = factKeySegment(name);
+        if (segment !== '') expect(FACT_KEY_PATTERN.test(`tool.${segment}.success-usage`)).toBe(true);
+      }),
     );
   });
 });

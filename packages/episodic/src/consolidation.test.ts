@@ -1,5 +1,5 @@
 import { createInMemoryStructuredStores, type EpisodeInput, MemError } from '@mem/core';
-import { type FactExtractor, type FactStore, ManualClock } from '@mem/core/adapter';
+import { FACT_KEY_PATTERN, type FactExtractor, type FactStore, ManualClock } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import {
   checkConsolidator,
@@ -102,7 +102,7 @@ describe('ConsolidationPipeline', () => {
       'tag.oncall.success-ratio',
       'tag.testing.success-ratio',
       'tag.writing.success-ratio',
-      'tool.deploy_tool.success-usage',
+      'tool.deploy-tool.success-usage',
       'tool.git.success-usage',
       'tool.pytest.success-usage',
     ]);
@@ -114,7 +114,7 @@ describe('ConsolidationPipeline', () => {
       ofSuccessful: 35,
       share: 0.8,
     });
-    expect(await factValue(facts, 'tool.deploy_tool.success-usage')).toMatchObject({
+    expect(await factValue(facts, 'tool.deploy-tool.success-usage')).toMatchObject({
       successfulEpisodes: 16,
       share: 0.46,
     });
@@ -141,10 +141,10 @@ describe('ConsolidationPipeline', () => {
     // Outside the window, too rare, or only in failures: no fact.
     for (const key of [
       'tag.legacy.success-ratio',
-      'tool.old_tool.success-usage',
+      'tool.old-tool.success-usage',
       'tag.deployment.success-ratio',
       'tool.editor.success-usage',
-      'tool.rollback_tool.success-usage',
+      'tool.rollback-tool.success-usage',
       'tool.pager.success-usage',
     ]) {
       expect(await factValue(facts, key), key).toBeUndefined();
@@ -265,6 +265,28 @@ describe('ConsolidationPipeline', () => {
     await expect(
       createConsolidationPipeline({ episodes, facts, clock, extractor: broken, fallbackExtractor: null }).run(S),
     ).rejects.toThrow('503');
+  });
+
+  it("makes keys in core's fact-key grammar from any tool or tag name, and skips a name with nothing usable", async () => {
+    const { memory, facts, episodes, clock } = setup();
+    for (let i = 0; i < 4; i++) {
+      await memory.store(S, {
+        summary: `Release ${i}`,
+        outcome: 'success',
+        tags: ['Release Train', '日本'],
+        toolsUsed: ['GitHub_CLI', 'kubectl.rollout', '🚀'],
+      });
+    }
+    const report = await createConsolidationPipeline({ episodes, facts, clock }).run(S);
+    const keys = report.facts.map((f) => f.key).sort();
+    expect(keys).toEqual([
+      'tag.release-train.success-ratio',
+      'tool.git-hub-cli.success-usage',
+      'tool.kubectl-rollout.success-usage',
+    ]);
+    for (const key of keys) expect(FACT_KEY_PATTERN.test(key), key).toBe(true);
+    expect(report.refusedFacts).toBe(0);
+    expect(await factValue(facts, 'tool.git-hub-cli.success-usage')).toMatchObject({ tool: 'GitHub_CLI' });
   });
 
   it('clusters episodes by shared tag, largest first', () => {

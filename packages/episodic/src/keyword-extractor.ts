@@ -1,10 +1,12 @@
 import type { Episode } from '@mem/core';
-import type {
-  EpisodeCluster,
-  ExtractedFact,
-  FactExtraction,
-  FactExtractionInput,
-  FactExtractor,
+import {
+  checkFactKey,
+  type EpisodeCluster,
+  type ExtractedFact,
+  type FactExtraction,
+  type FactExtractionInput,
+  type FactExtractor,
+  factKeySegment,
 } from '@mem/core/adapter';
 
 export interface KeywordExtractorOptions {
@@ -36,14 +38,23 @@ export function clusterEpisodesByTag(episodes: readonly Episode[], minSize: numb
     .map(([tag, ids]) => ({ id: `tag:${tag}`, label: `episodes tagged "${tag}"`, tag, episodeIds: ids }));
 }
 
-/** Fact keys of the keyword extractor: stable per tool and per tag, never carrying a count. */
-export const toolFactKey = (tool: string): string => `tool.${tool}.success-usage`;
-export const tagFactKey = (tag: string): string => `tag.${tag}.success-ratio`;
+/**
+ * Fact keys of the keyword extractor, in core's grammar (`checkFactKey`): stable per tool and per tag, never carrying
+ * a count. The name becomes a kebab segment (`deploy_tool` → `tool.deploy-tool.success-usage`); null when nothing of
+ * it is usable in a key (only punctuation, or no Latin letter or digit), and that tool or tag gives no fact.
+ */
+export const toolFactKey = (tool: string): string | null => factKeyOf('tool', tool, 'success-usage');
+export const tagFactKey = (tag: string): string | null => factKeyOf('tag', tag, 'success-ratio');
+
+function factKeyOf(kind: string, name: string, aspect: string): string | null {
+  const subject = factKeySegment(name);
+  return subject === '' ? null : checkFactKey(`${kind}.${subject}.${aspect}`);
+}
 
 /**
  * The default fact extractor: counting, no model. It proposes
  * - for each tool used in at least `minSupport` successful episodes and in at least `minToolShare` of them:
- *   `tool.<tool>.success-usage` = `{statement, tool, successfulEpisodes, ofSuccessful, share}`;
+ *   `tool.<tool>.success-usage` (the name as a kebab segment: `toolFactKey`) = `{statement, tool, successfulEpisodes, ofSuccessful, share}`;
  * - for each tag cluster with at least `minSupport` episodes of known outcome:
  *   `tag.<tag>.success-ratio` = `{statement, tag, successes, failures, partial, total, ratio}`
  *   (ratio = successes / episodes of known outcome; `unknown` outcomes are left out).
@@ -68,9 +79,10 @@ export function createKeywordExtractor(options: Partial<KeywordExtractorOptions>
       );
       for (const [tool, ids] of tools) {
         const share = ids.length / successful.length;
-        if (ids.length < o.minSupport || share < o.minToolShare) continue;
+        const key = toolFactKey(tool);
+        if (ids.length < o.minSupport || share < o.minToolShare || key === null) continue;
         facts.push({
-          key: toolFactKey(tool),
+          key,
           value: {
             statement: `Tool "${tool}" was used in ${ids.length} of ${successful.length} successful episodes (${percent(share)}).`,
             tool,
@@ -83,7 +95,8 @@ export function createKeywordExtractor(options: Partial<KeywordExtractorOptions>
       }
       const byId = new Map(input.episodes.map((e) => [e.id, e]));
       for (const cluster of input.clusters) {
-        if (cluster.tag === null) continue;
+        const key = cluster.tag === null ? null : tagFactKey(cluster.tag);
+        if (cluster.tag === null || key === null) continue;
         const known = cluster.episodeIds
           .map((id) => byId.get(id))
           .filter((e): e is Episode => e !== undefined && e.outcome !== 'unknown');
@@ -92,7 +105,7 @@ export function createKeywordExtractor(options: Partial<KeywordExtractorOptions>
         const successes = count('success');
         const ratio = successes / known.length;
         facts.push({
-          key: tagFactKey(cluster.tag),
+          key,
           value: {
             statement: `Tasks tagged "${cluster.tag}" succeeded ${successes} of ${known.length} times (${percent(ratio)}).`,
             tag: cluster.tag,

@@ -197,24 +197,8 @@ describe('lancedb adapter', () => {
     const c = record({ content: 'Operators AND OR NOT are words here too' });
     for (const r of [a, b, c]) await store.insertDocument([r]);
     const search = (terms: string[]) => store.keywordSearch({ filter: filter(), terms, limit: 10 });
-    const hostile = [
-      ['"deploy" OR "lunch"'],
-      ['deploy*'],
-      ['fts_text:lunch'],
-      ['content:lunch'],
-      ["' OR '1'='1"],
-      ['\\', '\\\\', '"', "'"],
-      ['(', ')', '{', '}', '[', ']'],
-      ['+deploy', '-lunch'],
-      ['deploy~2'],
-      ['%', '_', '%_%'],
-      ['\u0000', '\u001f'],
-    ];
-    for (const terms of hostile) {
-      const hits = await search(terms);
-      // Whatever the terms are, only rows holding one of their words can come back, and nothing throws.
-      for (const h of hits) expect([a.id, c.id, b.id]).toContain(h.id);
-    }
+    // Every engine's query syntax as plain words, never throwing: the knowledge conformance suite. Here, what
+    // LanceDB's tokenizer makes of it.
     expect((await search(['"deploy" OR "lunch"'])).map((h) => h.id).sort()).toEqual([a.id, b.id, c.id].sort());
     expect((await search(['deploy*'])).map((h) => h.id)).toEqual([a.id]);
     // Quotes and `=` are not syntax: this is the words "or", "1", "1" — only the row holding the word "or".

@@ -1,5 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import type { KeywordHit, VectorHit } from '@mem/core/adapter';
+import { clampSimilarity, type KeywordHit, type VectorHit } from '@mem/core/adapter';
 import type { IndexSettings, LanceIndexState, LanceOptimizeReport } from './options.js';
 import { FTS_COLUMN, type Row, vectorColumn, vectorDimension, vectorField } from './schema.js';
 import { matchText } from './sql.js';
@@ -10,11 +10,6 @@ function subVectors(dimension: number): number {
   if (dimension % 8 === 0) return dimension / 8;
   for (let d = Math.max(1, Math.floor(dimension / 4)); d > 1; d--) if (dimension % d === 0) return d;
   return 1;
-}
-
-export function clampSimilarity(value: number): number {
-  if (!Number.isFinite(value)) return 0;
-  return Math.max(-1, Math.min(1, value));
 }
 
 const byIdAsc = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

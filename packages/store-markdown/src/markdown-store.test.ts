@@ -1,25 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { describeNotebookStore, describeTranscriptStore } from '@mem/testkit';
+import { rm, writeFile } from 'node:fs/promises';
+import { describeNotebookStore, describeTranscriptStore, tempFixture } from '@mem/testkit';
 import { createMarkdownNotebookStore, createMarkdownTranscriptStore } from './index.js';
 
-const tempRoot = () => mkdtemp(path.join(os.tmpdir(), 'mem-md-'));
+/** The folder is gone and a file stands in its place: nothing can be written below it. */
+async function replaceByFile(root: string): Promise<void> {
+  await rm(root, { recursive: true, force: true });
+  await writeFile(root, 'not a folder');
+}
 
 describeTranscriptStore('markdown', async (options) => {
-  const root = await tempRoot();
-  return {
-    store: createMarkdownTranscriptStore({ root, ...options }),
-    cleanup: () => rm(root, { recursive: true, force: true }),
-    openAnother: async (o = {}) => createMarkdownTranscriptStore({ root, ...o }),
-  };
+  const f = tempFixture('md', (root, o: typeof options = {}) => createMarkdownTranscriptStore({ root, ...o }), options);
+  return { ...f, makeUnreachable: () => replaceByFile(f.dir) };
 });
 
 describeNotebookStore('markdown', async () => {
-  const root = await tempRoot();
-  return {
-    store: createMarkdownNotebookStore({ root }),
-    cleanup: () => rm(root, { recursive: true, force: true }),
-    openAnother: async () => createMarkdownNotebookStore({ root }),
-  };
+  const f = tempFixture('md', (root) => createMarkdownNotebookStore({ root }));
+  return { ...f, makeUnreachable: () => replaceByFile(f.dir) };
 });

@@ -9,11 +9,8 @@ import {
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkTranscriptHeader,
-  checkTranscriptMessage,
-  checkTranscriptRef,
   compareArchiveIds,
-  invalidArchiveId,
+  guardTranscriptStore,
   isEmptyContent,
   type LockedTranscript,
   parseArchiveId,
@@ -125,8 +122,6 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
       read: () => readTranscript(space, agent),
 
       async append(messages: TranscriptMessage[], init: TranscriptHeader) {
-        checkTranscriptHeader(init);
-        for (const m of messages) checkTranscriptMessage(m);
         const kept = messages.filter((m) => !isEmptyContent(m.content));
         const blocks = kept.map(renderTranscriptBlock).join('');
         let fh: fs.FileHandle;
@@ -176,11 +171,6 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
       },
 
       async compact(change: CompactionChange): Promise<CompactionResult> {
-        checkTranscriptHeader(change.header);
-        for (const m of change.messages) checkTranscriptMessage(m);
-        const archivedAt = new Date(change.archivedAt);
-        if (Number.isNaN(archivedAt.getTime()))
-          throw new MemError('INVALID_INPUT', `Invalid archivedAt "${change.archivedAt}": use an ISO-8601 UTC time.`);
         await hook?.('read');
         const buf = await readIfExists(file);
         if (!buf || buf.length === 0) {
@@ -275,33 +265,27 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
     return out.sort((a, b) => compareArchiveIds(a.id, b.id));
   }
 
-  return {
+  return guardTranscriptStore({
     name: 'markdown',
     capabilities: { durable: true, crossProcess: true },
 
     async append(space, agent, messages, init) {
-      checkTranscriptRef(space, agent);
       return guard('append', () => underLock(space, agent, 'append', (tx) => tx.append(messages, init)));
     },
 
     async read(space, agent) {
-      checkTranscriptRef(space, agent);
       return guard('read', () => readTranscript(space, agent));
     },
 
     async compact(space, agent, change) {
-      checkTranscriptRef(space, agent);
       return guard('compact', () => underLock(space, agent, 'compact', (tx) => tx.compact(change)));
     },
 
     async listArchives(space, agent) {
-      checkTranscriptRef(space, agent);
       return guard('list archives', () => archiveFiles(space, agent));
     },
 
     async readArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       return guard('read archive', async () => {
         const file = path.join(archiveDirOf(space, agent), `${id}.md`);
         const buf = await readIfExists(file);
@@ -317,8 +301,6 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
     },
 
     async deleteArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       return guard('delete archive', async () => {
         const dir = archiveDirOf(space, agent);
         try {
@@ -333,7 +315,6 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
     },
 
     async remove(space, agent) {
-      checkTranscriptRef(space, agent);
       return guard('remove', async () => {
         const dir = dirOf(space, agent);
         try {
@@ -355,7 +336,6 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
     },
 
     async agents(space) {
-      checkName(space, 'space');
       return guard('list agents', async () => {
         const dir = agentsDir(o, space);
         let names: string[];
@@ -383,12 +363,11 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
     },
 
     async withLock(space, agent, fn) {
-      checkTranscriptRef(space, agent);
       return underLock(space, agent, 'withLock', fn);
     },
 
     async close() {},
-  };
+  });
 }
 
 function archiveTime(id: string): string {

@@ -15,8 +15,10 @@ import {
 } from '@mem/core';
 import {
   type CandidateStoreCapabilities,
+  clampSimilarity,
   type EpisodeStore,
   episodeSearchText,
+  inOrder,
   type KeywordHit,
   type ProcedureStore,
   procedureSearchText,
@@ -36,22 +38,11 @@ import {
   type PostgresPortOptions,
   rowLimit,
 } from './runtime.js';
-import { clampSimilarity, vectorLiteral } from './vectors.js';
+import { vectorLiteral } from './vectors.js';
 
 const CAPABILITIES: CandidateStoreCapabilities = { keyword: true, vector: true };
 
 const parse = <T>(text: string): T => JSON.parse(text) as T;
-
-/** Rows in the order of `ids` (repeats kept, unknown ids skipped). */
-function inOrder<R extends { id: string }>(rows: readonly R[], ids: readonly string[]): R[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const out: R[] = [];
-  for (const id of ids) {
-    const row = byId.get(id);
-    if (row !== undefined) out.push(row);
-  }
-  return out;
-}
 
 /** The embedding columns: a vector literal and its model, or nulls (an empty vector is stored as none). */
 function embeddingParams(embedding: StoredEmbedding | null): [string | null, string | null] {

@@ -1,18 +1,20 @@
 import type { MemoryVersion, Scope, Source } from '@mem/core';
 import { MemError } from '@mem/core';
-import type {
-  EmbeddingInfo,
-  KeywordHit,
-  KeywordQuery,
-  KnowledgeStats,
-  KnowledgeStore,
-  KnowledgeStoreCapabilities,
-  MemoryRecord,
-  Rating,
-  RatingOutcome,
-  ScanOptions,
-  VectorHit,
-  VectorQuery,
+import {
+  clampSimilarity,
+  type EmbeddingInfo,
+  type KeywordHit,
+  type KeywordQuery,
+  type KnowledgeStats,
+  type KnowledgeStore,
+  type KnowledgeStoreCapabilities,
+  type MemoryRecord,
+  parseTags,
+  type Rating,
+  type RatingOutcome,
+  type ScanOptions,
+  type VectorHit,
+  type VectorQuery,
 } from '@mem/core/adapter';
 import {
   ADAPTER,
@@ -37,7 +39,7 @@ import {
   runMigrations,
 } from './migrations.js';
 import { hnswSettings, iso, keywordQuery, type QueryContext, termsText, vectorQuery } from './queries.js';
-import { clampSimilarity, MAX_HNSW_DIMENSIONS, parseVector, vectorLiteral } from './vectors.js';
+import { MAX_HNSW_DIMENSIONS, parseVector, vectorLiteral } from './vectors.js';
 
 export interface HnswOptions {
   /** Links per node of the HNSW graph (pgvector `m`). Default 16. Used when an index is created. */
@@ -116,15 +118,6 @@ interface ChunkRow {
   alpha: number;
   beta: number;
   version: number;
-}
-
-function parseTags(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 function rowToRecord(row: ChunkRow): MemoryRecord {

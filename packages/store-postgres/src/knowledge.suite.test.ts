@@ -9,14 +9,17 @@ afterAll(() => admin.end({ timeout: 5 }));
 // Each test gets its own schema; openAnother is a second, independent pool on the same database and schema.
 const factory: KnowledgeStoreFactory = async () => {
   const schema = freshSchema('suite');
+  const manual = freshSchema('manual');
   const store = await createPostgresStore({ url, schema, max: 4 });
   return {
     store,
     cleanup: async () => {
       await store.close();
       await dropSchema(admin, schema);
+      await dropSchema(admin, manual);
     },
     openAnother: () => createPostgresStore({ url, schema, max: 4 }),
+    openUnmigrated: () => createPostgresStore({ url, schema: manual, max: 2, autoMigrate: false }),
   };
 };
 

@@ -332,7 +332,7 @@ describe('structured', () => {
     expect(await st.messages.count('acme', 's1')).toBe(0);
   });
 
-  it('episode keyword search takes query syntax as words (the knowledge store’s tsquery) and stems', async () => {
+  it('episode keyword search reads words as the knowledge store’s tsquery does, and stems', async () => {
     await db.wipe();
     const episodes = await createPostgresEpisodeStore({ sql: db.sql, schema: db.schema });
     const ep = (id: string, summary: string) => ({
@@ -348,9 +348,7 @@ describe('structured', () => {
     });
     await episodes.insert('acme', ep('reilly', "O'Reilly: foo & bar | (baz)!"), null);
     await episodes.insert('acme', ep('deploy', 'Deployment of the api'), null);
-    for (const term of ["'", '&', '|', '!', '(', ':*', '<->', '\\', "'; DROP TABLE episodes; --", '\u0000']) {
-      await expect(episodes.keywordSearch('acme', [term], 5)).resolves.toBeInstanceOf(Array);
-    }
+    // Every engine's query syntax as plain words, never throwing: the episode conformance suite. Here, tsquery's words.
     expect((await episodes.keywordSearch('acme', ["o'reilly", 'foo:*'], 5)).map((h) => h.id)).toEqual(['reilly']);
     expect((await episodes.keywordSearch('acme', ['deploying'], 5)).map((h) => h.id)).toEqual(['deploy']);
     expect(await episodes.keywordSearch('acme', ['the', 'of'], 5)).toEqual([]);

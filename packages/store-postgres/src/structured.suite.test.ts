@@ -47,6 +47,11 @@ function fixture<S>(
         handles.push(other.handle);
         return other.store;
       },
+      unreachable: async () => {
+        const closed = await open({ url, schema: db.schema, max: 1 });
+        await closed.handle.close();
+        return closed.store;
+      },
       cleanup: async () => {
         for (const h of handles.splice(0)) await h.close();
       },

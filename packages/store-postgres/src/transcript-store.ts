@@ -11,21 +11,17 @@
  * could trip over. Transaction-scoped advisory locks are released by COMMIT or ROLLBACK, and by the server when the
  * holder's connection or process dies, so a crash never leaves a transcript locked.
  */
-import { checkName, MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
+import { MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
 import {
   type ArchiveInfo,
-  archiveId,
   type CompactionChange,
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkTranscriptHeader,
-  checkTranscriptMessage,
-  checkTranscriptRef,
-  invalidArchiveId,
+  compactionArchiveTime,
+  guardTranscriptStore,
   isEmptyContent,
   type LockedTranscript,
-  parseArchiveId,
   renderTranscript,
   type Transcript,
   type TranscriptHeader,
@@ -79,37 +75,6 @@ function keep(messages: readonly TranscriptMessage[]): TranscriptMessage[] {
   return messages
     .filter((m) => !isEmptyContent(m.content))
     .map((m) => ({ role: m.role, content: m.content, at: m.at }));
-}
-
-function checkMessages(messages: unknown, what: string): asserts messages is TranscriptMessage[] {
-  if (!Array.isArray(messages)) throw new MemError('INVALID_INPUT', `${what} must be an array.`);
-  for (const m of messages) checkTranscriptMessage(m);
-}
-
-/** Validate a compaction before any I/O; returns the archive time (normalised) and the id maker. */
-function checkChange(change: CompactionChange): { at: string; id: (n: number) => string } {
-  checkTranscriptHeader(change.header);
-  checkMessages(change.messages, 'Compaction messages');
-  const basis = change.basis;
-  if (
-    typeof basis?.conversationId !== 'string' ||
-    !Number.isSafeInteger(basis.messageCount) ||
-    basis.messageCount < 0
-  ) {
-    throw new MemError(
-      'INVALID_INPUT',
-      'Invalid compaction basis: give the conversation id and message count of the transcript you read.',
-    );
-  }
-  const ms = typeof change.archivedAt === 'string' ? Date.parse(change.archivedAt) : Number.NaN;
-  const at = Number.isNaN(ms) ? null : new Date(ms).toISOString();
-  if (at === null || parseArchiveId(archiveId(at)) === null) {
-    throw new MemError(
-      'INVALID_INPUT',
-      `Invalid archivedAt "${String(change.archivedAt).slice(0, 100)}": use an ISO-8601 UTC time with milliseconds (years 0000–9999).`,
-    );
-  }
-  return { at, id: (n) => archiveId(at, n) };
 }
 
 /** Open a transcript store on its own connection (`url`) or a shared client (`sql`). Migrates unless told not to. */
@@ -267,9 +232,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     messages: TranscriptMessage[],
     init: TranscriptHeader,
   ): Promise<{ header: TranscriptHeader }> {
-    checkTranscriptRef(space, agent);
-    checkMessages(messages, 'Messages');
-    checkTranscriptHeader(init);
     const kept = keep(messages);
     return appends.run(compositeKey(space, agent), () =>
       rt.run('appending to a transcript', () => appendOn(sql, space, agent, kept, init)),
@@ -293,8 +255,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     const api: LockedTranscript = {
       read: () => guard('reading a transcript', () => readOn(tx, space, agent)),
       async append(messages, init) {
-        checkMessages(messages, 'Messages');
-        checkTranscriptHeader(init);
         const kept = keep(messages);
         return guard('appending to a transcript', async () => {
           const r = await tx.savepoint((sp) => appendOn(sp, space, agent, kept, init));
@@ -302,7 +262,7 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
         });
       },
       async compact(change) {
-        const archived = checkChange(change);
+        const archived = compactionArchiveTime(change.archivedAt);
         return guard('compacting a transcript', async () => {
           const r = await tx.savepoint((sp) => compactOn(sp, space, agent, change, archived));
           return r as CompactionResult;
@@ -317,7 +277,7 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     };
   }
 
-  return {
+  return guardTranscriptStore<PostgresTranscriptStore>({
     ...handleOf(rt),
     name: ADAPTER,
     capabilities: CAPABILITIES,
@@ -327,13 +287,11 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async read(space, agent) {
-      checkTranscriptRef(space, agent);
       return rt.run('reading a transcript', () => readOn(sql, space, agent));
     },
 
     async compact(space, agent, change) {
-      checkTranscriptRef(space, agent);
-      const archived = checkChange(change);
+      const archived = compactionArchiveTime(change.archivedAt);
       return rt.run('compacting a transcript', async () => {
         const r = await sql.begin(async (tx) => {
           await lockExclusive(tx, space, agent);
@@ -344,7 +302,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async listArchives(space, agent) {
-      checkTranscriptRef(space, agent);
       return rt.run('listing archives', async () => {
         const rows = await exec<{ id: string; archivedat: string; size: number }[]>(
           sql,
@@ -358,8 +315,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async readArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       return rt.run('reading an archive', async () => {
         const [row] = await exec<{ conversationid: string; createdat: string; messages: string }[]>(
           sql,
@@ -384,8 +339,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async deleteArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       return rt.run('deleting an archive', async () => {
         // Its messages go with it (ON DELETE CASCADE), in the same statement.
         const rows = await exec(
@@ -398,7 +351,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async remove(space, agent) {
-      checkTranscriptRef(space, agent);
       return rt.run('removing a transcript', async () => {
         const r = await sql.begin(async (tx) => {
           await lockExclusive(tx, space, agent);
@@ -418,7 +370,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async agents(space) {
-      checkName(space, 'space');
       return rt.run('listing agents', async () => {
         const rows = await exec<{ agent: string }[]>(
           sql,
@@ -432,7 +383,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     },
 
     async withLock(space, agent, fn) {
-      checkTranscriptRef(space, agent);
       return rt.run(`holding the lock of agent "${agent}"`, async () => {
         const r = await sql.begin(async (tx) => {
           await lockExclusive(tx, space, agent);
@@ -446,5 +396,5 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
         return r as Awaited<ReturnType<typeof fn>>;
       });
     },
-  };
+  });
 }

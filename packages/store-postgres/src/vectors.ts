@@ -20,11 +20,5 @@ export function parseVector(text: string): Float32Array {
   return out;
 }
 
-/** Clamp a cosine similarity into [-1, 1]; NaN (a zero vector has no direction) counts as 0. */
-export function clampSimilarity(value: number): number {
-  if (!Number.isFinite(value)) return 0;
-  return Math.max(-1, Math.min(1, value));
-}
-
 /** pgvector's HNSW index takes `vector` columns of at most 2,000 dimensions. */
 export const MAX_HNSW_DIMENSIONS = 2000;

@@ -14,9 +14,11 @@ import {
 } from '@mem/core';
 import {
   type CandidateStoreCapabilities,
+  clampSimilarity,
   cosine,
   type EpisodeStore,
   episodeSearchText,
+  inOrder,
   type KeywordHit,
   type ProcedureStore,
   procedureSearchText,
@@ -39,21 +41,6 @@ import { STRUCTURED_SCHEMA_VERSION } from './migrations.js';
 const CAPABILITIES: CandidateStoreCapabilities = { keyword: true, vector: true };
 
 const parse = <T>(text: string): T => JSON.parse(text) as T;
-
-function clampSimilarity(value: number): number {
-  return Number.isFinite(value) ? Math.max(-1, Math.min(1, value)) : 0;
-}
-
-/** Rows in the order of `ids` (repeats kept, unknown ids skipped). */
-function inOrder<R extends { id: string }>(rows: R[], ids: readonly string[]): R[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const out: R[] = [];
-  for (const id of ids) {
-    const row = byId.get(id);
-    if (row !== undefined) out.push(row);
-  }
-  return out;
-}
 
 /** The keyword arm shared by both tables: FTS5 MATCH of the OR-ed quoted terms, within one space. */
 function keywordHits(

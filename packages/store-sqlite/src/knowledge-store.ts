@@ -1,19 +1,22 @@
 import type { MemoryVersion, Scope, Source } from '@mem/core';
 import { MemError } from '@mem/core';
-import type {
-  EmbeddingInfo,
-  KeywordHit,
-  KeywordQuery,
-  KnowledgeStats,
-  KnowledgeStore,
-  KnowledgeStoreCapabilities,
-  MemoryRecord,
-  Rating,
-  RatingOutcome,
-  ScanOptions,
-  SearchFilter,
-  VectorHit,
-  VectorQuery,
+import {
+  clampSimilarity,
+  cosine,
+  type EmbeddingInfo,
+  type KeywordHit,
+  type KeywordQuery,
+  type KnowledgeStats,
+  type KnowledgeStore,
+  type KnowledgeStoreCapabilities,
+  type MemoryRecord,
+  parseTags,
+  type Rating,
+  type RatingOutcome,
+  type ScanOptions,
+  type SearchFilter,
+  type VectorHit,
+  type VectorQuery,
 } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from './database.js';
@@ -147,15 +150,6 @@ function rowToRecord(row: ChunkRow): MemoryRecord {
   };
 }
 
-function parseTags(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 /** Quote one term as an FTS5 string ("..." with inner quotes doubled): no FTS5 operator can leak in. */
 export function ftsString(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
@@ -204,26 +198,6 @@ function filterClause(filter: SearchFilter, params: unknown[]): string {
     params.push(filter.source);
   }
   return parts.join(' AND ');
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  if (na === 0 || nb === 0) return 0;
-  return dot / (Math.sqrt(na) * Math.sqrt(nb));
-}
-
-function clampSimilarity(value: number): number {
-  if (!Number.isFinite(value)) return 0;
-  return Math.max(-1, Math.min(1, value));
 }
 
 function constraintKind(error: unknown): 'key' | 'id' | 'rating' | null {

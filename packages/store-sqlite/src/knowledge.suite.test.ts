@@ -1,20 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeKnowledgeCounterRaces, describeKnowledgeStore, type KnowledgeStoreFactory } from '@mem/testkit';
+import {
+  describeKnowledgeCounterRaces,
+  describeKnowledgeStore,
+  type KnowledgeStoreFactory,
+  tempFixture,
+} from '@mem/testkit';
 import { createSqliteStore } from './index.js';
 
 const factory: KnowledgeStoreFactory = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-suite-'));
-  const path = join(dir, 'mem.db');
-  const store = createSqliteStore({ path });
+  const f = tempFixture('sqlite-suite', (dir) => createSqliteStore({ path: join(dir, 'mem.db') }));
   return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-    openAnother: async () => createSqliteStore({ path }),
+    ...f,
+    openUnmigrated: async () => createSqliteStore({ path: join(f.dir, 'manual.db'), autoMigrate: false }),
   };
 };
 

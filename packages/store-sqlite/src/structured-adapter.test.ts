@@ -173,28 +173,10 @@ describe('storage details', () => {
     expect(await stores.users.ensure('acme', 'ext', { id: 'u1', at: NOW })).toEqual({ ...first, created: false });
   });
 
-  it('treats FTS5 syntax in terms as plain text and keeps the index in sync on delete', async () => {
+  // Query syntax in the terms as plain words: the episode and procedure conformance suites (tooling/testkit).
+  it('stems with porter and keeps the index in sync on delete', async () => {
     const stores = track(createSqliteStructuredStores({ path: join(dir, 'fts.db') }));
     await stores.episodes.insert('acme', episode('e1', 'NEAR the deploy: run (all) tests - quickly* "now"'), null);
-    const nasty = [
-      '"',
-      '*',
-      'NEAR',
-      '-',
-      ':',
-      '(',
-      'a"b',
-      'NEAR(a b)',
-      'deploy*',
-      'search_text:x',
-      'AND',
-      'NOT',
-      '^x',
-      '{a b}',
-    ];
-    for (const term of nasty)
-      await expect(stores.episodes.keywordSearch('acme', [term], 5)).resolves.toBeInstanceOf(Array);
-    expect((await stores.episodes.keywordSearch('acme', nasty, 5)).map((h) => h.id)).toEqual(['e1']);
     await stores.episodes.insert('acme', episode('e2', 'deploying on fridays', { tags: ['release'] }), null);
     // Porter stemming: "deploys" meets "deploy" and "deploying".
     expect((await stores.episodes.keywordSearch('acme', ['deploys'], 5)).map((h) => h.id).sort()).toEqual(['e1', 'e2']);

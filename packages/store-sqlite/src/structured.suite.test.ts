@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StructuredStores } from '@mem/core/adapter';
 import {
@@ -14,8 +12,9 @@ import {
   describeToolEventStore,
   describeUserStore,
   type PortFactory,
+  tempFixture,
 } from '@mem/testkit';
-import { createSqliteStructuredStores, type SqliteStructuredStores } from './index.js';
+import { createSqliteStructuredStores } from './index.js';
 
 /**
  * Every structured suite on a fresh temp file. `openAnother` opens a second, independent connection to the same
@@ -23,21 +22,18 @@ import { createSqliteStructuredStores, type SqliteStructuredStores } from './ind
  */
 function sqlite<K extends keyof StructuredStores>(port: K): PortFactory<StructuredStores[K]> {
   return async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-structured-'));
-    const path = join(dir, 'mem.db');
-    const opened: SqliteStructuredStores[] = [];
-    const open = (): StructuredStores[K] => {
-      const bundle = createSqliteStructuredStores({ path });
-      opened.push(bundle);
-      return bundle[port];
-    };
+    const bundles = tempFixture('sqlite-structured', (dir) =>
+      createSqliteStructuredStores({ path: join(dir, 'mem.db') }),
+    );
     return {
-      store: open(),
-      openAnother: async () => open(),
-      cleanup: async () => {
-        for (const bundle of opened.splice(0)) await bundle.close();
-        rmSync(dir, { recursive: true, force: true });
+      store: bundles.store[port],
+      openAnother: async () => (await bundles.openAnother())[port],
+      unreachable: async () => {
+        const closed = await bundles.openAnother();
+        await closed.close();
+        return closed[port];
       },
+      cleanup: bundles.cleanup,
     };
   };
 }

@@ -3,21 +3,17 @@
  * archives as frozen copies. Every write is one `BEGIN IMMEDIATE` transaction (see write-lock.ts), durable on commit
  * (`synchronous=FULL`); every statement is filtered by space and agent.
  */
-import { checkName, MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
+import { MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
 import {
   type ArchiveInfo,
-  archiveId,
   type CompactionChange,
   type CompactionResult,
   type CompactionStepHook,
   checkCompactionBasis,
-  checkTranscriptHeader,
-  checkTranscriptMessage,
-  checkTranscriptRef,
-  invalidArchiveId,
+  compactionArchiveTime,
+  guardTranscriptStore,
   isEmptyContent,
   type LockedTranscript,
-  parseArchiveId,
   renderTranscript,
   type Transcript,
   type TranscriptHeader,
@@ -69,19 +65,6 @@ const toMessage = (row: MessageRow): TranscriptMessage => ({
   content: row.content,
   at: row.at,
 });
-
-function checkArchivedAt(archivedAt: string): { id: (n: number) => string; at: string } {
-  const ms = typeof archivedAt === 'string' ? Date.parse(archivedAt) : Number.NaN;
-  const id = Number.isNaN(ms) ? null : archiveId(archivedAt);
-  const parsed = id === null ? null : parseArchiveId(id);
-  if (parsed === null) {
-    throw new MemError(
-      'INVALID_INPUT',
-      `Invalid archivedAt "${String(archivedAt).slice(0, 100)}": use an ISO-8601 UTC time with milliseconds (years 0000–9999).`,
-    );
-  }
-  return { id: (n) => archiveId(archivedAt, n), at: parsed.archivedAt };
-}
 
 /**
  * TranscriptStore on the shared SQLite file: `transcripts` (header and next sequence number per (space, agent)),
@@ -159,9 +142,6 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     messages: TranscriptMessage[],
     init: TranscriptHeader,
   ): Promise<{ header: TranscriptHeader }> {
-    if (!Array.isArray(messages)) throw new MemError('INVALID_INPUT', 'Messages must be an array.');
-    for (const m of messages) checkTranscriptMessage(m);
-    checkTranscriptHeader(init);
     const kept = messages
       .filter((m) => !isEmptyContent(m.content))
       .map((m) => ({ role: m.role, content: m.content, at: m.at }));
@@ -173,7 +153,7 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     space: string,
     agent: string,
     change: CompactionChange,
-    archivedAt: ReturnType<typeof checkArchivedAt>,
+    archivedAt: ReturnType<typeof compactionArchiveTime>,
   ): Generator<SqliteCompactionStep, CompactionResult, void> {
     const current = readTranscript(space, agent);
     if (current === null)
@@ -235,21 +215,7 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
   }
 
   function compact(space: string, agent: string, change: CompactionChange): Promise<CompactionResult> {
-    checkTranscriptHeader(change.header);
-    if (!Array.isArray(change.messages)) throw new MemError('INVALID_INPUT', 'Compaction messages must be an array.');
-    for (const m of change.messages) checkTranscriptMessage(m);
-    const basis = change.basis;
-    if (
-      typeof basis?.conversationId !== 'string' ||
-      !Number.isSafeInteger(basis.messageCount) ||
-      basis.messageCount < 0
-    ) {
-      throw new MemError(
-        'INVALID_INPUT',
-        'Invalid compaction basis: give the conversation id and message count of the transcript you read.',
-      );
-    }
-    const archivedAt = checkArchivedAt(change.archivedAt);
+    const archivedAt = compactionArchiveTime(change.archivedAt);
     return writeTransaction(c, 'compacting a transcript', () => {
       const steps = compaction(space, agent, change, archivedAt);
       if (hook === undefined) {
@@ -285,7 +251,7 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
       .get(space, agent, id) as ArchiveRow | undefined;
 
   const handle = c.handle();
-  return {
+  return guardTranscriptStore<SqliteTranscriptStore>({
     name: ADAPTER,
     capabilities: { durable: true, crossProcess: true },
     db: handle.db,
@@ -294,22 +260,18 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     close: handle.close,
 
     async append(space, agent, messages, init) {
-      checkTranscriptRef(space, agent);
       return append(space, agent, messages, init);
     },
 
     async read(space, agent) {
-      checkTranscriptRef(space, agent);
       return read(space, agent);
     },
 
     async compact(space, agent, change) {
-      checkTranscriptRef(space, agent);
       return compact(space, agent, change);
     },
 
     async listArchives(space, agent) {
-      checkTranscriptRef(space, agent);
       return readSnapshot(c, 'listing archives', () => {
         const rows = c
           .stmt(
@@ -323,8 +285,6 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     },
 
     async readArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       return readSnapshot(c, 'reading an archive', (): Transcript => {
         const row = archiveRow(space, agent, id);
         if (row === undefined) {
@@ -344,8 +304,6 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     },
 
     async deleteArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       return writeTransaction(c, 'deleting an archive', () => {
         const row = archiveRow(space, agent, id);
         if (row === undefined) return false;
@@ -356,7 +314,6 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     },
 
     async remove(space, agent) {
-      checkTranscriptRef(space, agent);
       return writeTransaction(c, 'removing a transcript', () => {
         c.stmt(
           `DELETE FROM transcript_archive_messages WHERE archive_rid IN (
@@ -370,7 +327,6 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     },
 
     async agents(space) {
-      checkName(space, 'space');
       return readSnapshot(c, 'listing agents', () => {
         const rows = c
           .stmt(
@@ -383,9 +339,8 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     },
 
     async withLock(space, agent, fn) {
-      checkTranscriptRef(space, agent);
       const tx = locked(space, agent);
       return writeTransaction(c, `holding the lock of agent "${agent}"`, async () => fn(tx));
     },
-  };
+  });
 }

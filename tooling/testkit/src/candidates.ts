@@ -13,6 +13,7 @@ import {
 } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { at, expectMemError, type PortFactory, type PortSuiteOptions, withFixture } from './port-fixture.js';
+import { expectPlainTerms, PLAIN_TERM_TEXTS } from './query-syntax.js';
 
 const A = 'acme';
 const B = 'globex';
@@ -36,6 +37,42 @@ function episode(id: string, summary: string, minute: number, extra: Partial<Epi
     metadata: {},
     ...extra,
   };
+}
+
+/** A candidate store (episodes or procedures) as the plain-terms check uses it. */
+interface CandidateRows<R> {
+  insert(space: string, row: R, embedding: null): Promise<unknown>;
+  keywordSearch(space: string, terms: string[], limit: number): Promise<{ id: string }[]>;
+  count(space: string): Promise<number>;
+}
+
+/** `expectPlainTerms` over three rows made by `row` (an episode or a procedure) holding `PLAIN_TERM_TEXTS`. */
+async function expectPlainCandidateTerms<R>(
+  store: CandidateRows<R>,
+  row: (id: string, text: string, minute: number) => R,
+): Promise<void> {
+  for (const [i, id] of (['deploy', 'lunch', 'ops'] as const).entries())
+    await store.insert(A, row(id, PLAIN_TERM_TEXTS[id], i + 1), null);
+  const search = async (terms: string[]) => (await store.keywordSearch(A, terms, 10)).map((h) => h.id);
+  await expectPlainTerms(search, { deploy: 'deploy', lunch: 'lunch', ops: 'ops' });
+  expect(await store.count(A)).toBe(3);
+}
+
+/** A closed instance refuses reads and writes with `STORE_UNAVAILABLE`, its message naming the adapter. */
+async function expectUnreachable<R>(
+  fixture: { unreachable?: () => Promise<CandidateRows<R> & { name: string }> },
+  row: (id: string, text: string, minute: number) => R,
+): Promise<void> {
+  if (!fixture.unreachable) return; // process memory: nothing can be out of reach
+  const store = await fixture.unreachable();
+  for (const [method, call] of [
+    ['insert', () => store.insert(A, row('late', 'written after close', 1), null)],
+    ['count', () => store.count(A)],
+    ['keywordSearch', () => store.keywordSearch(A, ['deploy'], 5)],
+  ] as const) {
+    const error = await expectMemError(call(), 'STORE_UNAVAILABLE');
+    expect(error.message, method).toMatch(new RegExp(`^${store.name}: `));
+  }
 }
 
 export function describeEpisodeStore(
@@ -68,6 +105,12 @@ export function describeEpisodeStore(
         expect(await store.delete(A, 'e3')).toBe(false);
         expect(await store.count(A)).toBe(3);
       }));
+
+    it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
+      withFixture(factory, ({ store }) => expectPlainCandidateTerms(store, episode)));
+
+    it('answers STORE_UNAVAILABLE, naming its adapter, once its connection is gone', () =>
+      withFixture(factory, (fixture) => expectUnreachable(fixture, episode)));
 
     it('finds episodes by tag exactly, never by substring or case', () =>
       withFixture(factory, async ({ store }) => {
@@ -272,6 +315,12 @@ export function describeProcedureStore(
         expect((await store.keywordSearch(A, ['lunch', 'zebra'], 10)).map((h) => h.id)).toEqual(['none']);
         expect(procedureSearchText({ name: 'n', description: 'd', trigger: 't' })).toBe('n\nd\nt');
       }));
+
+    it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', () =>
+      withFixture(factory, ({ store }) => expectPlainCandidateTerms(store, procedure)));
+
+    it('answers STORE_UNAVAILABLE, naming its adapter, once its connection is gone', () =>
+      withFixture(factory, (fixture) => expectUnreachable(fixture, procedure)));
 
     it('vector search compares vectors of the same model only', () =>
       withFixture(factory, async ({ store }) => {

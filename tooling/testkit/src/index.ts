@@ -14,6 +14,7 @@ export * from './processes.js';
 export { describeReranker } from './reranker.js';
 export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export * from './structured.js';
+export { readTreeText, tempDir, tempFixture } from './temp-dir.js';
 export { tokenEmbedder, wordTokens } from './token-embedder.js';
 export {
   describeTranscriptStore,

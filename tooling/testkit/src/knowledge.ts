@@ -1,7 +1,8 @@
 import { createHashingEmbedder, createStack, MemError, type Principal, type Stack } from '@mem/core';
-import { contentHash, type KnowledgeStore, ManualClock, type SearchFilter } from '@mem/core/adapter';
+import { contentHash, type KnowledgeStore, ManualClock, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
+import { expectPlainTerms, PLAIN_TERM_TEXTS } from './query-syntax.js';
 
 /** What a factory gives the suite: a fresh, empty store and how to clean it up. */
 export interface KnowledgeStoreFixture {
@@ -9,6 +10,11 @@ export interface KnowledgeStoreFixture {
   cleanup: () => Promise<void>;
   /** Open another, independent instance on the same database (for persistence and concurrency tests). */
   openAnother?: () => Promise<KnowledgeStore>;
+  /**
+   * Open a store with `autoMigrate: false` on a database nothing has migrated yet (a new file or schema); a store
+   * without schema migrations leaves it out. The suite closes it; `cleanup` removes its data.
+   */
+  openUnmigrated?: () => Promise<KnowledgeStore & { migrate(): Promise<{ applied: readonly unknown[] }> }>;
 }
 
 export type KnowledgeStoreFactory = () => Promise<KnowledgeStoreFixture>;
@@ -41,7 +47,14 @@ function longDocument(sections: number, paragraphsPer = 6): string {
 export function describeKnowledgeStore(
   name: string,
   factory: KnowledgeStoreFactory,
-  options: { timeoutMs?: number } = {},
+  options: {
+    timeoutMs?: number;
+    /**
+     * Whether a closed store refuses every call with `STORE_UNAVAILABLE` (default true: every store with a database
+     * behind it). A store in process memory has nothing to lose and keeps working; it passes false.
+     */
+    unavailableWhenClosed?: boolean;
+  } = {},
 ): void {
   describe(`KnowledgeStore conformance: ${name}`, { timeout: options.timeoutMs ?? 120_000 }, () => {
     let fixture: KnowledgeStoreFixture | undefined;
@@ -780,6 +793,76 @@ export function describeKnowledgeStore(
         'CONFLICT',
       );
       expect(await store.getChunk(alice.space, 'batchdoc000000000000000004')).toBeNull();
+    });
+
+    it('takes keyword terms as plain words: no query syntax of any engine widens, breaks or escapes a search', async () => {
+      const { knowledge: memory } = await setup();
+      const stored = async (content: string) => (await memory.store(alice, { content })).id;
+      const ids = {
+        deploy: await stored(PLAIN_TERM_TEXTS.deploy),
+        lunch: await stored(PLAIN_TERM_TEXTS.lunch),
+        ops: await stored(PLAIN_TERM_TEXTS.ops),
+      };
+      const store = fixture!.store;
+      const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now: '2026-03-01T12:00:00.000Z' };
+      await expectPlainTerms(
+        async (terms) => (await store.keywordSearch({ filter, terms, limit: 10 })).map((h) => h.id),
+        ids,
+      );
+      expect((await store.stats('acme')).documents).toBe(3);
+    });
+
+    it.skipIf(options.unavailableWhenClosed === false)(
+      'a closed store answers STORE_UNAVAILABLE, naming its adapter, on every method and changes nothing',
+      async () => {
+        const { knowledge: memory } = await setup();
+        const before = await memory.store(alice, { content: 'Stored before the store was closed.', key: '/kb/before' });
+        const store = fixture!.store;
+        const [stored] = await store.getDocument('acme', before.id);
+        const chunk: MemoryRecord = { ...stored!, id: 'closed-1', docId: 'closed-1', key: '/kb/after-close' };
+        await store.close();
+        const now = '2026-03-01T12:00:00.000Z';
+        const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now };
+        const calls: [string, () => Promise<unknown>][] = [
+          ['insertDocument', () => store.insertDocument([chunk])],
+          ['getChunk', () => store.getChunk('acme', 'x')],
+          ['getDocument', () => store.getDocument('acme', 'x')],
+          ['keywordSearch', () => store.keywordSearch({ filter, terms: ['stored'], limit: 3 })],
+          ['vectorSearch', () => store.vectorSearch({ filter, vector: new Float32Array(64).fill(1), limit: 3 })],
+          ['stats', () => store.stats('acme')],
+          ['getEmbeddingInfo', () => store.getEmbeddingInfo()],
+          ['deleteExpired', () => store.deleteExpired(now)],
+        ];
+        for (const [method, call] of calls) {
+          const error = await expectCode(call(), 'STORE_UNAVAILABLE');
+          expect(error.message, method).toMatch(new RegExp(`^${store.name}: `));
+          expect(error.message, method).toMatch(/closed/);
+        }
+        if (fixture!.openAnother) {
+          const reopened = await fixture!.openAnother();
+          extra.push(reopened);
+          expect((await reopened.stats('acme')).documents).toBe(1);
+          expect(await reopened.getChunk('acme', 'closed-1')).toBeNull();
+        }
+      },
+    );
+
+    it('with autoMigrate off, refuses work with STORE_UNAVAILABLE naming migrate() until migrate() runs', async () => {
+      await setup();
+      if (!fixture!.openUnmigrated) return; // no schema migrations in this store
+      const store = await fixture!.openUnmigrated();
+      extra.push(store);
+      for (const [method, call] of [
+        ['stats', () => store.stats('acme')],
+        ['getChunk', () => store.getChunk('acme', 'x')],
+      ] as const) {
+        const error = await expectCode(call(), 'STORE_UNAVAILABLE');
+        expect(error.message, method).toMatch(new RegExp(`^${store.name}: .*migrate\\(\\)`));
+      }
+      expect((await store.migrate()).applied.length).toBeGreaterThan(0);
+      expect((await store.migrate()).applied).toEqual([]);
+      expect((await store.stats('acme')).documents).toBe(0);
+      expect(await store.getChunk('acme', 'x')).toBeNull();
     });
 
     it('persists across instances and loses nothing when two instances write at once', async () => {

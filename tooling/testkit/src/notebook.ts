@@ -9,6 +9,11 @@ export interface NotebookStoreFixture {
   cleanup: () => Promise<void>;
   /** Open another, independent instance on the same data (persistence and concurrency). */
   openAnother: () => Promise<NotebookStore>;
+  /**
+   * Make the store's data unreachable, as a lost connection or a vanished folder would (default: close the store).
+   * A durable store must then answer `STORE_UNAVAILABLE`.
+   */
+  makeUnreachable?: () => Promise<void>;
 }
 
 export type NotebookStoreFactory = () => Promise<NotebookStoreFixture>;
@@ -189,6 +194,18 @@ export function describeNotebookStore(
       }
       expect(await store.list(alice)).toEqual([]);
       expect(await store.list({ space: 'acme', agent: 'evil' })).toEqual([]);
+    });
+
+    it('answers STORE_UNAVAILABLE, naming its adapter, when its data cannot be reached', async () => {
+      const f = await setup();
+      if (!f.store.capabilities.durable) return; // process memory: nothing can be out of reach
+      await f.store.write(alice, 'MEMORY.md', '- before\n', { expectedVersion: null, at: AT });
+      await (f.makeUnreachable ?? (() => f.store.close()))();
+      const error = await expectCode(
+        f.store.write(alice, 'topics/after.md', '- after\n', { expectedVersion: null, at: AT }),
+        'STORE_UNAVAILABLE',
+      );
+      expect(error.message).toMatch(new RegExp(`^${f.store.name}: `));
     });
 
     it('round-trips Unicode and a 100 KB file exactly, and persists across instances', async () => {

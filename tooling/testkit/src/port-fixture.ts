@@ -10,6 +10,11 @@ export interface PortFixture<S> {
   store: S;
   cleanup: () => Promise<void>;
   openAnother?: () => Promise<S>;
+  /**
+   * Another instance on the same data whose connection is gone (opened, then closed): a durable store must answer
+   * it with `STORE_UNAVAILABLE`. Suites that check this skip it without the function (stores in process memory).
+   */
+  unreachable?: () => Promise<S>;
 }
 
 export type PortFactory<S> = () => Promise<PortFixture<S>>;

@@ -21,6 +21,11 @@ export interface TranscriptStoreFixture {
   cleanup: () => Promise<void>;
   /** Open another, independent instance on the same data (persistence, concurrency, recovery after a crash). */
   openAnother: (options?: TranscriptStoreTestOptions) => Promise<TranscriptStore>;
+  /**
+   * Make the store's data unreachable, as a lost connection or a vanished folder would (default: close the store).
+   * A durable store must then answer `STORE_UNAVAILABLE`.
+   */
+  makeUnreachable?: () => Promise<void>;
 }
 
 export type TranscriptStoreFactory = (options: TranscriptStoreTestOptions) => Promise<TranscriptStoreFixture>;
@@ -206,6 +211,20 @@ export function describeTranscriptStore(
         'INVALID_INPUT',
       );
       expect(await store.read('acme', 'alice')).toBeNull();
+    });
+
+    it('answers STORE_UNAVAILABLE, naming its adapter, when its data cannot be reached', async () => {
+      const f = await setup();
+      if (!f.store.capabilities.durable) return; // process memory: nothing can be out of reach
+      await f.store.append('acme', 'alice', [msg('user', 'before')], header('c1'));
+      await (f.makeUnreachable ?? (() => f.store.close()))();
+      for (const [method, call] of [
+        ['append', () => f.store.append('acme', 'alice', [msg('user', 'after')], header('c1'))],
+        ['agents', () => f.store.agents('acme')],
+      ] as const) {
+        const error = await expectCode(call(), 'STORE_UNAVAILABLE');
+        expect(error.message, method).toMatch(new RegExp(`^${f.store.name}: `));
+      }
     });
 
     it('persists: another instance reads what the first wrote', async () => {

@@ -1,13 +1,7 @@
-import { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
+import { guardTranscriptStore } from '../adapter-kit/transcripts.js';
+import { archiveId, compareArchiveIds } from '../domain/archive-names.js';
 import { checkCompactionBasis } from '../domain/compaction.js';
-import { checkName } from '../domain/names.js';
-import {
-  checkTranscriptHeader,
-  checkTranscriptMessage,
-  checkTranscriptRef,
-  isEmptyContent,
-  renderTranscript,
-} from '../domain/transcript-format.js';
+import { isEmptyContent, renderTranscript } from '../domain/transcript-format.js';
 import { MemError } from '../errors.js';
 import type {
   ArchiveInfo,
@@ -99,16 +93,12 @@ export function createInMemoryTranscriptStore(
         return t ? cloneTranscript(t) : null;
       },
       async append(messages: TranscriptMessage[], init: TranscriptHeader) {
-        for (const m of messages) checkTranscriptMessage(m);
-        checkTranscriptHeader(init);
         const e = entry(space, agent, true)!;
         e.transcript ??= { header: { ...init }, messages: [] };
         for (const m of messages) if (!isEmptyContent(m.content)) e.transcript.messages.push({ ...m });
         return { header: { ...e.transcript.header } };
       },
       async compact(change: CompactionChange): Promise<CompactionResult> {
-        checkTranscriptHeader(change.header);
-        for (const m of change.messages) checkTranscriptMessage(m);
         const e = entry(space, agent, false);
         const current = e?.transcript;
         if (!e || !current)
@@ -143,29 +133,23 @@ export function createInMemoryTranscriptStore(
   const sortedArchives = (e: Entry | undefined) =>
     (e?.archives ?? []).map((a) => a.info).sort((a, b) => compareArchiveIds(a.id, b.id));
 
-  return {
+  return guardTranscriptStore({
     name: 'in-memory',
     capabilities: { durable: false, crossProcess: false },
     data,
     async append(space, agent, messages, init) {
-      checkTranscriptRef(space, agent);
       return withMutex(space, agent, () => locked(space, agent).append(messages, init));
     },
     async read(space, agent) {
-      checkTranscriptRef(space, agent);
       return locked(space, agent).read();
     },
     async compact(space, agent, change) {
-      checkTranscriptRef(space, agent);
       return withMutex(space, agent, () => locked(space, agent).compact(change));
     },
     async listArchives(space, agent) {
-      checkTranscriptRef(space, agent);
       return sortedArchives(entry(space, agent, false));
     },
     async readArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       const found = entry(space, agent, false)?.archives.find((a) => a.info.id === id);
       if (!found)
         throw new MemError(
@@ -175,8 +159,6 @@ export function createInMemoryTranscriptStore(
       return cloneTranscript(found.transcript);
     },
     async deleteArchive(space, agent, id) {
-      checkTranscriptRef(space, agent);
-      if (!parseArchiveId(id)) throw invalidArchiveId(id);
       const e = entry(space, agent, false);
       if (!e) return false;
       const before = e.archives.length;
@@ -184,7 +166,6 @@ export function createInMemoryTranscriptStore(
       return e.archives.length < before;
     },
     async remove(space, agent) {
-      checkTranscriptRef(space, agent);
       return withMutex(space, agent, async () => {
         const e = entry(space, agent, false);
         if (!e) return { transcripts: 0, archives: 0 };
@@ -193,16 +174,14 @@ export function createInMemoryTranscriptStore(
       });
     },
     async agents(space) {
-      checkName(space, 'space');
       const out: string[] = [];
       for (const e of data.entries.values())
         if (e.space === space && (e.transcript || e.archives.length > 0)) out.push(e.agent);
       return out.sort();
     },
     async withLock(space, agent, fn) {
-      checkTranscriptRef(space, agent);
       return withMutex(space, agent, () => fn(locked(space, agent)));
     },
     async close() {},
-  };
+  });
 }

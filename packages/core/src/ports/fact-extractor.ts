@@ -17,7 +17,8 @@ export interface EpisodeCluster {
 export interface ExtractedFact {
   /**
    * Stable identity of the fact: the same knowledge extracted again must give the same key (a key like
-   * `tool.deploy_tool.success-usage`, never one containing a count or a date), so that a second run finds it.
+   * `tool.deploy-tool.success-usage`, never one containing a count or a date), so that a second run finds it.
+   * The shipped extractors make keys in the grammar `FACT_KEY_PATTERN` (`checkFactKey`).
    */
   key: string;
   value: JsonValue;

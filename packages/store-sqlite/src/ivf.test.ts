@@ -1,7 +1,6 @@
+import { cosine, seededRandom } from '@mem/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../src/domain/random.js';
-import { cosine } from '../src/domain/ranking.js';
 import {
   assignList,
   dot,
@@ -11,7 +10,7 @@ import {
   sphericalKMeans,
   trainIvf,
   unitVector,
-} from '../src/domain/vector-index.js';
+} from './ivf.js';
 
 /** Uniform numbers in [-0.5, 0.5), seeded. */
 function seeded(seed: number): () => number {

@@ -1,11 +1,12 @@
 /**
- * Building blocks of an approximate vector index for cosine similarity (pure, no I/O): spherical k-means, a
+ * The IVF quantizer of the SQLite store's approximate vector index (engine code, used by `vector-index.ts` only;
+ * it was in `@mem/core/adapter` before). Building blocks of an approximate vector index for cosine similarity (pure, no I/O): spherical k-means, a
  * two-level inverted-file (IVF) quantizer that assigns a vector to one of `coarse × fine` lists with
  * `coarse + fine` dot products, the lists a query probes, and per-vector int8 quantization (cosine does not
  * depend on a vector's length, so one scale per vector loses only rounding). A store keeps the lists; an exact
  * re-rank with the full vectors decides the final order.
  */
-import { seededRandom } from './random.js';
+import { seededRandom } from '@mem/core/adapter';
 
 /** A trained two-level quantizer: coarse centroids, and the leaf centroids (the lists) under each of them. */
 export interface IvfQuantizer {
