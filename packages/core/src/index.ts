@@ -125,7 +125,7 @@ export {
   type SmartRecallResult,
   type StoreOverrides,
   type StoreResult,
-} from './services/knowledge.js';
+} from './services/knowledge/index.js';
 export {
   Notebook,
   type NotebookListResult,

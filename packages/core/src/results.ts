@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import type { SearchResult, SmartRecallResult } from './services/knowledge.js';
+import type { SearchResult, SmartRecallResult } from './services/knowledge/index.js';
 
 const scope = z.enum(['agent', 'swarm']);
 const source = z.enum(['manual', 'file_index', 'task_completion', 'session_summary']);

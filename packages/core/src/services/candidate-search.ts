@@ -1,18 +1,18 @@
 /**
- * The hybrid search of the candidate stores (episodes, procedures): a keyword arm and a vector arm, each fetching
- * `candidateMultiplier × topK` candidates (at most `maxCandidates`), fused by weighted RRF. Shared by @mem/episodic
+ * The hybrid search of the candidate stores (episodes, procedures): the two arms of services/search-arms.ts, each
+ * fetching `candidateMultiplier × topK` candidates (at most `maxCandidates`), fused by weighted RRF. Shared by @mem/episodic
  * and @mem/procedural so that both search the same way; what they do with the fused list (episodes: take the top;
  * procedures: combine with the success rate) is theirs.
  */
 
 import { DEFAULT_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
-import { queryTerms } from '../domain/text.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
-import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
+import type { TokenUsage } from '../ports/summarizer.js';
 import type { StoredEmbedding } from '../types-structured.js';
 import { embedTexts } from './embedding.js';
+import { DEFAULT_SEARCH_ARMS, runSearchArms, type SearchArmOptions } from './search-arms.js';
 
 /** The search half of EpisodeStore and ProcedureStore. */
 export interface CandidateSearchStore {
@@ -21,20 +21,15 @@ export interface CandidateSearchStore {
   vectorSearch(space: string, vector: Float32Array, model: string, limit: number): Promise<VectorHit[]>;
 }
 
-export interface CandidateSearchOptions {
+export interface CandidateSearchOptions extends SearchArmOptions {
   fusion: FusionOptions;
-  candidateMultiplier: number;
-  maxCandidates: number;
-  maxQueryTerms: number;
   /** Vector hits at or below this cosine are dropped (unrelated nearest neighbours). */
   minSimilarity: number;
 }
 
 export const DEFAULT_CANDIDATE_SEARCH: CandidateSearchOptions = {
   fusion: DEFAULT_FUSION,
-  candidateMultiplier: 3,
-  maxCandidates: 100,
-  maxQueryTerms: 12,
+  ...DEFAULT_SEARCH_ARMS,
   minSimilarity: 0,
 };
 
@@ -85,25 +80,20 @@ export async function searchCandidates(
   topK: number,
   options: CandidateSearchOptions,
 ): Promise<CandidateSearchResult> {
-  const n = Math.max(1, Math.min(options.maxCandidates, options.candidateMultiplier * topK));
-  const terms = queryTerms(query, options.maxQueryTerms);
-  const keywordRan = store.capabilities.keyword && terms.length > 0;
-  const vectorRan = embedder !== undefined && store.capabilities.vector;
-  let usage: TokenUsage = { ...NO_USAGE };
-  const [keyword, vector] = await Promise.all([
-    keywordRan ? store.keywordSearch(space, terms, n) : Promise.resolve([]),
-    vectorRan
-      ? embedTexts(embedder!, [query]).then(async (q) => {
-          usage = q.usage;
-          return (await store.vectorSearch(space, q.vectors[0]!, embedder!.id, n)).filter(
-            (h) => h.similarity > options.minSimilarity,
-          );
-        })
-      : Promise.resolve([]),
-  ]);
+  const {
+    keywordHits: keyword,
+    vectorHits: vector,
+    ran: arms,
+    usage,
+  } = await runSearchArms(query, topK, options, {
+    keyword: store.capabilities.keyword,
+    embed: embedder !== undefined && store.capabilities.vector ? (texts) => embedTexts(embedder, texts) : undefined,
+    keywordSearch: (terms, n) => store.keywordSearch(space, terms, n),
+    vectorSearch: async (v, n) =>
+      (await store.vectorSearch(space, v, embedder!.id, n)).filter((h) => h.similarity > options.minSimilarity),
+  });
   const keywordScore = new Map(keyword.map((h) => [h.id, h.score]));
   const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
-  const arms = { keyword: keywordRan, vector: vectorRan };
   const candidates = fuseRRF(
     keyword.map((h) => h.id),
     vector.map((h) => h.id),

@@ -18,7 +18,7 @@ import { transcriptRoleSchema } from '../schemas-notebook.js';
 import type { Stack } from '../stack.js';
 import type { Principal } from '../types.js';
 import type { CompressionOutcome, ContextMessage, Conversation } from './conversation.js';
-import { defaultName, type StoreResult } from './knowledge.js';
+import { defaultName, type StoreResult } from './knowledge/index.js';
 
 /** Context window, threshold and strategy a runner uses when the caller sets none. */
 export interface ModelContextDefaults {

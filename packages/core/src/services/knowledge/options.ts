@@ -1,0 +1,59 @@
+import { DEFAULT_DEDUP_THRESHOLD, DEFAULT_RECALL_THRESHOLD } from '../../domain/calibration.js';
+import { type ChunkOptions, DEFAULT_CHUNKING } from '../../domain/chunking.js';
+import { DEFAULT_TIERS, type TierTable } from '../../domain/lifecycle.js';
+import {
+  type AccessOptions,
+  DEFAULT_ACCESS,
+  DEFAULT_FUSION,
+  DEFAULT_SESSION_CONTEXT,
+  type FusionOptions,
+  type SessionContextOptions,
+} from '../../domain/ranking.js';
+import type { PersonalDataSetting } from '../../domain/secrets.js';
+import { DEFAULT_TIME_CUE, type TimeCueOptions } from '../../domain/time-cue.js';
+import { DEFAULT_SEARCH_ARMS, type SearchArmOptions } from '../search-arms.js';
+
+/**
+ * Every number of the knowledge service, with defaults (docs/configuration.md). Each default lives beside the rule
+ * it tunes (fusion and session context in domain/ranking.ts, thresholds in domain/calibration.ts, candidate counts
+ * in services/search-arms.ts…); this object only assembles them.
+ */
+export interface KnowledgeOptions extends SearchArmOptions {
+  /** Payment cards and IBANs in memories: refuse (default), redact or allow, for all spaces or per space. */
+  personalData?: PersonalDataSetting;
+  fusion: FusionOptions;
+  searchLimit: number;
+  recallLimit: number;
+  dedupThreshold: number;
+  injectionThreshold: number;
+  recallPreviewChars: number;
+  smartRecallHitBonus: number;
+  maxContentChars: number;
+  chunking: ChunkOptions;
+  tiers: TierTable;
+  access: AccessOptions;
+  /** How many of the fused top results the stack's reranker re-scores (when it has one). */
+  rerankDepth: number;
+  /** The session context (docs/ranking.md): a share of a session's best match given to its other memories. */
+  session: SessionContextOptions;
+  /** A period the query names (docs/ranking.md): memories said in it or `afterDays` after get ×(1 + weight). */
+  timeCue: TimeCueOptions;
+}
+
+export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
+  fusion: DEFAULT_FUSION,
+  ...DEFAULT_SEARCH_ARMS,
+  searchLimit: 10,
+  recallLimit: 5,
+  dedupThreshold: DEFAULT_DEDUP_THRESHOLD,
+  injectionThreshold: DEFAULT_RECALL_THRESHOLD,
+  recallPreviewChars: 300,
+  smartRecallHitBonus: 0.05,
+  maxContentChars: 2_000_000,
+  chunking: DEFAULT_CHUNKING,
+  tiers: DEFAULT_TIERS,
+  access: DEFAULT_ACCESS,
+  rerankDepth: 20,
+  session: DEFAULT_SESSION_CONTEXT,
+  timeCue: DEFAULT_TIME_CUE,
+};

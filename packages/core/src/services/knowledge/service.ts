@@ -1,0 +1,194 @@
+import type { MemError } from '../../errors.js';
+import type { Embedder } from '../../ports/embedder.js';
+import type { KnowledgeStore } from '../../ports/knowledge-store.js';
+import type { Reranker } from '../../ports/reranker.js';
+import type { TokenUsage } from '../../ports/summarizer.js';
+import type { MemoryVersion, Principal, Scope } from '../../types.js';
+import { KnowledgeContext } from './context.js';
+import * as curation from './curation.js';
+import * as ingest from './ingest.js';
+import type { KnowledgeOptions } from './options.js';
+import * as search from './search.js';
+import * as transfer from './transfer.js';
+import type {
+  DedupResult,
+  EditResult,
+  ExportRecord,
+  ImportLineError,
+  ImportRecord,
+  ImportReport,
+  KnowledgeServiceDeps,
+  MemoryDocument,
+  RateResult,
+  RecallBlock,
+  SearchResult,
+  SmartRecallResult,
+  StoreOverrides,
+  StoreResult,
+} from './types.js';
+
+/**
+ * The knowledge memory operations of docs/ranking.md over a KnowledgeStore and an optional Embedder. A facade: each
+ * role lives in a file of its own (ingest, search, curation, transfer), all sharing one KnowledgeContext.
+ */
+export class KnowledgeService {
+  readonly knowledge: KnowledgeStore;
+  readonly embedder: Embedder | undefined;
+  readonly reranker: Reranker | undefined;
+  readonly options: KnowledgeOptions;
+  private readonly ctx: KnowledgeContext;
+
+  constructor(deps: KnowledgeServiceDeps) {
+    this.ctx = new KnowledgeContext(deps);
+    this.knowledge = this.ctx.knowledge;
+    this.embedder = this.ctx.embedder;
+    this.reranker = this.ctx.reranker;
+    this.options = this.ctx.options;
+  }
+
+  // ---------- ingest ----------
+
+  /** memory-store */
+  store(p: Principal, raw: unknown, overrides: StoreOverrides = {}): Promise<StoreResult> {
+    return ingest.store(this.ctx, p, raw, overrides);
+  }
+
+  /** memory-store for many items at once: one result or MemError per input, in order (see ingest.ts). */
+  storeMany(
+    p: Principal,
+    inputs: unknown[],
+    overrides: (StoreOverrides | undefined)[] = [],
+  ): Promise<(StoreResult | MemError)[]> {
+    return ingest.storeMany(this.ctx, p, inputs, overrides);
+  }
+
+  /** memory-index: index a document by its source path; the same path again replaces it (unchanged content is a no-op). */
+  index(
+    p: Principal,
+    raw: unknown,
+    options: { scope?: Scope } = {},
+  ): Promise<StoreResult & { status: 'created' | 'updated' | 'unchanged' }> {
+    return ingest.index(this.ctx, p, raw, options);
+  }
+
+  // ---------- search and recall ----------
+
+  /** memory-search */
+  async search(p: Principal, raw: unknown): Promise<SearchResult[]> {
+    return (await this.searchReport(p, raw)).results;
+  }
+
+  /** memory-search with the caller's `intent` (logged) and the tokens the query embedding spent. */
+  searchReport(
+    p: Principal,
+    raw: unknown,
+  ): Promise<{ results: SearchResult[]; intent: string | null; usage: TokenUsage }> {
+    return search.searchReport(this.ctx, p, raw);
+  }
+
+  /** memory-dedup-check: is this text already remembered? */
+  dedupCheck(p: Principal, raw: unknown): Promise<DedupResult> {
+    return search.dedupCheck(this.ctx, p, raw);
+  }
+
+  /** smart-recall: several queries, merged by id; score = best similarity + bonus × hits; top 2 × limit. */
+  async smartRecall(p: Principal, raw: unknown): Promise<SmartRecallResult[]> {
+    return (await this.smartRecallReport(p, raw)).results;
+  }
+
+  /** smart-recall with the tokens the embedder spent on the queries. */
+  smartRecallReport(p: Principal, raw: unknown): Promise<{ results: SmartRecallResult[]; usage: TokenUsage }> {
+    return search.smartRecallReport(this.ctx, p, raw);
+  }
+
+  /** task-context-gathering: the task plus a smart recall (queries default to the task itself). */
+  taskContext(
+    p: Principal,
+    raw: unknown,
+  ): Promise<{ task: string; taskId: string | null; memories: SmartRecallResult[]; usage: TokenUsage }> {
+    return search.taskContext(this.ctx, p, raw);
+  }
+
+  /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
+  recall(p: Principal, task: string, options: { limit?: number; threshold?: number } = {}): Promise<RecallBlock> {
+    return search.recall(this.ctx, p, task, options);
+  }
+
+  // ---------- curation ----------
+
+  /** memory-get: the whole document; counts one access. */
+  get(p: Principal, raw: unknown): Promise<MemoryDocument> {
+    return curation.get(this.ctx, p, raw);
+  }
+
+  /** Read a document without counting an access (inspection, export). */
+  peek(p: Principal, raw: unknown): Promise<MemoryDocument> {
+    return curation.peek(this.ctx, p, raw);
+  }
+
+  /** memory-edit: replace, exact passage change, or a pure move with `newKey`. */
+  edit(p: Principal, raw: unknown): Promise<EditResult> {
+    return curation.edit(this.ctx, p, raw);
+  }
+
+  /** memory-delete: the document with all its chunks. */
+  delete(p: Principal, raw: unknown): Promise<{ id: string; deletedChunks: number }> {
+    return curation.deleteMemory(this.ctx, p, raw);
+  }
+
+  /** memory_rate: at most one counted vote per (memory, rater); the author's own votes are recorded, not counted. */
+  rate(p: Principal, raw: unknown): Promise<RateResult> {
+    return curation.rate(this.ctx, p, raw);
+  }
+
+  /** inject-learning: a lead teaches an agent; stored at swarm scope, source manual, tagged with the category. */
+  injectLearning(p: Principal, raw: unknown): Promise<StoreResult> {
+    return curation.injectLearning(this.ctx, p, raw);
+  }
+
+  /** Version history of a document, oldest first. */
+  versions(p: Principal, raw: unknown): Promise<MemoryVersion[]> {
+    return curation.versions(this.ctx, p, raw);
+  }
+
+  /** gc: delete expired memories of a space (or of every space). `/longterm` never expires. */
+  gc(p: Principal, options: { allSpaces?: boolean } = {}): Promise<{ deletedChunks: number }> {
+    return curation.gc(this.ctx, p, options);
+  }
+
+  // ---------- transfer ----------
+
+  /** Export documents the principal may see (a lead: the whole space), oldest first, with original timestamps. */
+  export(p: Principal, options: { batchSize?: number } = {}): AsyncGenerator<ExportRecord> {
+    return transfer.exportRecords(this.ctx, p, options);
+  }
+
+  /** Import one record (as written by export). A lead may import for other agents of the space. */
+  import(p: Principal, record: ImportRecord): Promise<StoreResult> {
+    return transfer.importRecord(this.ctx, p, record);
+  }
+
+  /** Import JSON Lines (as written by export), line by line checked, written in batches (see transfer.ts). */
+  importLines(
+    p: Principal,
+    text: string,
+    options: {
+      onLine?: (done: number, total: number, error?: ImportLineError) => void;
+      signal?: AbortSignal;
+      batchSize?: number;
+    } = {},
+  ): Promise<ImportReport> {
+    return transfer.importLines(this.ctx, p, text, options);
+  }
+
+  /** Re-embed every stored chunk with the current embedder (all spaces). */
+  reindex(
+    options: { batchSize?: number; onProgress?: (done: number) => void } = {},
+  ): Promise<{ chunks: number; model: string; dimension: number; usage: TokenUsage }> {
+    return transfer.reindex(this.ctx, options);
+  }
+
+  stats(p: Principal) {
+    return transfer.stats(this.ctx, p);
+  }
+}

@@ -1,0 +1,205 @@
+/** Transfer: export, import (one record or JSON Lines), re-embedding and statistics (docs/writing.md). */
+import { checkName } from '../../domain/names.js';
+import { MemError } from '../../errors.js';
+import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
+import type { EmbeddingInfo, MemoryRecord, Principal } from '../../types.js';
+import { embedTexts } from '../embedding.js';
+import type { KnowledgeContext } from './context.js';
+import { store, storeMany } from './ingest.js';
+import { injectedBy, itemError, toExport } from './records.js';
+import type {
+  ExportRecord,
+  ImportLineError,
+  ImportRecord,
+  ImportReport,
+  StoreOverrides,
+  StoreResult,
+} from './types.js';
+
+/** Export documents the principal may see (a lead: the whole space), oldest first, with original timestamps. */
+export async function* exportRecords(
+  ctx: KnowledgeContext,
+  p: Principal,
+  options: { batchSize?: number } = {},
+): AsyncGenerator<ExportRecord> {
+  ctx.checkPrincipal(p);
+  const batch = options.batchSize ?? 500;
+  const pending = new Map<string, MemoryRecord[]>();
+  let after: { createdAt: string; id: string } | undefined;
+  const mayExport = (r: MemoryRecord) => p.role === 'lead' || r.scope === 'swarm' || r.agentId === p.agentId;
+  for (;;) {
+    const rows = await ctx.knowledge.scan({ space: p.space, limit: batch, ...(after ? { after } : {}) });
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      if (!mayExport(row)) continue;
+      const list = pending.get(row.docId) ?? [];
+      list.push(row);
+      pending.set(row.docId, list);
+      if (list.length === row.chunkCount) {
+        pending.delete(row.docId);
+        yield toExport(list.sort((a, b) => a.chunkIndex - b.chunkIndex));
+      }
+    }
+    const last = rows[rows.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+    if (rows.length < batch) break;
+  }
+  for (const list of pending.values()) yield toExport(list.sort((a, b) => a.chunkIndex - b.chunkIndex));
+}
+
+/** The store input and overrides of one import record (as written by export), after its own checks. */
+function importInput(
+  p: Principal,
+  record: ImportRecord,
+): { input: Record<string, unknown>; overrides: StoreOverrides } {
+  if (typeof record !== 'object' || record === null)
+    throw new MemError('INVALID_INPUT', 'Each import line must be a JSON object with at least "content".');
+  const { createdAt, agentId, ...rest } = record as ImportRecord & Record<string, unknown>;
+  if (createdAt !== undefined && (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)))) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `createdAt "${String(createdAt)}" is not an ISO-8601 time such as 2026-01-31T12:00:00.000Z.`,
+    );
+  }
+  if (agentId !== undefined && agentId !== p.agentId) {
+    if (p.role !== 'lead')
+      throw new MemError(
+        'FORBIDDEN',
+        `Only a lead may import memories for another agent ("${String(agentId)}"). Run with --role lead.`,
+      );
+    checkName(String(agentId), 'agent');
+  }
+  const allowed = ['content', 'name', 'key', 'scope', 'source', 'tags'];
+  const input = Object.fromEntries(Object.entries(rest).filter(([k]) => allowed.includes(k)));
+  // An export of an injected learning carries its `injected-by:` tag: a lead may restore it, no one else.
+  const lead = p.role === 'lead' && Array.isArray(rest.tags) ? injectedBy(rest.tags.map(String)) : null;
+  return {
+    input,
+    overrides: {
+      ...(lead !== null ? { injectedBy: lead } : {}),
+      ...(createdAt ? { createdAt: new Date(createdAt).toISOString() } : {}),
+      ...(agentId ? { agentId: String(agentId) } : {}),
+    },
+  };
+}
+
+/** Import one record (as written by export). A lead may import for other agents of the space. */
+export async function importRecord(ctx: KnowledgeContext, p: Principal, record: ImportRecord): Promise<StoreResult> {
+  ctx.checkPrincipal(p);
+  const { input, overrides } = importInput(p, record);
+  return store(ctx, p, input, overrides);
+}
+
+/**
+ * Import JSON Lines (as written by export): each line is checked on its own; a bad line is reported by its
+ * number with its code and skipped, the rest go on. Lines are written in batches of `batchSize` (default 500)
+ * through `storeMany`. Store failures (the database is down) stop the import and throw.
+ */
+export async function importLines(
+  ctx: KnowledgeContext,
+  p: Principal,
+  text: string,
+  options: {
+    onLine?: (done: number, total: number, error?: ImportLineError) => void;
+    signal?: AbortSignal;
+    batchSize?: number;
+  } = {},
+): Promise<ImportReport> {
+  ctx.checkPrincipal(p);
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+  const lines = text.split(/\r?\n/);
+  const numbered: { line: number; text: string }[] = [];
+  for (const [i, line] of lines.entries()) if (line.trim()) numbered.push({ line: i + 1, text: line });
+  const total = numbered.length;
+  const report: ImportReport = { imported: 0, duplicates: 0, skipped: 0, errors: [], usage: { ...NO_USAGE } };
+  let done = 0;
+  for (let start = 0; start < numbered.length; start += batchSize) {
+    if (options.signal?.aborted) break;
+    const slice = numbered.slice(start, start + batchSize);
+    const outcome: (StoreResult | MemError | undefined)[] = new Array(slice.length);
+    const inputs: unknown[] = [];
+    const overrides: StoreOverrides[] = [];
+    const at: number[] = [];
+    for (const [j, { text: line }] of slice.entries()) {
+      try {
+        let rec: unknown;
+        try {
+          rec = JSON.parse(line);
+        } catch (e) {
+          throw new MemError('INVALID_INPUT', `not valid JSON (${(e as Error).message})`);
+        }
+        if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
+          throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
+        }
+        const prepared = importInput(p, rec as ImportRecord);
+        inputs.push(prepared.input);
+        overrides.push(prepared.overrides);
+        at.push(j);
+      } catch (e) {
+        outcome[j] = itemError(e);
+      }
+    }
+    const results = inputs.length > 0 ? await storeMany(ctx, p, inputs, overrides) : [];
+    for (const [k, r] of results.entries()) outcome[at[k]!] = r;
+    for (const [j, r] of outcome.entries()) {
+      let error: ImportLineError | undefined;
+      if (r === undefined || MemError.is(r)) {
+        const e = r ?? new MemError('INTERNAL', 'import: a line got no result.');
+        error = { line: slice[j]!.line, code: e.code, message: e.message };
+        report.errors.push(error);
+        report.skipped++;
+      } else if (r.deduplicated) report.duplicates++;
+      else {
+        report.imported++;
+        report.usage = sumUsage([report.usage, r.usage]);
+      }
+      options.onLine?.(++done, total, error);
+    }
+  }
+  return report;
+}
+
+/** Re-embed every stored chunk with the current embedder (all spaces). */
+export async function reindex(
+  ctx: KnowledgeContext,
+  options: { batchSize?: number; onProgress?: (done: number) => void } = {},
+): Promise<{ chunks: number; model: string; dimension: number; usage: TokenUsage }> {
+  const embedder = ctx.embedder;
+  if (!embedder || !ctx.knowledge.capabilities.vector) {
+    throw new MemError(
+      'CAPABILITY_MISSING',
+      'reindex needs an embedder and a store with a vector arm. Configure an embedder (e.g. the local one) and try again.',
+    );
+  }
+  const info: EmbeddingInfo = { model: embedder.id, dimension: embedder.dimension };
+  const batch = options.batchSize ?? 64;
+  let after: { createdAt: string; id: string } | undefined;
+  let done = 0;
+  let usage: TokenUsage = { ...NO_USAGE };
+  for (;;) {
+    const rows = await ctx.knowledge.scan({ limit: batch, ...(after ? { after } : {}) });
+    if (rows.length === 0) break;
+    const embedded = await embedTexts(
+      embedder,
+      rows.map((r) => r.content),
+    );
+    const vectors = embedded.vectors;
+    usage = sumUsage([usage, embedded.usage]);
+    await ctx.knowledge.updateEmbeddings(
+      rows.map((r, i) => ({ id: r.id, embedding: vectors[i]! })),
+      info,
+    );
+    done += rows.length;
+    options.onProgress?.(done);
+    const last = rows[rows.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+    if (rows.length < batch) break;
+  }
+  await ctx.knowledge.setEmbeddingInfo(info);
+  return { chunks: done, ...info, usage };
+}
+
+export async function stats(ctx: KnowledgeContext, p: Principal) {
+  ctx.checkPrincipal(p);
+  return ctx.knowledge.stats(p.space);
+}

@@ -1,0 +1,85 @@
+/**
+ * The two arms of every hybrid search (knowledge memories, episodes, procedures): the query's keyword terms and its
+ * embedding, each arm fetching `candidateMultiplier × limit` candidates (at most `maxCandidates`), both arms run
+ * in parallel. How the hits are fused and ranked is the caller's: the knowledge service fuses scores
+ * (domain/ranking.ts `fuseScores`), the candidate stores fuse ranks (`fuseRRF`).
+ */
+
+import { queryTerms } from '../domain/text.js';
+import type { EmbeddingResult } from '../ports/embedder.js';
+import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
+import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
+
+/** How many candidates each arm fetches and how many query terms the keyword arm keeps. */
+export interface SearchArmOptions {
+  /** Each arm fetches `candidateMultiplier × limit` candidates… */
+  candidateMultiplier: number;
+  /** …at most this many. */
+  maxCandidates: number;
+  /** Keyword terms OR-ed per query (stop words dropped). */
+  maxQueryTerms: number;
+}
+
+/** The arm defaults of every hybrid search (docs/configuration.md). */
+export const DEFAULT_SEARCH_ARMS: SearchArmOptions = {
+  candidateMultiplier: 3,
+  maxCandidates: 100,
+  maxQueryTerms: 12,
+};
+
+/** What a store offers the two arms; the store's own filter (space, viewer, model…) is bound by the caller. */
+export interface SearchArms {
+  /** Whether the store has a keyword arm. */
+  keyword: boolean;
+  /**
+   * Embeds the query, or is absent when there is no vector arm (no embedder, or a store without vectors). May
+   * resolve to null to say the same at call time.
+   */
+  embed?: ((texts: string[]) => Promise<EmbeddingResult | null>) | undefined;
+  keywordSearch(terms: string[], limit: number): Promise<KeywordHit[]>;
+  vectorSearch(vector: Float32Array, limit: number): Promise<VectorHit[]>;
+}
+
+export interface ArmHits {
+  keywordHits: KeywordHit[];
+  vectorHits: VectorHit[];
+  /** The query's vector, or undefined when the vector arm did not run. */
+  vector: Float32Array | undefined;
+  /** Which arms ran (the keyword arm needs terms and store support; the vector arm an embedding). */
+  ran: { keyword: boolean; vector: boolean };
+  /** Tokens the query embedding spent. */
+  usage: TokenUsage;
+}
+
+/** How many candidates each arm fetches for `limit` results. */
+export function armCandidates(limit: number, options: SearchArmOptions): number {
+  return Math.max(1, Math.min(options.maxCandidates, options.candidateMultiplier * limit));
+}
+
+/**
+ * Run both arms for a query: the query terms are cut once, the query embedded once, then the keyword and vector
+ * searches run in parallel. Errors of the embedder come first (nothing is searched); a store error fails the call.
+ */
+export async function runSearchArms(
+  query: string,
+  limit: number,
+  options: SearchArmOptions,
+  arms: SearchArms,
+): Promise<ArmHits> {
+  const candidates = armCandidates(limit, options);
+  const terms = arms.keyword ? queryTerms(query, options.maxQueryTerms) : [];
+  const keyword = terms.length > 0;
+  const embedded = arms.embed ? await arms.embed([query]) : null;
+  const vector = embedded?.vectors[0];
+  const [keywordHits, vectorHits] = await Promise.all([
+    keyword ? arms.keywordSearch(terms, candidates) : Promise.resolve([]),
+    vector ? arms.vectorSearch(vector, candidates) : Promise.resolve([]),
+  ]);
+  return {
+    keywordHits,
+    vectorHits,
+    vector,
+    ran: { keyword, vector: vector !== undefined },
+    usage: embedded?.usage ?? { ...NO_USAGE },
+  };
+}
