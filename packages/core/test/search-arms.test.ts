@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
+import { InMemoryEpisodeStore } from '../src/adapters/in-memory-candidates.js';
+import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
+import { MemError } from '../src/errors.js';
+import type { Embedder } from '../src/ports/embedder.js';
+import type { KeywordHit, KnowledgeStore, VectorHit } from '../src/ports/knowledge-store.js';
+import { DEFAULT_CANDIDATE_SEARCH, searchCandidates } from '../src/services/candidate-search.js';
+import { DEFAULT_KNOWLEDGE_OPTIONS } from '../src/services/knowledge/index.js';
+import { armCandidates, DEFAULT_SEARCH_ARMS, runSearchArms, type SearchArms } from '../src/services/search-arms.js';
+import { createStack } from '../src/stack.js';
+import type { Principal } from '../src/types.js';
+
+const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
+const embedder = createHashingEmbedder({ dimension: 32 });
+
+/** Arms that record every call, in order, and answer one hit each. */
+function recordingArms(overrides: Partial<SearchArms> = {}) {
+  const calls: string[] = [];
+  const limits: { keyword?: number; vector?: number } = {};
+  const terms: string[][] = [];
+  const arms: SearchArms = {
+    keyword: true,
+    embed: async (texts) => {
+      calls.push(`embed:${texts.join('|')}`);
+      return { vectors: await embedder.embed(texts), usage: { inputTokens: 3, outputTokens: 0, totalTokens: 3 } };
+    },
+    keywordSearch: async (t, n): Promise<KeywordHit[]> => {
+      calls.push('keyword');
+      terms.push(t);
+      limits.keyword = n;
+      return [{ id: 'k1', score: 2 }];
+    },
+    vectorSearch: async (_v, n): Promise<VectorHit[]> => {
+      calls.push('vector');
+      limits.vector = n;
+      return [{ id: 'v1', similarity: 0.5 }];
+    },
+    ...overrides,
+  };
+  return { arms, calls, limits, terms };
+}
+
+describe('the search arms (one function for knowledge, episode and procedure search)', () => {
+  it('fetches candidateMultiplier × limit candidates per arm, at most maxCandidates, at least one', () => {
+    expect(armCandidates(5, DEFAULT_SEARCH_ARMS)).toBe(15);
+    expect(armCandidates(50, DEFAULT_SEARCH_ARMS)).toBe(100);
+    expect(armCandidates(1, { ...DEFAULT_SEARCH_ARMS, candidateMultiplier: 0 })).toBe(1);
+    // The knowledge service and the candidate search take their counts from the same defaults.
+    for (const key of ['candidateMultiplier', 'maxCandidates', 'maxQueryTerms'] as const) {
+      expect(DEFAULT_KNOWLEDGE_OPTIONS[key]).toBe(DEFAULT_SEARCH_ARMS[key]);
+      expect(DEFAULT_CANDIDATE_SEARCH[key]).toBe(DEFAULT_SEARCH_ARMS[key]);
+    }
+  });
+
+  it('embeds the query once before running both arms, and reports which ran and what the embedding spent', async () => {
+    const { arms, calls, limits } = recordingArms();
+    const hits = await runSearchArms('deploy freeze friday', 4, DEFAULT_SEARCH_ARMS, arms);
+    expect(calls[0]).toBe('embed:deploy freeze friday');
+    expect(calls.slice(1).sort()).toEqual(['keyword', 'vector']);
+    expect(limits).toEqual({ keyword: 12, vector: 12 });
+    expect(hits.ran).toEqual({ keyword: true, vector: true });
+    expect(hits.keywordHits.map((h) => h.id)).toEqual(['k1']);
+    expect(hits.vectorHits.map((h) => h.id)).toEqual(['v1']);
+    expect(hits.vector).toHaveLength(32);
+    expect(hits.usage.totalTokens).toBe(3);
+  });
+
+  it('keeps at most maxQueryTerms terms and skips the keyword arm without terms or store support', async () => {
+    const many = Array.from({ length: 20 }, (_, i) => `term${i}word`).join(' ');
+    const capped = recordingArms();
+    await runSearchArms(many, 2, { ...DEFAULT_SEARCH_ARMS, maxQueryTerms: 5 }, capped.arms);
+    expect(capped.terms[0]).toHaveLength(5);
+
+    const noKeyword = recordingArms({ keyword: false });
+    const hits = await runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, noKeyword.arms);
+    expect(noKeyword.calls).not.toContain('keyword');
+    expect(hits.ran).toEqual({ keyword: false, vector: true });
+
+    const noTerms = recordingArms();
+    expect((await runSearchArms('?! …', 2, DEFAULT_SEARCH_ARMS, noTerms.arms)).ran.keyword).toBe(false);
+    expect(noTerms.calls).not.toContain('keyword');
+  });
+
+  it('skips the vector arm without an embedding, spending nothing', async () => {
+    const absent = recordingArms({ embed: undefined });
+    const hits = await runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, absent.arms);
+    expect(absent.calls).toEqual(['keyword']);
+    expect(hits).toMatchObject({ ran: { keyword: true, vector: false }, vector: undefined, vectorHits: [] });
+    expect(hits.usage.totalTokens).toBe(0);
+
+    const declined = recordingArms({ embed: async () => null });
+    expect((await runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, declined.arms)).ran.vector).toBe(false);
+    expect(declined.calls).toEqual(['keyword']);
+  });
+
+  it('searches nothing when the embedder fails: its error is the one the caller gets', async () => {
+    const failing = recordingArms({
+      embed: async () => {
+        throw new MemError('EMBEDDER_FAILED', 'the embedder is down', { retryable: true });
+      },
+    });
+    await expect(runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, failing.arms)).rejects.toMatchObject({
+      code: 'EMBEDDER_FAILED',
+    });
+    expect(failing.calls).toEqual([]);
+  });
+
+  it('the knowledge search and the episode search ask their stores for the same candidate counts', async () => {
+    const asked: Record<string, number[]> = { knowledgeKeyword: [], knowledgeVector: [], episodeKeyword: [] };
+    const inner = createInMemoryKnowledgeStore();
+    const store: KnowledgeStore = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === 'keywordSearch')
+          return (q: Parameters<KnowledgeStore['keywordSearch']>[0]) => {
+            asked.knowledgeKeyword!.push(q.limit);
+            return target.keywordSearch(q);
+          };
+        if (prop === 'vectorSearch')
+          return (q: Parameters<KnowledgeStore['vectorSearch']>[0]) => {
+            asked.knowledgeVector!.push(q.limit);
+            return target.vectorSearch(q);
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const stack = createStack({ knowledge: store, embedder, knowledgeOptions: { maxCandidates: 20 } });
+    await stack.knowledge.store(alice, { content: 'Deploys freeze on Fridays after 15:00.' });
+    const [hit] = await stack.knowledge.search(alice, { query: 'deploy friday', limit: 4 });
+    expect(hit?.content).toContain('Deploys freeze');
+    await stack.knowledge.search(alice, { query: 'deploy friday', limit: 9 });
+
+    const episodes = new InMemoryEpisodeStore();
+    const keywordSearch = episodes.keywordSearch.bind(episodes);
+    episodes.keywordSearch = async (space, terms, limit) => {
+      asked.episodeKeyword!.push(limit);
+      return keywordSearch(space, terms, limit);
+    };
+    const options = { ...DEFAULT_CANDIDATE_SEARCH, maxCandidates: 20 };
+    for (const topK of [4, 9])
+      await searchCandidates(episodes, embedder as Embedder, 'acme', 'deploy friday', topK, options);
+
+    expect(asked.knowledgeKeyword).toEqual([12, 20]);
+    expect(asked.knowledgeVector).toEqual([12, 20]);
+    expect(asked.episodeKeyword).toEqual([12, 20]);
+  });
+});
