@@ -18,6 +18,23 @@ import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from './options.js';
 import { notFound, type Ref } from './records.js';
 import type { KnowledgeServiceDeps } from './types.js';
 
+/** A document about to be chunked and written: what every chunk of it carries. */
+export interface DocumentPlan {
+  docId: string;
+  scope: Scope;
+  agentId: string;
+  key: string;
+  name: string;
+  content: string;
+  source: Source;
+  tags: string[];
+  pieces: { content: string; bodyStart: number }[];
+  hash: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+}
+
 /**
  * What every role of the knowledge service shares: the store, the embedder and its vector space, the options, the
  * clock, the logger and the scanners, and the checks all roles apply (principal, visibility, ownership, content).
@@ -168,24 +185,14 @@ export class KnowledgeContext {
     );
   }
 
-  buildChunks(args: {
-    p: Principal;
-    docId: string;
-    scope: Scope;
-    agentId: string;
-    key: string;
-    name: string;
-    content: string;
-    source: Source;
-    tags: string[];
-    vectors: Float32Array[] | null;
-    pieces: { content: string; bodyStart: number }[];
-    hash: string;
-    createdAt: string;
-    updatedAt: string;
-    expiresAt: string | null;
-    carry?: Pick<MemoryRecord, 'accessCount' | 'lastAccessedAt' | 'alpha' | 'beta' | 'version'> | undefined;
-  }): MemoryRecord[] {
+  /** The chunks to write for a document: its pieces, with their vectors (or none) and the counters it carries over. */
+  buildChunks(
+    args: DocumentPlan & {
+      p: Principal;
+      vectors: Float32Array[] | null;
+      carry?: Pick<MemoryRecord, 'accessCount' | 'lastAccessedAt' | 'alpha' | 'beta' | 'version'> | undefined;
+    },
+  ): MemoryRecord[] {
     const model = args.vectors ? this.embedder!.id : null;
     return args.pieces.map((piece, i) => ({
       id: chunkId(args.docId, i),

@@ -7,9 +7,9 @@ import { MemError } from '../../errors.js';
 import type { HashLookup } from '../../ports/knowledge-store.js';
 import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
 import { type MemoryStoreInput, memoryIndexInput, memoryStoreInput, parseInput } from '../../schemas.js';
-import type { MemoryRecord, MemoryVersion, Principal, Scope, Source } from '../../types.js';
+import type { MemoryRecord, MemoryVersion, Principal, Scope } from '../../types.js';
 import { scanFields } from '../secret-scan.js';
-import type { KnowledgeContext } from './context.js';
+import type { DocumentPlan, KnowledgeContext } from './context.js';
 import { defaultName, INJECTED_BY_TAG, itemError, keyTaken } from './records.js';
 import type { StoreOverrides, StoreResult } from './types.js';
 
@@ -88,20 +88,7 @@ async function prepareStore(
     p.space,
     known !== undefined ? known : await ctx.knowledge.findDocIdByHash(p.space, scope, agentId, hash),
   );
-  if (existing) {
-    const first = existing[0]!;
-    return {
-      deduplicated: {
-        id: first.docId,
-        ids: existing.map((c) => c.id),
-        key: first.key,
-        name: first.name,
-        chunkCount: existing.length,
-        deduplicated: true,
-        usage: { ...NO_USAGE },
-      },
-    };
-  }
+  if (existing) return { deduplicated: resultOf(existing, true, { ...NO_USAGE }) };
   const twin = batch.byHash.get(hashKey);
   if (twin) return { deduplicatedOf: twin };
   const now = ctx.now();
@@ -164,7 +151,7 @@ export async function store(
   if (!('planned' in prepared)) throw new MemError('INTERNAL', 'store: a single item cannot repeat itself.');
   const { chunks, usage } = await plannedChunks(ctx, p, [prepared.planned]);
   await ctx.knowledge.insertDocument(chunks[0]!);
-  return storedResult(prepared.planned, chunks[0]!, usage);
+  return resultOf(chunks[0]!, false, usage);
 }
 
 /**
@@ -235,7 +222,7 @@ export async function storeMany(
           }
         }
         // One embedder call for the batch: its first written item carries what it spent (the sum stays right).
-        const r = storedResult(x.doc, chunks, usage);
+        const r = resultOf(chunks, false, usage);
         usage = { ...NO_USAGE };
         out[x.index] = r;
         written.set(x.doc, r);
@@ -285,18 +272,8 @@ export async function index(
   }
   const chunks = await ctx.knowledge.getDocument(p.space, existing);
   const first = chunks[0]!;
-  if (first.contentHash === contentHash(input.content)) {
-    return {
-      id: existing,
-      ids: chunks.map((c) => c.id),
-      key,
-      name: first.name,
-      chunkCount: chunks.length,
-      deduplicated: true,
-      usage: { ...NO_USAGE },
-      status: 'unchanged',
-    };
-  }
+  if (first.contentHash === contentHash(input.content))
+    return { ...resultOf(chunks, true, { ...NO_USAGE }), status: 'unchanged' };
   await scanFields(ctx.secretScanner, { content: input.content, 'source path': input.sourcePath });
   const now = ctx.now();
   const pieces = chunkContent(input.content, ctx.options.chunking);
@@ -330,34 +307,11 @@ export async function index(
     at: now.toISOString(),
   };
   await ctx.knowledge.replaceDocument(p.space, existing, next, version, first.version);
-  return {
-    id: existing,
-    ids: next.map((c) => c.id),
-    key,
-    name: first.name,
-    chunkCount: next.length,
-    deduplicated: false,
-    usage: embedded?.usage ?? { ...NO_USAGE },
-    status: 'updated',
-  };
+  return { ...resultOf(next, false, embedded?.usage ?? { ...NO_USAGE }), status: 'updated' };
 }
 
 /** A new document that passed the checks of a store, before it is embedded and written. */
-interface PlannedDocument {
-  docId: string;
-  scope: Scope;
-  agentId: string;
-  key: string;
-  name: string;
-  content: string;
-  source: Source;
-  tags: string[];
-  pieces: { content: string; bodyStart: number }[];
-  hash: string;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-}
+type PlannedDocument = DocumentPlan;
 
 /** New documents planned so far in one batch, by (scope, agent, content hash) and by (scope, agent, key). */
 
@@ -374,14 +328,16 @@ function emptyBatch(): PlannedBatch {
   return { byHash: new Map(), byKey: new Map(), storedByHash: new Map(), parsed: new Map() };
 }
 
-function storedResult(doc: PlannedDocument, chunks: MemoryRecord[], usage: TokenUsage): StoreResult {
+/** The result of a store for a document's chunks (all carry its id, key and name). */
+function resultOf(chunks: MemoryRecord[], deduplicated: boolean, usage: TokenUsage): StoreResult {
+  const first = chunks[0]!;
   return {
-    id: doc.docId,
+    id: first.docId,
     ids: chunks.map((c) => c.id),
-    key: doc.key,
-    name: doc.name,
+    key: first.key,
+    name: first.name,
     chunkCount: chunks.length,
-    deduplicated: false,
+    deduplicated,
     usage,
   };
 }

@@ -10,22 +10,7 @@ import * as ingest from './ingest.js';
 import type { KnowledgeOptions } from './options.js';
 import * as search from './search.js';
 import * as transfer from './transfer.js';
-import type {
-  DedupResult,
-  EditResult,
-  ExportRecord,
-  ImportLineError,
-  ImportRecord,
-  ImportReport,
-  KnowledgeServiceDeps,
-  MemoryDocument,
-  RateResult,
-  RecallBlock,
-  SearchResult,
-  SmartRecallResult,
-  StoreOverrides,
-  StoreResult,
-} from './types.js';
+import type * as T from './types.js';
 
 /**
  * The knowledge memory operations of docs/ranking.md over a KnowledgeStore and an optional Embedder. A facade: each
@@ -38,7 +23,7 @@ export class KnowledgeService {
   readonly options: KnowledgeOptions;
   private readonly ctx: KnowledgeContext;
 
-  constructor(deps: KnowledgeServiceDeps) {
+  constructor(deps: T.KnowledgeServiceDeps) {
     this.ctx = new KnowledgeContext(deps);
     this.knowledge = this.ctx.knowledge;
     this.embedder = this.ctx.embedder;
@@ -49,7 +34,7 @@ export class KnowledgeService {
   // ---------- ingest ----------
 
   /** memory-store */
-  store(p: Principal, raw: unknown, overrides: StoreOverrides = {}): Promise<StoreResult> {
+  store(p: Principal, raw: unknown, overrides: T.StoreOverrides = {}): Promise<T.StoreResult> {
     return ingest.store(this.ctx, p, raw, overrides);
   }
 
@@ -57,8 +42,8 @@ export class KnowledgeService {
   storeMany(
     p: Principal,
     inputs: unknown[],
-    overrides: (StoreOverrides | undefined)[] = [],
-  ): Promise<(StoreResult | MemError)[]> {
+    overrides: (T.StoreOverrides | undefined)[] = [],
+  ): Promise<(T.StoreResult | MemError)[]> {
     return ingest.storeMany(this.ctx, p, inputs, overrides);
   }
 
@@ -67,14 +52,14 @@ export class KnowledgeService {
     p: Principal,
     raw: unknown,
     options: { scope?: Scope } = {},
-  ): Promise<StoreResult & { status: 'created' | 'updated' | 'unchanged' }> {
+  ): Promise<T.StoreResult & { status: 'created' | 'updated' | 'unchanged' }> {
     return ingest.index(this.ctx, p, raw, options);
   }
 
   // ---------- search and recall ----------
 
   /** memory-search */
-  async search(p: Principal, raw: unknown): Promise<SearchResult[]> {
+  async search(p: Principal, raw: unknown): Promise<T.SearchResult[]> {
     return (await this.searchReport(p, raw)).results;
   }
 
@@ -82,22 +67,22 @@ export class KnowledgeService {
   searchReport(
     p: Principal,
     raw: unknown,
-  ): Promise<{ results: SearchResult[]; intent: string | null; usage: TokenUsage }> {
+  ): Promise<{ results: T.SearchResult[]; intent: string | null; usage: TokenUsage }> {
     return search.searchReport(this.ctx, p, raw);
   }
 
   /** memory-dedup-check: is this text already remembered? */
-  dedupCheck(p: Principal, raw: unknown): Promise<DedupResult> {
+  dedupCheck(p: Principal, raw: unknown): Promise<T.DedupResult> {
     return search.dedupCheck(this.ctx, p, raw);
   }
 
   /** smart-recall: several queries, merged by id; score = best similarity + bonus × hits; top 2 × limit. */
-  async smartRecall(p: Principal, raw: unknown): Promise<SmartRecallResult[]> {
+  async smartRecall(p: Principal, raw: unknown): Promise<T.SmartRecallResult[]> {
     return (await this.smartRecallReport(p, raw)).results;
   }
 
   /** smart-recall with the tokens the embedder spent on the queries. */
-  smartRecallReport(p: Principal, raw: unknown): Promise<{ results: SmartRecallResult[]; usage: TokenUsage }> {
+  smartRecallReport(p: Principal, raw: unknown): Promise<{ results: T.SmartRecallResult[]; usage: TokenUsage }> {
     return search.smartRecallReport(this.ctx, p, raw);
   }
 
@@ -105,29 +90,29 @@ export class KnowledgeService {
   taskContext(
     p: Principal,
     raw: unknown,
-  ): Promise<{ task: string; taskId: string | null; memories: SmartRecallResult[]; usage: TokenUsage }> {
+  ): Promise<{ task: string; taskId: string | null; memories: T.SmartRecallResult[]; usage: TokenUsage }> {
     return search.taskContext(this.ctx, p, raw);
   }
 
   /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
-  recall(p: Principal, task: string, options: { limit?: number; threshold?: number } = {}): Promise<RecallBlock> {
+  recall(p: Principal, task: string, options: { limit?: number; threshold?: number } = {}): Promise<T.RecallBlock> {
     return search.recall(this.ctx, p, task, options);
   }
 
   // ---------- curation ----------
 
   /** memory-get: the whole document; counts one access. */
-  get(p: Principal, raw: unknown): Promise<MemoryDocument> {
+  get(p: Principal, raw: unknown): Promise<T.MemoryDocument> {
     return curation.get(this.ctx, p, raw);
   }
 
   /** Read a document without counting an access (inspection, export). */
-  peek(p: Principal, raw: unknown): Promise<MemoryDocument> {
+  peek(p: Principal, raw: unknown): Promise<T.MemoryDocument> {
     return curation.peek(this.ctx, p, raw);
   }
 
   /** memory-edit: replace, exact passage change, or a pure move with `newKey`. */
-  edit(p: Principal, raw: unknown): Promise<EditResult> {
+  edit(p: Principal, raw: unknown): Promise<T.EditResult> {
     return curation.edit(this.ctx, p, raw);
   }
 
@@ -137,12 +122,12 @@ export class KnowledgeService {
   }
 
   /** memory_rate: at most one counted vote per (memory, rater); the author's own votes are recorded, not counted. */
-  rate(p: Principal, raw: unknown): Promise<RateResult> {
+  rate(p: Principal, raw: unknown): Promise<T.RateResult> {
     return curation.rate(this.ctx, p, raw);
   }
 
   /** inject-learning: a lead teaches an agent; stored at swarm scope, source manual, tagged with the category. */
-  injectLearning(p: Principal, raw: unknown): Promise<StoreResult> {
+  injectLearning(p: Principal, raw: unknown): Promise<T.StoreResult> {
     return curation.injectLearning(this.ctx, p, raw);
   }
 
@@ -159,25 +144,17 @@ export class KnowledgeService {
   // ---------- transfer ----------
 
   /** Export documents the principal may see (a lead: the whole space), oldest first, with original timestamps. */
-  export(p: Principal, options: { batchSize?: number } = {}): AsyncGenerator<ExportRecord> {
+  export(p: Principal, options: { batchSize?: number } = {}): AsyncGenerator<T.ExportRecord> {
     return transfer.exportRecords(this.ctx, p, options);
   }
 
   /** Import one record (as written by export). A lead may import for other agents of the space. */
-  import(p: Principal, record: ImportRecord): Promise<StoreResult> {
+  import(p: Principal, record: T.ImportRecord): Promise<T.StoreResult> {
     return transfer.importRecord(this.ctx, p, record);
   }
 
   /** Import JSON Lines (as written by export), line by line checked, written in batches (see transfer.ts). */
-  importLines(
-    p: Principal,
-    text: string,
-    options: {
-      onLine?: (done: number, total: number, error?: ImportLineError) => void;
-      signal?: AbortSignal;
-      batchSize?: number;
-    } = {},
-  ): Promise<ImportReport> {
+  importLines(p: Principal, text: string, options: transfer.ImportLinesOptions = {}): Promise<T.ImportReport> {
     return transfer.importLines(this.ctx, p, text, options);
   }
 

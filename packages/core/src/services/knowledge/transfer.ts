@@ -90,6 +90,13 @@ export async function importRecord(ctx: KnowledgeContext, p: Principal, record: 
   return store(ctx, p, input, overrides);
 }
 
+/** How an import of JSON Lines reports progress, stops and batches its writes. */
+export interface ImportLinesOptions {
+  onLine?: (done: number, total: number, error?: ImportLineError) => void;
+  signal?: AbortSignal;
+  batchSize?: number;
+}
+
 /**
  * Import JSON Lines (as written by export): each line is checked on its own; a bad line is reported by its
  * number with its code and skipped, the rest go on. Lines are written in batches of `batchSize` (default 500)
@@ -99,11 +106,7 @@ export async function importLines(
   ctx: KnowledgeContext,
   p: Principal,
   text: string,
-  options: {
-    onLine?: (done: number, total: number, error?: ImportLineError) => void;
-    signal?: AbortSignal;
-    batchSize?: number;
-  } = {},
+  options: ImportLinesOptions = {},
 ): Promise<ImportReport> {
   ctx.checkPrincipal(p);
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
