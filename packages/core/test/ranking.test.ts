@@ -237,3 +237,17 @@ describe('ranking', () => {
     );
   });
 });
+
+describe('countWords', () => {
+  it('counts what tokenize finds, without building the words', async () => {
+    const { countWords, tokenize } = await import('../src/domain/text.js');
+    for (const t of [
+      'Caroline: I went to the LGBTQ support group yesterday!',
+      '  many   spaces\tand\nlines  ',
+      'naïve café — 東京 2023',
+      '',
+      'a-b_c.d',
+    ])
+      expect(countWords(t)).toBe(tokenize(t).length);
+  });
+});

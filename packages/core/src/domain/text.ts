@@ -16,6 +16,27 @@ export function tokenize(text: string): string[] {
 }
 
 /**
+ * How many words a text has, counted without building them (the ranking needs lengths of many candidates per search):
+ * runs of ASCII letters and digits, and of any non-ASCII character except white space and general punctuation — close to
+ * `tokenize(text).length`, exact for ASCII text.
+ */
+export function countWords(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const word =
+      (c >= 97 && c <= 122) ||
+      (c >= 65 && c <= 90) ||
+      (c >= 48 && c <= 57) ||
+      (c > 127 && c !== 160 && !(c >= 0x2000 && c <= 0x206f) && c !== 0x3000);
+    if (word && !inWord) n++;
+    inWord = word;
+  }
+  return n;
+}
+
+/**
  * Query terms for the keyword arm: distinct tokens without stop words (kept when nothing else is left),
  * in order of first appearance, at most `max` (12 by default). The terms are OR-ed by the stores.
  */

@@ -19,7 +19,7 @@ import {
   usefulnessFactor,
   withoutLengthNorm,
 } from '../../domain/ranking.js';
-import { termCoverage, termOverlap, tokenize } from '../../domain/text.js';
+import { countWords, termCoverage, termOverlap } from '../../domain/text.js';
 import { nearTimeCue, timeCue } from '../../domain/time-cue.js';
 import { MemError } from '../../errors.js';
 import type { KeywordHit, SearchFilter } from '../../ports/knowledge-store.js';
@@ -278,7 +278,7 @@ function lengthFreeHits(
   if (!norm || hits.length === 0) return [...hits];
   const lengths = hits.map((h) => {
     const rec = rows.get(h.id);
-    return rec ? tokenize(rec.name).length + tokenize(rec.content).length : 0;
+    return rec ? countWords(rec.name) + countWords(rec.content) : 0;
   });
   const average = lengths.reduce((a, b) => a + b, 0) / lengths.length;
   return hits
