@@ -13,6 +13,13 @@ export interface FusionOptions {
  */
 export const DEFAULT_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.3 };
 
+/**
+ * The reciprocal-rank fusion of episode and procedure recall: the vector arm down-weighted as measured for rank fusion
+ * with the small local embedder (weight 0.05; equal weights ranked below BM25 alone). Not refitted with the knowledge
+ * search's score fusion, which keeps each arm's evidence strength and so takes a larger vector weight.
+ */
+export const DEFAULT_RRF_FUSION: FusionOptions = { k: 60, keywordWeight: 1, vectorWeight: 0.05 };
+
 export interface FusedEntry {
   id: string;
   /** Raw fused score Σ w / (k + rank). */

@@ -5,7 +5,7 @@
  * procedures: combine with the success rate) is theirs.
  */
 
-import { DEFAULT_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
+import { DEFAULT_RRF_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
@@ -28,7 +28,7 @@ export interface CandidateSearchOptions extends SearchArmOptions {
 }
 
 export const DEFAULT_CANDIDATE_SEARCH: CandidateSearchOptions = {
-  fusion: DEFAULT_FUSION,
+  fusion: DEFAULT_RRF_FUSION,
   ...DEFAULT_SEARCH_ARMS,
   minSimilarity: 0,
 };
