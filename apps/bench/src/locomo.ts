@@ -1,5 +1,6 @@
 /** Loading LoCoMo-format data (see shared/data/README.md): turns as memories, questions with evidence ids. */
 import { readFileSync } from 'node:fs';
+import { MONTH_NAMES } from '@mem/core/adapter';
 
 export interface Turn {
   diaId: string;
@@ -19,28 +20,13 @@ export interface Conversation {
   questions: Question[];
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /** "1:56 pm on 8 May, 2023" → ISO time (UTC). Unparseable dates fall back to the epoch of the data set. */
 export function parseSessionDate(text: string): string {
   const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text);
   if (!m) return '2023-01-01T00:00:00.000Z';
   let hour = Number(m[1]) % 12;
   if (m[3]!.toLowerCase() === 'pm') hour += 12;
-  const month = MONTHS.indexOf(m[5]!.toLowerCase());
+  const month = MONTH_NAMES.indexOf(m[5]!.toLowerCase());
   return new Date(Date.UTC(Number(m[6]), Math.max(0, month), Number(m[4]), hour, Number(m[2]))).toISOString();
 }
 

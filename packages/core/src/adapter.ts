@@ -41,6 +41,7 @@ export { cosine, type KeywordLengthNorm } from './domain/ranking.js';
 export { episodeSearchText, procedureSearchText } from './domain/search-text.js';
 export { assertNoSecrets, findSecrets, redactSecrets, type SecretFinding } from './domain/secrets.js';
 export { queryTerms } from './domain/text.js';
+export { MONTH_NAMES } from './domain/time-cue.js';
 export {
   appendRepair,
   checkTranscriptHeader,

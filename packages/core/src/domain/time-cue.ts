@@ -4,7 +4,8 @@
  * rank higher. Pure functions; times in UTC.
  */
 
-const MONTHS = [
+/** English month names, January first, lower case. */
+export const MONTH_NAMES: readonly string[] = [
   'january',
   'february',
   'march',
@@ -27,7 +28,7 @@ export interface TimeCue {
 }
 
 const DATE = new RegExp(
-  `\\b(?:(\\d{1,2})(?:st|nd|rd|th)?\\s+)?(${MONTHS.join('|')})(?:\\s+(\\d{1,2})(?:st|nd|rd|th)?)?(?:,?\\s+(\\d{4}))?\\b`,
+  `\\b(?:(\\d{1,2})(?:st|nd|rd|th)?\\s+)?(${MONTH_NAMES.join('|')})(?:\\s+(\\d{1,2})(?:st|nd|rd|th)?)?(?:,?\\s+(\\d{4}))?\\b`,
 );
 const YEAR = /\b(19\d\d|20\d\d)\b/;
 
@@ -39,7 +40,7 @@ export function timeCue(query: string): TimeCue | null {
   const text = query.toLowerCase();
   const m = DATE.exec(text);
   if (m) {
-    const month = MONTHS.indexOf(m[2]!);
+    const month = MONTH_NAMES.indexOf(m[2]!);
     const day = m[1] ?? m[3];
     const year = m[4];
     const before = text.slice(0, m.index).trimEnd();
