@@ -14,8 +14,10 @@ export { stateOperations } from './operations-state.js';
 export { RateLimiter } from './rate-limit.js';
 export {
   DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_PORT,
   DEFAULT_RATE,
+  DEFAULT_TIMEOUTS,
   isLoopback,
   type RunningServer,
   SERVER_VERSION,

@@ -17,7 +17,7 @@
  *   spread over them, every acknowledged write looked for on each replica, and the time until a key revoked
  *   through the CLI is refused by all three.
  *
- *   node --conditions=dev-source --import tsx apps/server/src/bench-attack.ts [--scenarios flood,slow,fairness,replicas]
+ *   node --conditions=dev-source --import tsx apps/bench/src/attack.ts [--scenarios flood,slow,fairness,replicas]
  *        [--duration 10] [--flood-connections 16] [--slow 50] [--idle 1000] [--window 15] [--headers-timeout 10000]
  *        [--large 200] [--small 30] [--interval 100] [--embed-ms 2] [--writes 300] [--json] [--out bench-results]
  *
@@ -29,12 +29,17 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { saveReport } from '@mem/bench/report';
-import { percentile, round } from '@mem/bench/stats';
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, MemError, type Principal } from '@mem/core';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_TIMEOUTS,
+  KeyStore,
+  type ServerOptions,
+  silentLogger,
+  startServer,
+} from '@mem/server';
 import {
   closedWithin,
   largeMemory,
@@ -44,10 +49,10 @@ import {
   serialEmbedder,
   slowLoris,
   startServeProcess,
-} from './attack-kit.js';
-import { KeyStore } from './keys.js';
-import { silentLogger } from './log.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUTS, type ServerOptions, startServer } from './server.js';
+} from '@mem/testkit/attack';
+import { memDevBin } from './mem-command.js';
+import { saveReport } from './report.js';
+import { percentile, round } from './stats.js';
 
 const SCENARIOS = ['flood', 'slow', 'fairness', 'replicas'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -151,7 +156,7 @@ interface FloodRun {
 
 /** Start the flood in a worker thread; `stop` ends it and resolves with what it counted. */
 async function startFlood(url: string, key: string) {
-  const worker = new Worker(new URL('./bench-attack-flood.ts', import.meta.url), {
+  const worker = new Worker(new URL('./attack-flood.ts', import.meta.url), {
     workerData: { url, key, connections: opts.floodConnections },
   });
   const messages: { started?: boolean; statuses?: Record<string, number>; failed?: number }[] = [];
@@ -414,14 +419,13 @@ interface ReplicaRun {
   revokedRefusedByAllMs: number;
 }
 
-const MEM_BIN = fileURLToPath(new URL('../../cli/bin/mem-dev.js', import.meta.url));
-const memCommand = (args: string[]) => ({ command: process.execPath, args: [MEM_BIN, ...args] });
+const memCommand = (args: string[]) => ({ command: process.execPath, args: [memDevBin(), ...args] });
 
 async function replicas(url: string): Promise<ReplicaRun> {
   const dir = mkdtempSync(join(tmpdir(), 'mem-bench-replicas-'));
   const env = { ...process.env, MEM_EMBEDDER: 'hashing', MEM_STORE: 'postgres', MEM_DB: url, MEM_WORKSPACE: dir };
   const mem = async (args: string[]) =>
-    (await promisify(execFile)(process.execPath, [MEM_BIN, ...args], { env })).stdout;
+    (await promisify(execFile)(process.execPath, [memDevBin(), ...args], { env })).stdout;
   const createKey = async (space: string, agent: string) =>
     JSON.parse(await mem(['keys', 'create', '--space', space, '--agent', agent, '--role', 'worker', '--json'])) as {
       key: string;
