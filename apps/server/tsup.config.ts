@@ -1,6 +1,6 @@
 import { base } from '@mem/tsconfig/tsup.base.mjs';
 import { defineConfig } from 'tsup';
 
-// The library (index), the CLI's server commands (cli) and the default-stack starter (start); the bench script
-// stays a repository tool (it needs apps/bench) and is not built.
+// The library (index), the CLI's server commands (cli) and the default-stack starter (start). The server's benches
+// live in apps/bench.
 export default defineConfig(base({ entry: ['src/index.ts', 'src/cli-commands.ts', 'src/start.ts'] }));

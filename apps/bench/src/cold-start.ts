@@ -2,12 +2,15 @@
  * Cold start of the `mem` command: a new process per run, timed from spawn to exit, the median over many runs.
  * Compares the built command (dist/bin.js — what `npm install @mem/cli` runs) with the repository's source launcher
  * (bin/mem-dev.js, TypeScript through tsx) side by side in one run. Builds the CLI and its packages first (turbo).
- * Usage: node --conditions=dev-source --import tsx apps/bench/src/cold-start.ts [--runs 30] [--json] [--out bench-results]
+ * Usage: pnpm mem bench cold-start [--runs 30] [--json] [--out bench-results] (through the mem command, which says where
+ * it is: src/mem-command.ts)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { memCliDir, memDevBin } from './mem-command.js';
 import { saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
@@ -24,8 +27,8 @@ if (!Number.isInteger(runs) || runs < 3) {
   process.exit(2);
 }
 
-const cliDir = fileURLToPath(new URL('../../cli/', import.meta.url));
-const built = `${cliDir}dist/bin.js`;
+const cliDir = memCliDir();
+const built = join(cliDir, 'dist', 'bin.js');
 // The built command runs the built packages it depends on: build them all (turbo skips what is up to date).
 execFileSync('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@mem/cli...', '--concurrency=2'], {
   cwd: fileURLToPath(new URL('../../../', import.meta.url)),
@@ -36,7 +39,7 @@ if (!existsSync(built)) throw new Error(`building the CLI left no ${built}`);
 
 const variants = [
   { name: 'mem (built, dist/bin.js)', args: [built] },
-  { name: 'mem-dev (source through tsx)', args: [`${cliDir}bin/mem-dev.js`] },
+  { name: 'mem-dev (source through tsx)', args: [memDevBin()] },
 ];
 const commands = [['--help'], ['search', '--help']];
 

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const MEM = fileURLToPath(new URL('../../cli/bin/mem-dev.js', import.meta.url));
 /** The script `mem bench attack` runs, for the refusals (without the mem command's own start-up). */
-const SCRIPT = fileURLToPath(new URL('../../server/src/bench-attack.ts', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../src/attack.ts', import.meta.url));
 const TSX = createRequire(import.meta.url).resolve('tsx');
 const out = mkdtempSync(join(tmpdir(), 'mem-bench-attack-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

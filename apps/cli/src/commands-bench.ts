@@ -1,22 +1,39 @@
-/** `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack> [flags]`: runs a benchmark of apps/bench (apps/bench/README.md) in a child process. */
+/**
+ * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|report> [flags]`: runs a script of the
+ * @mem/bench package (apps/bench/README.md) in a child process. The bench is a development dependency: it is found
+ * through its package.json in a clone of the repository, and is not part of the published mem command.
+ */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from './command.js';
 import { UsageError } from './context.js';
 
+/** Each benchmark's script, relative to the @mem/bench package folder. */
 const SCRIPTS: Record<string, string> = {
-  retrieval: '../../bench/src/retrieval.ts',
-  scale: '../../bench/src/scale.ts',
-  convo: '../../bench/src/convo.ts',
-  server: '../../server/src/bench.ts',
-  crash: '../../bench/src/crash.ts',
-  'cold-start': '../../bench/src/cold-start.ts',
-  runner: '../../bench/src/runner.ts',
-  attack: '../../server/src/bench-attack.ts',
-  report: '../../bench/src/report-page.ts',
+  retrieval: 'src/retrieval.ts',
+  scale: 'src/scale.ts',
+  convo: 'src/convo.ts',
+  server: 'src/server.ts',
+  crash: 'src/crash.ts',
+  'cold-start': 'src/cold-start.ts',
+  runner: 'src/runner.ts',
+  attack: 'src/attack.ts',
+  report: 'src/report-page.ts',
 };
+
+/** This package's folder (from src/ or dist/ alike), which the benches that run the mem command read. */
+const CLI_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/** The @mem/bench package folder, or null where it is not installed (the published mem command). */
+function benchDir(): string | null {
+  try {
+    return dirname(createRequire(import.meta.url).resolve('@mem/bench/package.json'));
+  } catch {
+    return null;
+  }
+}
 
 export const benchCommands: Record<string, Command> = {
   bench: {
@@ -42,15 +59,15 @@ export const benchCommands: Record<string, Command> = {
       const [name, ...args] = ctx.args;
       const rel = name ? SCRIPTS[name] : undefined;
       if (!rel) throw new UsageError(`give a benchmark: ${Object.keys(SCRIPTS).join(', ')}.`);
-      const script = fileURLToPath(new URL(rel, import.meta.url));
-      if (!existsSync(script))
+      const dir = benchDir();
+      if (!dir)
         throw new UsageError(
-          `the benchmarks are not part of the installed mem command: they need the benchmark data and tools of the repository. Run them from a clone: pnpm mem bench ${name} … (looked for ${script}).`,
+          `the benchmarks are not part of the installed mem command: they need the benchmark data and tools of the repository (the @mem/bench package). Run them from a clone: pnpm mem bench ${name} ….`,
         );
       const tsx = createRequire(import.meta.url).resolve('tsx');
-      const child = spawn(process.execPath, ['--conditions=dev-source', '--import', tsx, script, ...args], {
+      const child = spawn(process.execPath, ['--conditions=dev-source', '--import', tsx, join(dir, rel), ...args], {
         stdio: 'inherit',
-        env: ctx.io.env as NodeJS.ProcessEnv,
+        env: { ...(ctx.io.env as NodeJS.ProcessEnv), MEM_BENCH_CLI_DIR: CLI_DIR },
       });
       return new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
     },

@@ -200,7 +200,7 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
           import('./mcp.js'),
           import('./operations.js'),
           import('./log.js'),
-          import('./server.js'),
+          import('./server-options.js'),
         ]);
         const stack = await ctx.stack();
         const { servicesOf } = await import('./operations.js');

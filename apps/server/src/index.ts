@@ -12,14 +12,13 @@ export { knowledgeOperations } from './operations-knowledge.js';
 export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
 export { RateLimiter } from './rate-limit.js';
+export { type RunningServer, type ServerOptions, shutdownSignal, startServer } from './server.js';
 export {
   DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_PORT,
   DEFAULT_RATE,
+  DEFAULT_TIMEOUTS,
   isLoopback,
-  type RunningServer,
   SERVER_VERSION,
-  type ServerOptions,
-  shutdownSignal,
-  startServer,
-} from './server.js';
+} from './server-options.js';

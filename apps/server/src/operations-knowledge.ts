@@ -22,7 +22,8 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { flattenUnionSchema } from './json-schema.js';
-import { defineOperation, type HttpParts, type Operation } from './operation.js';
+import { defineOperation, type Operation } from './operation.js';
+import { withId } from './operation-helpers.js';
 import {
   dedupResult,
   deleteResult,
@@ -40,7 +41,6 @@ import {
   tokenUsage,
 } from './schemas.js';
 
-const withId = ({ params, body }: HttpParts) => ({ ...(body as object | undefined), id: params.id });
 const createdUnlessDeduplicated = (r: unknown) => ((r as { deduplicated?: boolean }).deduplicated ? 200 : 201);
 
 const GOOD_MEMORY =

@@ -18,7 +18,9 @@ export const recallInput = z
       .min(0)
       .max(1)
       .optional()
-      .describe('Minimum match confidence in [0, 1] (the task words a memory holds combined with the calibrated similarity). Default 0.6.'),
+      .describe(
+        'Minimum match confidence in [0, 1] (the task words a memory holds combined with the calibrated similarity). Default 0.6.',
+      ),
   })
   .strict();
 

@@ -1,159 +1,43 @@
 /**
- * The HTTP server (node:http): the `/v1` API routed from the operation table, `POST /mcp`, the OpenAPI document,
- * health and readiness, and the web inspector. Auth, rate limits, body limits, request ids, one structured log
- * line per request, and a graceful shutdown that finishes in-flight requests.
+ * The HTTP server (node:http): the `/v1` API routed from the operation table (http-operation.ts), `POST /mcp`
+ * (http-mcp.ts), the OpenAPI document, health and readiness, and the web inspector. Auth (request-auth.ts), rate
+ * limits (request-cost.ts), body limits (request.ts), request ids, one structured log line per request, and a
+ * graceful shutdown that finishes in-flight requests. Options and defaults: server-options.ts.
  */
-import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { MemError, type Principal, parseInput, type Stack } from '@mem/core';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MemError } from '@mem/core';
 import { capConnections } from './connection-cap.js';
-import { classify, HttpError } from './errors.js';
-import { type FairEmbeddingOptions, inSpace, shareEmbedderFairly } from './fair-queue.js';
-import { createRequestGuard, requireContentType } from './guard.js';
+import type { DoorContext } from './door-context.js';
+import { HttpError } from './errors.js';
+import { shareEmbedderFairly } from './fair-queue.js';
+import { createRequestGuard } from './guard.js';
+import { handleMcp } from './http-mcp.js';
+import { runOperation } from './http-operation.js';
 import { inspectorAssets } from './inspector.js';
-import { KeyStore } from './keys.js';
-import { jsonLogger, loggedPath, loggedTool, type ServerLogger } from './log.js';
-import { createMcpServer, type McpOptions } from './mcp.js';
+import { jsonLogger, loggedPath, loggedTool } from './log.js';
 import { buildOpenApi } from './openapi.js';
-import type { Operation, Services } from './operation.js';
 import { defaultOperations, servicesOf } from './operations.js';
-import type { RateBuckets } from './rate-limit.js';
 import { RateLimiter } from './rate-limit.js';
+import { discardBody, JSON_HEADERS, newRequestState } from './request.js';
+import { createAuthenticator } from './request-auth.js';
+import { createResponder } from './respond.js';
 import { Router } from './router.js';
+import {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_BATCH,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_PORT,
+  DEFAULT_RATE,
+  DEFAULT_TIMEOUTS,
+  isLoopback,
+  type RunningServer,
+  SERVER_VERSION,
+  type ServerOptions,
+} from './server-options.js';
 
-export const DEFAULT_PORT = 7420;
-export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
-export const DEFAULT_RATE = { ratePerSecond: 50, burst: 200 };
-/** Failed key checks allowed per client address and per key id: a burst, refilled at `perMinute`. */
-export const DEFAULT_AUTH_FAILURES = { burst: 10, perMinute: 10, delayMs: 1_000 };
-export const DEFAULT_TIMEOUTS = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 };
-export const DEFAULT_MAX_CONNECTIONS = 256;
-/** Most JSON-RPC messages in one MCP POST. */
-export const DEFAULT_MAX_BATCH = 100;
-/** A request costs one rate token per started 32 KiB of body (and at least one per batch element or import line). */
-export const COST_BYTES = 32 * 1024;
-
-export const SERVER_VERSION: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return '0.0.0';
-  }
-})();
-
-export interface ServerOptions {
-  stack: Stack;
-  /** The operations served (default: every operation the stack has services for). */
-  operations?: readonly Operation[];
-  /** Notebook and conversation services, when the stack does not carry them itself. */
-  services?: Services;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /**
-   * Run without keys, as `defaultPrincipal` (`mem serve --open`): loopback only, refused when an active key exists,
-   * and over for good the moment one is created (checked on every request). Default false: every request needs a key.
-   */
-  open?: boolean;
-  /** Host names (no port) the server answers to besides loopback and the listen address; `*` for any. */
-  allowedHosts?: readonly string[];
-  /** Browser origins allowed besides the server's own pages (`https://app.example.com`); `*` for any. */
-  allowedOrigins?: readonly string[];
-  /**
-   * Failed key checks per client address and per key id before 429 (`false` turns it off). A 429 for failed checks
-   * is answered after `delayMs` (default 1,000) and closes the connection, so a flood gets slower, not faster.
-   */
-  authFailures?: { burst: number; perMinute: number; delayMs?: number } | false;
-  /** Slow clients: time to send the headers, the whole request, and how long an idle keep-alive socket lives (ms). */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  keepAliveTimeoutMs?: number;
-  /** Most open connections (default 256); more are dropped at once. */
-  maxConnections?: number;
-  /** Most JSON-RPC messages in one MCP POST (default 100). */
-  maxBatch?: number;
-  /** How embedding is shared between spaces (round-robin slices); `false` leaves the embedder as it is. */
-  fairEmbedding?: FairEmbeddingOptions | false;
-  /** Default 7420; 0 picks a free port. */
-  port?: number;
-  /** Where API keys live. Without an active key the server runs open, on loopback only, as `defaultPrincipal`. */
-  keys?: KeyStore | null;
-  /** Who a request is when the server runs without keys (the CLI's --space/--agent/--role). */
-  defaultPrincipal: Principal;
-  /** Require a key even when none exists yet (every request is refused until one is created). */
-  requireAuth?: boolean;
-  /** Largest request body in bytes (default 4 MiB). */
-  bodyLimitBytes?: number;
-  /** Token bucket per key; `false` turns limiting off. Default 50 requests/s, bursts of 200. */
-  rateLimit?: { ratePerSecond: number; burst: number } | false;
-  /** Buckets shared by replicas (PostgreSQL); default: in this process. */
-  rateBuckets?: RateBuckets | null;
-  logger?: ServerLogger;
-  /** How long shutdown waits for in-flight requests before cutting connections (ms). Default 10000. */
-  shutdownTimeoutMs?: number;
-  /** Close the stack when the server closes (default false: whoever opened it closes it). */
-  closeStack?: boolean;
-  /** Extra MCP set-up (prompts, resources) for each MCP session. */
-  mcpExtend?: McpOptions['extend'];
-}
-
-export interface RunningServer {
-  /** Base URL, e.g. http://127.0.0.1:7420 */
-  url: string;
-  host: string;
-  port: number;
-  /**
-   * `keys`: every API request needs a bearer key; `open`: loopback only, as the default principal. Read it again
-   * after a key is created: open mode ends then.
-   */
-  readonly auth: 'keys' | 'open';
-  mcpUrl: string;
-  inspectorUrl: string;
-  http: Server;
-  /** One line that says where the server listens and how it authenticates. */
-  describe(): string;
-  /** Stop accepting, finish in-flight requests, then close (the stack too when `closeStack`). Idempotent. */
-  close(): Promise<void>;
-}
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-
-interface RequestState {
-  requestId: string;
-  started: number;
-  principal: Principal | null;
-  keyId: string | null;
-  operation: string | null;
-  tool: string | null;
-  /** The route template of the operation that served the request (what the log records, never the raw path). */
-  route: string | null;
-}
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The body as text; bytes that are not UTF-8 are refused instead of silently replaced. */
-function utf8Text(raw: Buffer): string {
-  try {
-    return UTF8.decode(raw);
-  } catch {
-    throw new HttpError(
-      400,
-      'INVALID_INPUT',
-      'The request body is not valid UTF-8: encode the text as UTF-8 (JSON bodies must be UTF-8).',
-    );
-  }
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+export type { RunningServer, ServerOptions } from './server-options.js';
 
 /** Start listening. Resolves once the port is bound. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -180,34 +64,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       `Refusing to run open (--open): ${activeAtStart} API key(s) exist, so the server must require them. Drop --open and send a key, or revoke every key first (mem keys list, mem keys revoke <id>).`,
     );
   }
-  /** Open mode ends for good once a key exists: revoking it later does not re-open the server. */
-  let openNow = options.open === true;
-  const isOpen = async (): Promise<boolean> => {
-    if (!openNow) return false;
-    if (keys !== null && (await keys.activeCount()) > 0) {
-      openNow = false;
-      logger.log('warn', 'open mode ended: an API key exists, every request needs a key from now on', {});
-    }
-    return openNow;
-  };
   const guard = createRequestGuard({
     listenHost: host,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
   });
-  const failureLimit = options.authFailures === false ? null : (options.authFailures ?? DEFAULT_AUTH_FAILURES);
-  const failureDelayMs = failureLimit ? (failureLimit.delayMs ?? DEFAULT_AUTH_FAILURES.delayMs) : 0;
-  if (!(Number.isInteger(failureDelayMs) && failureDelayMs >= 0 && failureDelayMs <= 60_000)) {
-    throw new MemError(
-      'INVALID_INPUT',
-      `authFailures.delayMs must be a whole number of ms from 0 to 60000 (got ${failureDelayMs}).`,
-    );
-  }
-  const failures = new RateLimiter(
-    failureLimit
-      ? { ratePerSecond: failureLimit.perMinute / 60, burst: failureLimit.burst }
-      : { ratePerSecond: 0, burst: 0 },
-  );
+  const auth = createAuthenticator(options, keys, logger);
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   const unshare =
     options.fairEmbedding === false || !options.stack.embedder
@@ -227,340 +89,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const inflight = new Set<ServerResponse>();
   let shuttingDown = false;
   let drained: (() => void) | null = null;
-
-  // ---------- small helpers ----------
-
-  function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    const body = JSON.stringify(value);
-    res.writeHead(status, {
-      ...JSON_HEADERS,
-      'content-length': String(Buffer.byteLength(body)),
-      ...(shuttingDown ? { connection: 'close' } : {}),
-      ...headers,
-    });
-    res.end(body);
-  }
-
-  function sendError(res: ServerResponse, state: RequestState, error: unknown): void {
-    const c = classify(error, state.requestId);
-    if (c.unexpected && clientGone(res, error)) {
-      // The client went away (closed the tab, timed out, reset): not a server error, no stack.
-      logger.log('debug', 'client aborted', {
-        requestId: state.requestId,
-        operation: state.operation,
-        reason: (error as { code?: string } | null)?.code ?? 'aborted',
-      });
-      res.destroy();
-      return;
-    }
-    if (c.unexpected) {
-      logger.log('error', 'request failed', {
-        requestId: state.requestId,
-        operation: state.operation,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      });
-    }
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    sendJson(res, c.status, c.body, c.headers);
-  }
-
-  function clientGone(res: ServerResponse, error: unknown): boolean {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'EPIPE') return true;
-    if (error instanceof Error && error.message === 'aborted') return true;
-    // A request whose body was read in full is destroyed too (autoDestroy): only an incomplete one means a gone client.
-    return res.destroyed || (res.req.destroyed && !res.req.complete);
-  }
-
-  /** Read the body, at most `bodyLimit` bytes. Over the limit: drain what the client sends, then 413. */
-  async function readBody(req: IncomingMessage): Promise<Buffer> {
-    const declared = Number(req.headers['content-length'] ?? Number.NaN);
-    const tooLarge = () =>
-      new HttpError(
-        413,
-        'TOO_LARGE',
-        `The request body is over the limit of ${bodyLimit} bytes. Send less (split the content into several memories or import lines), or start the server with a larger --body-limit.`,
-      );
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = Number.isFinite(declared) && declared > bodyLimit;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > bodyLimit) over = true;
-      if (over) {
-        chunks.length = 0;
-        // A client that keeps sending far past the limit is cut off instead of drained.
-        if (size > bodyLimit * 4 + 1024 * 1024) {
-          req.destroy();
-          throw tooLarge();
-        }
-        continue;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    if (over) throw tooLarge();
-    return Buffer.concat(chunks);
-  }
-
-  /**
-   * After a refusal, the unread body is drained when it is declared and within the limit (the connection stays
-   * usable); otherwise the connection closes after the answer instead of reading whatever the client sends.
-   */
-  function discardBody(req: IncomingMessage, res: ServerResponse): void {
-    if (req.readableEnded || req.destroyed) return;
-    const declared = Number(req.headers['content-length'] ?? Number.NaN);
-    if (!(Number.isFinite(declared) && declared <= bodyLimit) && !res.headersSent) res.setHeader('connection', 'close');
-    req.resume();
-  }
-
-  async function readJsonObject(
-    req: IncomingMessage,
-    state: RequestState,
-  ): Promise<Record<string, unknown> | undefined> {
-    const raw = await readBody(req);
-    await rateLimit(state, workCost(raw.length), 1);
-    const text = utf8Text(raw);
-    if (text.trim() === '') return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      throw new HttpError(400, 'INVALID_INPUT', `The request body is not valid JSON: ${(e as Error).message}.`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw new HttpError(400, 'INVALID_INPUT', 'The request body must be a JSON object.');
-    return value as Record<string, unknown>;
-  }
-
-  function bearer(req: IncomingMessage): string | null {
-    const h = req.headers.authorization;
-    if (h === undefined) return null;
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-    if (!m)
-      throw new HttpError(401, 'UNAUTHORIZED', 'The Authorization header must read "Bearer <key>".', {
-        'www-authenticate': 'Bearer realm="mem"',
-      });
-    return m[1]!;
-  }
-
-  /** The principal of a request: its key's, or the default one when the server runs open and no key is sent. */
-  async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
-    const token = bearer(req);
-    if (token === null) {
-      if (await isOpen()) {
-        state.principal = options.defaultPrincipal;
-        return options.defaultPrincipal;
-      }
-      throw new HttpError(
-        401,
-        'UNAUTHORIZED',
-        'An API key is required: send "Authorization: Bearer <key>" (create one with mem keys create).',
-        {
-          'www-authenticate': 'Bearer realm="mem"',
-        },
-      );
-    }
-    const verified = await checkKey(req, token);
-    if (!verified) {
-      throw new HttpError(401, 'UNAUTHORIZED', 'The API key is unknown, malformed or revoked.', {
-        'www-authenticate': 'Bearer realm="mem", error="invalid_token"',
-      });
-    }
-    state.principal = verified.principal;
-    state.keyId = verified.keyId;
-    return verified.principal;
-  }
-
-  /**
-   * Verify a key, counting failures per client address and per key id. A check reserves one failure token from
-   * both before scrypt runs (so a flood of wrong secrets runs out instead of holding the thread pool) and gives it
-   * back when the key is good. A token already verified (cached, no scrypt) passes even while its id is limited.
-   */
-  async function checkKey(req: IncomingMessage, token: string) {
-    if (!keys) return null;
-    if (keys.isCached(token)) return keys.verify(token);
-    const address = `addr:${req.socket.remoteAddress ?? 'unknown'}`;
-    const id = KeyStore.idOf(token);
-    // A tarpit: the refusal waits and then closes the connection, so that cheap refusals do not let a flood
-    // send (and cost) more requests than the checks it replaced.
-    const tooMany = async (retry: number, what: string) => {
-      await new Promise((done) => setTimeout(done, failureDelayMs));
-      return new HttpError(
-        429,
-        'RATE_LIMITED',
-        `Too many failed key checks ${what}; retry in ${retry} s with a valid key.`,
-        {
-          'retry-after': String(retry),
-          connection: 'close',
-        },
-      );
-    };
-    const a = failures.take(address);
-    if (!a.ok) throw await tooMany(a.retryAfterSeconds, 'from this address');
-    if (id !== null) {
-      const b = failures.take(`id:${id}`);
-      if (!b.ok) {
-        failures.refund(address);
-        throw await tooMany(b.retryAfterSeconds, 'for this key id');
-      }
-    }
-    const verified = await keys.verify(token);
-    if (verified) {
-      failures.refund(address);
-      if (id !== null) failures.refund(`id:${id}`);
-    }
-    return verified;
-  }
-
-  function callerOf(state: RequestState): string {
-    return state.keyId ? `key:${state.keyId}` : `open:${state.principal?.space}/${state.principal?.agentId}`;
-  }
-
-  /**
-   * Take `cost` tokens from the caller's bucket, of which `paid` were taken already (the one every request pays
-   * before its body is read): 429 when they are not there yet, 413 when they never can be.
-   */
-  async function rateLimit(state: RequestState, cost = 1, paid = 0): Promise<void> {
-    if (cost - paid <= 0 || !limiter.enabled) return;
-    if (cost > limiter.burst) {
-      throw new HttpError(
-        413,
-        'TOO_LARGE',
-        `This request costs ${cost} rate tokens (one per batch element, import line or started ${COST_BYTES / 1024} KiB), more than the ${limiter.burst} a key can spend at once: split it into smaller requests (or start the server with a larger --rate-burst).`,
-      );
-    }
-    const d = await limiter.takeShared(callerOf(state), cost - paid);
-    if (!d.ok) {
-      throw new HttpError(429, 'RATE_LIMITED', `Too many requests for this key; retry in ${d.retryAfterSeconds} s.`, {
-        'retry-after': String(d.retryAfterSeconds),
-      });
-    }
-  }
-
-  /** The cost of a request: one token per batch element or import line, per started COST_BYTES, at least one. */
-  function workCost(bytes: number, elements = 1): number {
-    return Math.max(1, elements, Math.ceil(bytes / COST_BYTES));
-  }
-
-  // ---------- routes ----------
-
-  async function runOperation(
-    req: IncomingMessage,
-    res: ServerResponse,
-    state: RequestState,
-    op: Operation,
-    params: Record<string, string>,
-    query: Record<string, string>,
-  ): Promise<void> {
-    const http = op.http!;
-    const principal = await authenticate(req, state);
-    await rateLimit(state);
-    let body: unknown;
-    if (http.method === 'POST' || http.method === 'PATCH' || http.method === 'PUT') {
-      if (http.bodyType === 'ndjson') {
-        requireContentType(req, 'ndjson');
-        const raw = await readBody(req);
-        body = utf8Text(raw);
-        const lines = (body as string).split('\n').filter((l) => l.trim() !== '').length;
-        await rateLimit(state, workCost(raw.length, lines), 1);
-      } else {
-        requireContentType(req, 'json');
-        body = await readJsonObject(req, state);
-        if (http.body) body = parseInput(http.body, op.name, body ?? {});
-      }
-    } else if (http.method === 'DELETE' && http.body) {
-      // A DELETE may carry its input as a JSON body (or as query parameters; the binding merges them).
-      requireContentType(req, 'json');
-      body = await readJsonObject(req, state);
-      if (body !== undefined) body = parseInput(http.body, op.name, body);
-    } else {
-      req.resume();
-    }
-    // Query parameters are checked against the route's schema (unknown or malformed ones are refused).
-    if (http.query) query = parseInput(http.query, op.name, query) as Record<string, string>;
-    const input = http.input ? http.input({ params, query, body }) : { ...(body as object | undefined), ...params };
-    const abort = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const result = await inSpace(principal.space, () =>
-      op.run(
-        { principal, stack: options.stack, services, params, transport: 'http', signal: abort.signal },
-        input ?? {},
-      ),
-    );
-    if (http.responseType === 'ndjson') {
-      await streamLines(res, result as AsyncIterable<unknown>, abort.signal);
-      return;
-    }
-    sendJson(res, http.status ? http.status(result) : 200, result);
-  }
-
-  async function streamLines(res: ServerResponse, rows: AsyncIterable<unknown>, signal: AbortSignal): Promise<void> {
-    res.writeHead(200, {
-      'content-type': 'application/x-ndjson; charset=utf-8',
-      'cache-control': 'no-store',
-      ...(shuttingDown ? { connection: 'close' } : {}),
-    });
-    for await (const row of rows) {
-      if (signal.aborted || res.destroyed) return;
-      if (!res.write(`${JSON.stringify(row)}\n`)) {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
-      }
-    }
-    res.end();
-  }
-
-  async function handleMcp(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void> {
-    const principal = await authenticate(req, state);
-    await rateLimit(state);
-    requireContentType(req, 'json');
-    const raw = await readBody(req);
-    const text = utf8Text(raw);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (e) {
-      throw new HttpError(400, 'INVALID_INPUT', `The request body is not valid JSON: ${(e as Error).message}.`);
-    }
-    type Message = { method?: unknown; params?: { name?: unknown } } | undefined | null;
-    const messages: Message[] = Array.isArray(body) ? (body as Message[]) : [body as Message];
-    if (messages.length > maxBatch) {
-      throw new HttpError(
-        413,
-        'TOO_LARGE',
-        `This MCP request carries ${messages.length} JSON-RPC messages; at most ${maxBatch} go in one POST. Split the batch.`,
-      );
-    }
-    const calls = messages.filter((m) => m?.method === 'tools/call');
-    // Each tools/call is one operation: the request pays for each, not once for the batch.
-    await rateLimit(state, workCost(raw.length, calls.length), 1);
-    const message = messages.length === 1 ? messages[0] : undefined;
-    if (message?.method === 'tools/call' && typeof message.params?.name === 'string') state.tool = message.params.name;
-    const server = createMcpServer({
-      operations,
-      stack: options.stack,
-      services,
-      principal,
-      logger,
-      version: SERVER_VERSION,
-      extend: options.mcpExtend,
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await inSpace(principal.space, () => transport.handleRequest(req, res, body));
-  }
+  const respond = createResponder(logger, () => shuttingDown);
+  const doors: DoorContext = {
+    stack: options.stack,
+    services,
+    operations,
+    logger,
+    limiter,
+    bodyLimit,
+    maxBatch,
+    mcpExtend: options.mcpExtend,
+    respond,
+    authenticate: auth.authenticate,
+  };
 
   async function ready(): Promise<void> {
     if (shuttingDown) throw new HttpError(503, 'SHUTTING_DOWN', 'The server is shutting down.');
@@ -584,16 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const incoming = req.headers['x-request-id'];
-    const state: RequestState = {
-      requestId: typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID(),
-      started: performance.now(),
-      principal: null,
-      keyId: null,
-      operation: null,
-      tool: null,
-      route: null,
-    };
+    const state = newRequestState(req);
     res.setHeader('x-request-id', state.requestId);
     res.setHeader('x-content-type-options', 'nosniff');
     const method = req.method ?? 'GET';
@@ -640,10 +172,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         });
       }
       if (method === 'GET' || method === 'HEAD') {
-        if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+        if (pathname === '/healthz') return respond.sendJson(res, 200, { status: 'ok' });
         if (pathname === '/readyz') {
           await ready();
-          return sendJson(res, 200, { status: 'ready' });
+          return respond.sendJson(res, 200, { status: 'ready' });
         }
         if (pathname === '/openapi.json') {
           res.writeHead(200, { ...JSON_HEADERS, 'content-length': String(Buffer.byteLength(openapi)) });
@@ -664,7 +196,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: POST JSON-RPC requests.', {
             allow: 'POST',
           });
-        return await handleMcp(req, res, state);
+        return await handleMcp(doors, req, res, state);
       }
       const match = router.match(method, pathname);
       if (match.kind === 'none') {
@@ -688,10 +220,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
       state.operation = match.op.name;
       state.route = match.op.http?.path ?? null;
-      await runOperation(req, res, state, match.op, match.params, query);
+      await runOperation(doors, req, res, state, match.op, match.params, query);
     } catch (error) {
-      discardBody(req, res);
-      sendError(res, state, error);
+      discardBody(req, res, bodyLimit);
+      respond.sendError(res, state, error);
     }
   }
 
@@ -781,13 +313,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port: address.port,
     // As of the last request (each request re-checks for a key while the server is open).
     get auth() {
-      return openNow ? 'open' : 'keys';
+      return auth.open ? 'open' : 'keys';
     },
     mcpUrl: `${url}/mcp`,
     inspectorUrl: `${url}/`,
     http: server,
     describe: () =>
-      !openNow
+      !auth.open
         ? `mem server listening on ${url} (API keys required${keys !== null && activeAtStart === 0 ? '; none exists yet: create one with mem keys create, or start with --open for loopback use without keys' : ''}; MCP at ${url}/mcp, inspector at ${url}/)`
         : `mem server listening on ${url} without API keys (--open): loopback only, every request acts as agent "${p.agentId}" (${p.role}) in space "${p.space}" (MCP at ${url}/mcp, inspector at ${url}/). Creating a key with mem keys create ends open mode at once.`,
     close,

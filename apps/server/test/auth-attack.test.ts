@@ -6,8 +6,8 @@
  */
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { closedWithin, openSocket as open, slowLoris, wrongSecret } from '@mem/testkit/attack';
 import { describe, expect, it } from 'vitest';
-import { closedWithin, openSocket as open, slowLoris, wrongSecret } from '../src/attack-kit.js';
 import { KeyStore } from '../src/keys.js';
 import { memoryLogger } from '../src/log.js';
 import { testServer, until } from './helpers.js';

@@ -4,8 +4,8 @@
  * tokens in proportion to its work: per MCP tools/call in a batch, per import line, per size.
  */
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack } from '@mem/core';
+import { largeMemory, serialEmbedder } from '@mem/testkit/attack';
 import { describe, expect, it } from 'vitest';
-import { largeMemory, serialEmbedder } from '../src/attack-kit.js';
 import { FairQueue } from '../src/fair-queue.js';
 import { KeyStore } from '../src/keys.js';
 import type { ServerOptions } from '../src/server.js';

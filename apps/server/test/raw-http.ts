@@ -1,4 +1,4 @@
-export { type RawAnswer, rawRequest } from '../src/attack-kit.js';
+export { type RawAnswer, rawRequest } from '@mem/testkit/attack';
 
 /** A JSON-RPC tools/call message for the stateless MCP endpoint. */
 export function toolCall(id: number, name: string, args: Record<string, unknown>) {

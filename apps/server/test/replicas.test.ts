@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { type ServeProcess, startServeProcess } from '@mem/testkit/attack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgliteServer, startPgliteServer } from '../../../packages/store-postgres/test/pglite-server.js';
-import { type ServeProcess, startServeProcess } from '../src/attack-kit.js';
 import { call, memProcess, until } from './helpers.js';
 
 const exec = promisify(execFile);

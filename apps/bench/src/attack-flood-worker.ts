@@ -4,7 +4,7 @@
  * answers' statuses and the failures.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { rawRequest, wrongSecret } from './attack-kit.js';
+import { rawRequest, wrongSecret } from '@mem/testkit/attack';
 
 const { url, key, connections } = workerData as { url: string; key: string; connections: number };
 let running = true;

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { ServerBenchResult } from '../src/bench.js';
+import type { ServerBenchResult } from '../src/server.js';
 
 describe('the server under load (mem bench server, CI size)', () => {
   it('answers every request of two runs with no error and reads back every acknowledged write', () => {
     const out = mkdtempSync(join(tmpdir(), 'mem-load-'));
     try {
-      const script = fileURLToPath(new URL('../src/bench.ts', import.meta.url));
+      const script = fileURLToPath(new URL('../src/server.ts', import.meta.url));
       const tsx = createRequire(import.meta.url).resolve('tsx');
       const run = spawnSync(
         process.execPath,

@@ -6,7 +6,7 @@
  * server's RSS (start / end / peak, sampled every 250 ms); after the last run every acknowledged write of every run
  * is read back again, and RSS is flat when the last run ends at most 10 % above the first run's end.
  *
- *   node --conditions=dev-source --import tsx apps/server/src/bench.ts [--duration 20] [--connections 16]
+ *   node --conditions=dev-source --import tsx apps/bench/src/server.ts [--duration 20] [--connections 16]
  *        [--runs 1] [--seed 500] [--embedder hashing|local] [--json] [--out bench-results]
  *
  * Writes `server-<time>.json`, `.md` and `.svg` under bench-results/ (git-ignored; the report format of apps/bench).
@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type BenchReport, machine, renderMarkdown, writeReport } from '@mem/bench/report';
 import { seededRandom } from '@mem/core/adapter';
 import autocannon from 'autocannon';
+import { type BenchReport, machine, renderMarkdown, writeReport } from './report.js';
 
 export interface ServerBenchOptions {
   durationSeconds: number;
@@ -145,12 +145,10 @@ function sentence(r: () => number, n: number): string {
 // ---------- the server process ----------
 
 async function serveChild(args: { db: string; embedder: string }): Promise<void> {
-  const [{ createStack }, { createSqliteStore }, { KeyStore }, { startServer }, { jsonLogger }] = await Promise.all([
+  const [{ createStack }, { createSqliteStore }, { KeyStore, startServer, jsonLogger }] = await Promise.all([
     import('@mem/core'),
     import('@mem/store-sqlite'),
-    import('./keys.js'),
-    import('./server.js'),
-    import('./log.js'),
+    import('@mem/server'),
   ]);
   let embedder: import('@mem/core/adapter').Embedder;
   if (args.embedder === 'local') embedder = (await import('@mem/embed-local')).createLocalEmbedder();

@@ -1,8 +1,9 @@
 /**
- * The attacker's tools, shared by the attack tests (apps/server/test: auth-attack, fairness, exposure, replicas) and
- * `mem bench attack` (src/bench-attack.ts): raw HTTP requests from a chosen local address, slow-loris and idle
- * sockets, a wrong secret for a known key id, a serial embedder whose pace the caller sets, a memory of many chunks,
- * and a `mem serve` child process. A repository tool: not exported by the package and not built.
+ * The attacker's tools (`@mem/testkit/attack`), shared by the server's attack tests (apps/server/test: auth-attack,
+ * fairness, exposure, replicas) and `mem bench attack` (apps/bench/src/attack.ts): raw HTTP requests from a chosen
+ * local address, slow-loris and idle sockets, a wrong secret for a known key id, a serial embedder whose pace the
+ * caller sets, a memory of many chunks, and a `mem serve` child process. Nothing here imports vitest, so the bench
+ * and its worker threads load it without the suites.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';

@@ -1,0 +1,108 @@
+/** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
+import { forget, forgetInput, jsonValueSchema, parseInput } from '@mem/core';
+import { checkConsolidator, createConsolidationPipeline } from '@mem/episodic';
+import { z } from 'zod';
+import { defineOperation } from './operation.js';
+import { defined, whole } from './operation-helpers.js';
+import { dropRunners } from './operations-runner.js';
+import { tokenUsage } from './schemas.js';
+
+export const consolidateInput = z
+  .object({
+    minEpisodes: whole('minEpisodes', 10_000)
+      .optional()
+      .describe('Skip the run when fewer recent episodes exist (default 10).'),
+    maxEpisodes: whole('maxEpisodes', 10_000).optional().describe('Read at most this many recent episodes.'),
+  })
+  .strict();
+
+const consolidationReport = z.object({
+  newFacts: z.number(),
+  updatedFacts: z.number(),
+  knownFacts: z.number(),
+  keptFacts: z.number(),
+  refusedFacts: z.number(),
+  episodesProcessed: z.number(),
+  clustersFound: z.number(),
+  extractor: z.string(),
+  fallbackReason: z.string().nullable(),
+  skipped: z.object({ reason: z.literal('too-few-episodes'), episodes: z.number(), minimum: z.number() }).nullable(),
+  facts: z.array(
+    z.object({
+      key: z.string(),
+      topic: z.string().nullable(),
+      value: jsonValueSchema,
+      status: z.enum(['created', 'updated', 'known', 'kept', 'refused']),
+      evidence: z.array(z.string()),
+      reason: z.string().optional(),
+    }),
+  ),
+  usage: tokenUsage.describe('Tokens the fact extraction spent (zero for the keyword extractor).'),
+});
+
+export const consolidate = defineOperation({
+  name: 'consolidate',
+  summary: 'Turn recent episodes into durable facts (lead only)',
+  description:
+    "Read the space's recent episodes, cluster them by tag and store the facts they support (e.g. which tools succeed for a kind of task). " +
+    'Facts already known are not written again, and facts a user set are never overwritten. Skipped when there are fewer than minEpisodes episodes. Lead only. Returns the report.',
+  group: 'structured',
+  input: consolidateInput,
+  output: consolidationReport,
+  write: true,
+  http: { method: 'POST', path: '/v1/consolidate' },
+  tool: { name: 'consolidate' },
+  run: async (ctx, raw) => {
+    checkConsolidator(ctx.principal);
+    const input = parseInput(consolidateInput, 'consolidate', raw);
+    const pipeline = createConsolidationPipeline({
+      episodes: ctx.stack.port('episodes'),
+      facts: ctx.stack.port('facts'),
+      clock: ctx.stack.clock,
+    });
+    return pipeline.run(ctx.principal.space, defined(input));
+  },
+});
+
+const forgetReport = z.object({
+  space: z.string(),
+  subject: z.union([z.object({ agentId: z.string() }), z.object({ userId: z.string() })]),
+  removed: z.object({
+    memories: z.object({ documents: z.number(), chunks: z.number(), versions: z.number(), ratings: z.number() }),
+    transcripts: z.number(),
+    archives: z.number(),
+    notebookFiles: z.number(),
+    facts: z.number(),
+    goals: z.number(),
+    episodes: z.number(),
+    users: z.number(),
+    sessions: z.object({
+      summaries: z.number(),
+      states: z.number(),
+      phases: z.number(),
+      toolEvents: z.number(),
+    }),
+  }),
+  skipped: z.array(z.string()),
+  notes: z.array(z.string()),
+});
+
+export const forgetOperation = defineOperation({
+  name: 'forget',
+  summary: 'Delete everything of an agent or a user in the space (lead only)',
+  description:
+    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives, its notebooks, the episodes it wrote, and the summaries, session states, phases and tool events of its sessions with its context settings and open tasks — or, for a user, its facts, goals, user record and notebooks. " +
+    'Give exactly one of agentId and userId. Lead only; cannot be undone. Returns what was removed.',
+  group: 'structured',
+  input: forgetInput,
+  output: forgetReport,
+  write: true,
+  http: { method: 'POST', path: '/v1/forget' },
+  tool: { name: 'forget' },
+  run: async (ctx, raw) => {
+    const report = await forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw));
+    // The runners of a forgotten agent keep its open tasks' text in memory: they go too.
+    if ('agentId' in report.subject) dropRunners(ctx.stack, report.space, report.subject.agentId);
+    return report;
+  },
+});

@@ -1,0 +1,126 @@
+/** Per session of an agent: its tool-call log (tool-event-record, tool-event-list; rules in operations-state.ts). */
+import {
+  type JsonValue,
+  jsonValueSchema,
+  parseInput,
+  type ToolEvent,
+  toolEventListInput,
+  toolEventRecordInput,
+} from '@mem/core';
+import { newId } from '@mem/core/adapter';
+import { z } from 'zod';
+import { defineOperation } from './operation.js';
+import { defined, num, wholeQuery } from './operation-helpers.js';
+import {
+  noAgent,
+  now,
+  ofSession,
+  port,
+  SESSION_GUIDE,
+  session,
+  sessionPath,
+  shown,
+  withSession,
+} from './operations-state-kit.js';
+
+const toolEventSchema = z.object({
+  ...ofSession,
+  id: z.string(),
+  tool: z.string(),
+  input: jsonValueSchema,
+  output: jsonValueSchema,
+  latencyMs: z.number(),
+  error: z.string().nullable(),
+  at: z.string(),
+});
+
+export const toolEventRecord = defineOperation({
+  name: 'tool-event-record',
+  summary: 'Log one tool call of a session (tool, input, output, latency, error)',
+  description:
+    `Log a tool call you made in a session: the tool, its JSON input and output (at most 1 MiB each), how long it took and the error when it failed. ${SESSION_GUIDE} ` +
+    'Ids are unique per space (CONFLICT when reused); the time defaults to now. Never log secrets. Returns {event}.',
+  group: 'structured',
+  input: toolEventRecordInput,
+  output: z.object({ event: toolEventSchema }),
+  write: true,
+  http: {
+    method: 'POST',
+    path: sessionPath('tool-events'),
+    body: noAgent(toolEventRecordInput),
+    input: withSession,
+    status: () => 201,
+    successStatus: [201],
+  },
+  tool: { name: 'tool-event-record' },
+  run: async (ctx, raw) => {
+    const input = parseInput(toolEventRecordInput, 'tool-event-record', raw);
+    const s = session(ctx, input);
+    const event: ToolEvent = {
+      id: input.id ?? newId(),
+      sessionId: s.stored,
+      tool: input.tool,
+      input: (input.input ?? null) as JsonValue,
+      output: (input.output ?? null) as JsonValue,
+      latencyMs: input.latencyMs,
+      error: input.error ?? null,
+      at: input.at ?? now(ctx),
+    };
+    await port(ctx, 'toolEvents').record(ctx.principal.space, event);
+    return { event: shown(event, s) };
+  },
+});
+
+const toolEventQuery = z
+  .object({
+    tool: z.string().optional().describe('Only calls of this tool.'),
+    since: z.string().optional().describe('Only calls at or after this ISO time.'),
+    until: z.string().optional().describe('Only calls before this ISO time.'),
+    failed: z.enum(['true', 'false']).optional().describe('Only failed (true) or only successful (false) calls.'),
+    limit: wholeQuery('limit').optional().describe('The newest this many (default 100).'),
+  })
+  .strict();
+
+export const toolEventList = defineOperation({
+  name: 'tool-event-list',
+  summary: 'The tool calls of a session, with their count',
+  description:
+    `List the logged tool calls of a session (the newest limit, default 100, oldest first), filtered by tool, time range or failed; total counts every match. ${SESSION_GUIDE} ` +
+    'Useful to see which tools failed and how long they took. Returns {events, total}.',
+  group: 'structured',
+  input: toolEventListInput,
+  output: z.object({ events: z.array(toolEventSchema), total: z.number() }),
+  write: false,
+  http: {
+    method: 'GET',
+    path: sessionPath('tool-events'),
+    query: toolEventQuery,
+    input: ({ params, query }) =>
+      defined({
+        sessionId: params.session,
+        tool: query.tool,
+        since: query.since,
+        until: query.until,
+        failed: query.failed === undefined ? undefined : query.failed === 'true',
+        limit: num(query.limit),
+      }),
+  },
+  tool: { name: 'tool-event-list' },
+  run: async (ctx, raw) => {
+    const input = parseInput(toolEventListInput, 'tool-event-list', raw);
+    const s = session(ctx, input);
+    const filter = defined({
+      sessionId: s.stored,
+      tool: input.tool,
+      since: input.since,
+      until: input.until,
+      failed: input.failed,
+    });
+    const store = port(ctx, 'toolEvents');
+    const [events, total] = await Promise.all([
+      store.list(ctx.principal.space, filter, input.limit ?? 100),
+      store.count(ctx.principal.space, filter),
+    ]);
+    return { events: events.map((e) => shown(e, s)), total };
+  },
+});
