@@ -40,8 +40,8 @@ export const benchCommands: Record<string, Command> = {
     summary:
       'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack) or render their reports into one page (see apps/bench/README.md)',
     usage:
-      'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]\n' +
-      '                    [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
+      'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
+      '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
       '       mem bench scale [--n 10000,100000] [--store sqlite,in-memory,lancedb,lancedb-flat,postgres,mem0,langgraph]\n' +
       '                 [--queries 200] [--json]\n' +
       '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
