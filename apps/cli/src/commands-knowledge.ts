@@ -1,5 +1,13 @@
 /** The knowledge commands (`mem store`, `search`, `recall`, `get`, …): memories through the stack's knowledge service. */
-import { gc, MemError, type SearchResult, type Stack, toSearchJson, toSmartRecallJson } from '@mem/core';
+import {
+  gc,
+  MemError,
+  type SearchResult,
+  type Stack,
+  toRecalledJson,
+  toSearchJson,
+  toSmartRecallJson,
+} from '@mem/core';
 import { PRIVATE_FILE_MODE } from '@mem/core/adapter';
 import {
   bool,
@@ -218,7 +226,7 @@ export const knowledgeCommands: Record<string, Command> = {
         defined({ limit: int(ctx.flags, 'limit'), threshold: num(ctx.flags, 'threshold') }),
       );
       ctx.out(
-        { block: r.block, memories: r.memories.map(toSearchJson), usage: r.usage },
+        { block: r.block, memories: r.memories.map(toRecalledJson), usage: r.usage },
         () => r.block ?? 'No relevant past knowledge.',
       );
     },

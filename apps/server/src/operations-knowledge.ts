@@ -12,11 +12,13 @@ import {
   memorySearchInput,
   memoryStoreInput,
   parseInput,
+  recalledMemoryJson,
   gc as runGc,
   searchResultJson,
   smartRecallInput,
   smartRecallResultJson,
   taskContextInput,
+  toRecalledJson,
   toSearchJson,
   toSmartRecallJson,
 } from '@mem/core';
@@ -270,8 +272,10 @@ export const recall = defineOperation({
   input: recallInput,
   output: z.object({
     block: z.string().nullable(),
-    memories: z.array(searchResultJson),
-    usage: tokenUsage.describe('Tokens the embedder spent on the task text.'),
+    memories: z.array(recalledMemoryJson),
+    usage: tokenUsage.describe(
+      'Tokens the embedder spent on the task text (and, once per stack, on the calibration pairs).',
+    ),
   }),
   write: false,
   http: { method: 'POST', path: '/v1/recall' },
@@ -281,7 +285,7 @@ export const recall = defineOperation({
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
       ...(input.threshold !== undefined ? { threshold: input.threshold } : {}),
     });
-    return { block: r.block, memories: r.memories.map(toSearchJson), usage: r.usage };
+    return { block: r.block, memories: r.memories.map(toRecalledJson), usage: r.usage };
   },
 });
 

@@ -25,10 +25,13 @@ export { MemError, type MemErrorCode } from './errors.js';
 export type { NotebookScope } from './ports/notebook-store.js';
 export type { TranscriptMessage, TranscriptRole } from './ports/transcript-store.js';
 export {
+  type RecalledMemoryJson,
+  recalledMemoryJson,
   type SearchResultJson,
   type SmartRecallResultJson,
   searchResultJson,
   smartRecallResultJson,
+  toRecalledJson,
   toSearchJson,
   toSmartRecallJson,
 } from './results.js';

@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import type { SearchResult, SmartRecallResult } from './services/knowledge/index.js';
+import type { RecalledMemory, SearchResult, SmartRecallResult } from './services/knowledge/index.js';
 
 const scope = z.enum(['agent', 'swarm']);
 const source = z.enum(['manual', 'file_index', 'task_completion', 'session_summary']);
@@ -24,8 +24,10 @@ export const searchResultJson = z.object({
   agentId: z.string().describe('The owning agent.'),
   similarity: z.number().nullable().describe('Raw cosine similarity of the vector arm, or null without vectors.'),
   keywordRank: z.number().int().nullable().describe('1-based rank in the keyword arm, or null.'),
-  relevance: z.number().describe('Fused relevance normalised to [0, 1].'),
-  score: z.number().describe('relevance × recency × access × quality × path weight × usefulness.'),
+  relevance: z.number().describe('Fused relevance in [0, 1], with the session context and the time cue.'),
+  score: z
+    .number()
+    .describe('relevance × the bounded effect of recency × access × quality × path weight × usefulness.'),
   createdAt: z.string(),
 });
 
@@ -34,7 +36,14 @@ export const smartRecallResultJson = searchResultJson.extend({
   recallScore: z.number().describe('Best similarity (or relevance) + bonus × hits.'),
 });
 
+export const recalledMemoryJson = searchResultJson.extend({
+  confidence: z
+    .number()
+    .describe("Match confidence in [0, 1]: the task's words the memory holds and the calibrated similarity."),
+});
+
 export type SearchResultJson = z.infer<typeof searchResultJson>;
+export type RecalledMemoryJson = z.infer<typeof recalledMemoryJson>;
 export type SmartRecallResultJson = z.infer<typeof smartRecallResultJson>;
 
 /** One search result as machine output (`mem search --json`, the HTTP API, MCP). */
@@ -62,4 +71,9 @@ export function toSearchJson(r: SearchResult): SearchResultJson {
 /** A smart-recall / task-context result: the search shape plus hits and recallScore. */
 export function toSmartRecallJson(r: SmartRecallResult): SmartRecallResultJson {
   return { ...toSearchJson(r), hits: r.hits, recallScore: r.recallScore };
+}
+
+/** A memory of the recall block as machine output: the search shape plus its match confidence. */
+export function toRecalledJson(r: RecalledMemory): RecalledMemoryJson {
+  return { ...toSearchJson(r), confidence: r.confidence };
 }
