@@ -152,6 +152,8 @@ describe('knowledge routes', () => {
     expect(recall.status).toBe(200);
     expect(recall.body.block).toContain('### Relevant Past Knowledge');
     expect(recall.body.memories[0].name).toBe('Invoice retries');
+    // Each recalled memory says how sure the match is; the default threshold is 0.6.
+    for (const m of recall.body.memories) expect(m.confidence).toBeGreaterThanOrEqual(0.6);
     const none = await call(s.url, 'POST', '/v1/recall', { body: { task: 'zebra giraffe', threshold: 0.99 } });
     expect(none.body).toEqual({
       block: null,
