@@ -14,6 +14,7 @@ export {
   guardTranscriptStore,
 } from './adapter-kit/transcripts.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
+export { calibrationTexts } from './domain/calibration.js';
 export { checkCompactionBasis } from './domain/compaction.js';
 export {
   checkFactKey,

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { createInMemoryKnowledgeStore, createInMemoryTranscriptStore, createStack, MemError, Runner } from '@mem/core';
+import { calibrationTexts } from '@mem/core/adapter';
 import { describeEmbedder } from '@mem/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIEmbedder, type OpenAIEmbedderOptions } from './index.js';
@@ -316,14 +317,16 @@ describe('token usage of createOpenAIEmbedder', () => {
       taskId: 't1',
       messages: [{ role: 'user', content: 'go' }],
     });
+    // The stack's first recall also embeds the calibration pairs (once per stack).
+    const recallTokens = 5 + tokensOf(calibrationTexts());
     expect(turn.report.spent).toEqual([
       {
         operation: 'recall-embedding',
         by: 'openai:test-embed',
-        usage: { inputTokens: 5, outputTokens: 0, totalTokens: 5 },
+        usage: { inputTokens: recallTokens, outputTokens: 0, totalTokens: recallTokens },
       },
     ]);
-    expect(turn.report.usage.totalTokens).toBe(5);
+    expect(turn.report.usage.totalTokens).toBe(recallTokens);
 
     const ended = await runner.endTask({ principal: p, taskId: 't1', summary: 'Wrote the rollback plan.' });
     const memoryTokens = tokensOf([`Task t1: ${task}\n\nWrote the rollback plan.`]); // the stored content
