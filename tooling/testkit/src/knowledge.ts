@@ -394,7 +394,7 @@ export function describeKnowledgeStore(
       const d = await memory.store(bob, { content: 'Redis runs on port 6380 in staging.' });
       expect(d.id).not.toBe(a.id);
       expect((await memory.stats(alice)).documents).toBe(3);
-      // A batch finds the stored copies as single stores do (through findDocIdsByHashes where the store has it).
+      // A batch finds the stored copies as single stores do (both ask findDocIdsByHashes).
       const batch = await memory.storeMany(alice, [
         { content: 'Redis runs on port 6380 in staging.' },
         { content: 'Redis runs on port 6380 in staging.', scope: 'swarm' },
@@ -408,37 +408,36 @@ export function describeKnowledgeStore(
         [(batch[2] as { id: string }).id, true],
       ]);
       const store = fixture!.store;
-      if (store.findDocIdsByHashes) {
-        const lookups = [
-          {
-            scope: 'agent' as const,
-            agentId: alice.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-          {
-            scope: 'swarm' as const,
-            agentId: alice.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-          {
-            scope: 'agent' as const,
-            agentId: bob.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-          { scope: 'agent' as const, agentId: alice.agentId, contentHash: contentHash('never stored') },
-          {
-            scope: 'agent' as const,
-            agentId: alice.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-        ];
-        const single = await Promise.all(
-          lookups.map((l) => store.findDocIdByHash(alice.space, l.scope, l.agentId, l.contentHash)),
-        );
-        expect(await store.findDocIdsByHashes(alice.space, lookups)).toEqual(single);
-        expect(single).toEqual([a.id, c.id, d.id, null, a.id]);
-        expect(await store.findDocIdsByHashes('another-space', lookups)).toEqual([null, null, null, null, null]);
-      }
+      const lookups = [
+        {
+          scope: 'agent' as const,
+          agentId: alice.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+        {
+          scope: 'swarm' as const,
+          agentId: alice.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+        {
+          scope: 'agent' as const,
+          agentId: bob.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+        { scope: 'agent' as const, agentId: alice.agentId, contentHash: contentHash('never stored') },
+        {
+          scope: 'agent' as const,
+          agentId: alice.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+      ];
+      const single = await Promise.all(
+        lookups.map((l) => store.findDocIdByHash(alice.space, l.scope, l.agentId, l.contentHash)),
+      );
+      expect(await store.findDocIdsByHashes(alice.space, lookups)).toEqual(single);
+      expect(single).toEqual([a.id, c.id, d.id, null, a.id]);
+      expect(await store.findDocIdsByHashes('another-space', lookups)).toEqual([null, null, null, null, null]);
+      expect(await store.findDocIdsByHashes(alice.space, [])).toEqual([]);
     });
 
     it('stores Unicode (emoji, CJK, RTL) and very long content exactly', async () => {

@@ -1,0 +1,62 @@
+/** The embedding space of a knowledge service: the store's recorded embedder, checked against the stack's. */
+import { MemError } from '../../errors.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Embedder } from '../../ports/embedder.js';
+import type { KnowledgeAdmin } from '../../ports/knowledge-store.js';
+import type { EmbeddingInfo } from '../../types.js';
+
+/**
+ * How long a match between the store's recorded embedder and the stack's is trusted before the store is asked again
+ * (docs/writing.md): a store re-embedded by another process is noticed within this time.
+ */
+export const EMBEDDING_INFO_TTL_MS = 5_000;
+
+/**
+ * Refuses to mix vector spaces: the store's recorded embedder must be the stack's (docs/writing.md). The store is read
+ * once and the match kept for `EMBEDDING_INFO_TTL_MS` on the stack's clock; a mismatch is never kept (the next vector
+ * operation reads again, so a `mem reindex` elsewhere is seen at once), and what this service records itself
+ * (`record`) replaces the kept answer. One per service, so one per stack.
+ */
+export class EmbeddingSpace {
+  /** Clock time (ms) when the store's embedder last matched ours; undefined when it must be read again. */
+  private matchedAt: number | undefined;
+
+  constructor(
+    private readonly store: Pick<KnowledgeAdmin, 'getEmbeddingInfo' | 'setEmbeddingInfo'>,
+    private readonly embedder: Embedder,
+    private readonly clock: Clock,
+  ) {}
+
+  private get info(): EmbeddingInfo {
+    return { model: this.embedder.id, dimension: this.embedder.dimension };
+  }
+
+  /** Resolves when the store's vectors are ours (recording ours when it has none yet); EMBEDDING_MISMATCH otherwise. */
+  async ensure(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const at = this.matchedAt;
+    if (at !== undefined && now >= at && now - at < EMBEDDING_INFO_TTL_MS) return;
+    this.matchedAt = undefined;
+    const stored = await this.store.getEmbeddingInfo();
+    if (stored === null) {
+      await this.record(this.info);
+      return;
+    }
+    if (stored.model !== this.embedder.id || stored.dimension !== this.embedder.dimension) {
+      throw new MemError(
+        'EMBEDDING_MISMATCH',
+        `The store's vectors came from embedder "${stored.model}" (${stored.dimension} dimensions) but this stack uses "${this.embedder.id}" (${this.embedder.dimension} dimensions). Vector spaces never mix: run \`mem reindex\` to re-embed every memory with "${this.embedder.id}", or configure the original embedder.`,
+        { details: { stored, current: this.info } },
+      );
+    }
+    this.matchedAt = now;
+  }
+
+  /** Record `info` as the store's embedder (first vector, or after re-embedding) and keep the answer. */
+  async record(info: EmbeddingInfo): Promise<void> {
+    this.matchedAt = undefined;
+    await this.store.setEmbeddingInfo(info);
+    const ours = info.model === this.embedder.id && info.dimension === this.embedder.dimension;
+    this.matchedAt = ours ? this.clock.now().getTime() : undefined;
+  }
+}
