@@ -96,6 +96,43 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     expect((await shared.stats(alice.space)).chunks).toBe(before);
   });
 
+  it('a store re-embedded to another dimension is refused at once by a search, within the time-to-live', async () => {
+    const shared = createInMemoryKnowledgeStore();
+    const a = setup(shared, 'model-a');
+    await a.knowledge.store(alice, { content: 'vectors of thirty-two dimensions' });
+    const b = createStack({ knowledge: shared, embedder: createHashingEmbedder({ dimension: 16 }), clock: a.clock });
+    await b.knowledge.reindex();
+    a.calls();
+    // The kept answer is still fresh, but the rows found carry 16-dimension vectors: the store is read again.
+    await expect(a.knowledge.search(alice, { query: 'vectors dimensions' })).rejects.toMatchObject({
+      code: 'EMBEDDING_MISMATCH',
+    });
+    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'getEmbeddingInfo']);
+  });
+
+  it('a failing vector call reads the embedding info again; the store error stands when the space is still ours', async () => {
+    const inner = createInMemoryKnowledgeStore();
+    let failing = false;
+    const flaky = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === 'vectorSearch' && failing)
+          return async () => {
+            throw new MemError('STORE_UNAVAILABLE', 'in-memory: the engine is down (test).');
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const a = setup(flaky);
+    await a.knowledge.store(alice, { content: 'rollback plans live in the runbook' });
+    a.calls();
+    failing = true;
+    await expect(a.knowledge.search(alice, { query: 'rollback' })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getEmbeddingInfo']);
+    failing = false;
+    expect((await a.knowledge.search(alice, { query: 'rollback' })).length).toBe(1);
+    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+  });
+
   it('a mismatch is never kept: once the store is re-embedded with this stack embedder, it works at once', async () => {
     const shared = createInMemoryKnowledgeStore();
     const b = setup(shared, 'model-b');

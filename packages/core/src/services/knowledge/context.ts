@@ -84,6 +84,14 @@ export class KnowledgeContext {
     return embedTexts(this.embedder!, texts);
   }
 
+  /**
+   * A store call that writes or reads vectors of this stack's space, under the embedding space's guard (a failure
+   * re-reads the store's embedder at once); the call alone without a vector arm.
+   */
+  withVectors<T>(call: () => Promise<T>, foreign?: (answer: T) => boolean): Promise<T> {
+    return this.embeddingSpace ? this.embeddingSpace.guard(call, foreign) : call();
+  }
+
   private calibrationRun: Promise<EmbedderCalibration | null> | undefined;
 
   /**

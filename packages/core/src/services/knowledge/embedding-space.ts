@@ -14,8 +14,9 @@ export const EMBEDDING_INFO_TTL_MS = 5_000;
 /**
  * Refuses to mix vector spaces: the store's recorded embedder must be the stack's (docs/writing.md). The store is read
  * once and the match kept for `EMBEDDING_INFO_TTL_MS` on the stack's clock; a mismatch is never kept (the next vector
- * operation reads again, so a `mem reindex` elsewhere is seen at once), and what this service records itself
- * (`record`) replaces the kept answer. One per service, so one per stack.
+ * operation reads again, so a `mem reindex` elsewhere is seen at once), what this service records itself (`record`)
+ * replaces the kept answer, and a vector call that fails or meets vectors of another length reads again at once
+ * (`guard`). One per service, so one per stack.
  */
 export class EmbeddingSpace {
   /** Clock time (ms) when the store's embedder last matched ours; undefined when it must be read again. */
@@ -50,6 +51,30 @@ export class EmbeddingSpace {
       );
     }
     this.matchedAt = now;
+  }
+
+  /** Forget the kept answer and read the store's embedder now (EMBEDDING_MISMATCH when it is no longer ours). */
+  async recheck(): Promise<void> {
+    this.matchedAt = undefined;
+    await this.ensure();
+  }
+
+  /**
+   * Run a store call that carries or returns vectors of this space. When it fails, or `foreign` finds vectors of
+   * another length in its answer, the kept answer may be stale (another process re-embedded the store within the
+   * time-to-live): the store's embedder is read again at once, so such a change is refused with EMBEDDING_MISMATCH
+   * rather than reported as the engine's error or mixed in. Otherwise the call's own error or answer stands.
+   */
+  async guard<T>(call: () => Promise<T>, foreign?: (answer: T) => boolean): Promise<T> {
+    let answer: T;
+    try {
+      answer = await call();
+    } catch (error) {
+      await this.recheck();
+      throw error;
+    }
+    if (foreign?.(answer)) await this.recheck();
+    return answer;
   }
 
   /** Record `info` as the store's embedder (first vector, or after re-embedding) and keep the answer. */

@@ -151,7 +151,7 @@ export async function store(
   if ('deduplicated' in prepared) return prepared.deduplicated;
   if (!('planned' in prepared)) throw new MemError('INTERNAL', 'store: a single item cannot repeat itself.');
   const { chunks, usage } = await plannedChunks(ctx, p, [prepared.planned]);
-  await ctx.knowledge.insertDocument(chunks[0]!);
+  await ctx.withVectors(() => ctx.knowledge.insertDocument(chunks[0]!));
   return resultOf(chunks[0]!, false, usage);
 }
 
@@ -202,7 +202,8 @@ export async function storeMany(
     if (docs) {
       let batched = true;
       try {
-        await ctx.knowledge.insertDocuments(docs);
+        const written = docs;
+        await ctx.withVectors(() => ctx.knowledge.insertDocuments(written));
       } catch (error) {
         if (!MemError.is(error, 'KEY_TAKEN') && !MemError.is(error, 'CONFLICT')) throw error;
         batched = false;
@@ -307,7 +308,7 @@ export async function index(
     agentId: p.agentId,
     at: now.toISOString(),
   };
-  await ctx.knowledge.replaceDocument(p.space, existing, next, version, first.version);
+  await ctx.withVectors(() => ctx.knowledge.replaceDocument(p.space, existing, next, version, first.version));
   return { ...resultOf(next, false, embedded?.usage ?? { ...NO_USAGE }), status: 'updated' };
 }
 

@@ -75,11 +75,15 @@ async function rankedSearch(
     keyword: store.capabilities.keyword,
     embed: (texts) => ctx.embed(texts),
     keywordSearch: (terms, n) => store.keywordSearch({ filter, terms, limit: n }),
-    vectorSearch: (v, n) => store.vectorSearch({ filter, vector: v, limit: n }),
+    vectorSearch: (v, n) => ctx.withVectors(() => store.vectorSearch({ filter, vector: v, limit: n })),
   });
   const ids = [...new Set([...keywordHits.map((h) => h.id), ...vectorHits.map((h) => h.id)])];
   if (ids.length === 0) return { results: [], usage };
-  const rows = await store.getChunks(filter.space, ids);
+  // Rows carrying vectors of another length than the query's: the store may have been re-embedded meanwhile.
+  const rows = await ctx.withVectors(
+    () => store.getChunks(filter.space, ids),
+    (found) => vector !== undefined && found.some((r) => r.embedding !== null && r.embedding.length !== vector.length),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const fused = fuseScores(
     lengthFreeHits(keywordHits, byId, store.capabilities.keywordLengthNorm),
