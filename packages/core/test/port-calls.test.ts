@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { recordPortCalls } from '../../../tooling/testkit/src/port-calls.js';
 import { createHashingEmbedder } from '../src/adapters/hashing-embedder.js';
 import { createInMemoryKnowledgeStore } from '../src/adapters/in-memory-knowledge.js';
 import { MemError } from '../src/errors.js';
@@ -10,33 +11,11 @@ import type { Principal } from '../src/types.js';
 
 const alice: Principal = { space: 'acme', agentId: 'alice', role: 'worker' };
 
-/** The store behind a Proxy that records every port method called through it, by name, in order. */
-function recorded(store: KnowledgeStore): { store: KnowledgeStore; calls: () => string[] } {
-  let log: string[] = [];
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || typeof prop !== 'string') return value;
-      return (...args: unknown[]) => {
-        log.push(prop);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  /** The calls since the last time this was asked. */
-  const calls = () => {
-    const out = log;
-    log = [];
-    return out;
-  };
-  return { store: proxy, calls };
-}
-
 function setup(store: KnowledgeStore = createInMemoryKnowledgeStore(), embedderId = 'hash-32') {
   const clock = new ManualClock();
-  const r = recorded(store);
+  const r = recordPortCalls(store);
   const embedder = { ...createHashingEmbedder({ dimension: 32 }), id: embedderId };
-  const stack = createStack({ knowledge: r.store, embedder, clock });
+  const stack = createStack({ knowledge: r.port, embedder, clock });
   return { ...stack, clock, calls: r.calls, inner: store };
 }
 

@@ -1,6 +1,6 @@
 /**
  * A port behind a Proxy that records the name of every method called through it, in order: how the suites count the
- * port calls of one operation.
+ * port calls of one operation. Self-contained (no imports): core's tests use it by path, as they use locomo.ts.
  */
 export function recordPortCalls<T extends object>(port: T): { port: T; calls: () => string[] } {
   let log: string[] = [];
