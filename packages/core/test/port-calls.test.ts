@@ -110,6 +110,12 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     failing = false;
     expect((await a.knowledge.search(alice, { query: 'rollback' })).length).toBe(1);
     expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+    // Re-embedded meanwhile by another stack (same dimension, another model): the failure is explained as a mismatch.
+    await createStack({ knowledge: inner, embedder: createHashingEmbedder({ dimension: 32 }) }).knowledge.reindex();
+    failing = true;
+    await expect(a.knowledge.search(alice, { query: 'rollback' })).rejects.toMatchObject({
+      code: 'EMBEDDING_MISMATCH',
+    });
   });
 
   it('a mismatch is never kept: once the store is re-embedded with this stack embedder, it works at once', async () => {

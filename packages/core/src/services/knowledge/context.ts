@@ -71,7 +71,7 @@ export class KnowledgeContext {
   // ---------- embedding space ----------
 
   get useVectors(): boolean {
-    return this.embedder !== undefined && this.knowledge.capabilities.vector;
+    return this.embeddingSpace !== undefined;
   }
 
   /** The embedding space check, kept per service (embedding-space.ts); undefined without a vector arm. */

@@ -70,7 +70,12 @@ export class EmbeddingSpace {
     try {
       answer = await call();
     } catch (error) {
-      await this.recheck();
+      try {
+        await this.recheck();
+      } catch (checked) {
+        // A changed space explains the failure; any other trouble reading it does not replace the call's own error.
+        if (MemError.is(checked, 'EMBEDDING_MISMATCH')) throw checked;
+      }
       throw error;
     }
     if (foreign?.(answer)) await this.recheck();
