@@ -9,6 +9,7 @@ export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStore
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { locomoTurns } from './locomo.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
+export * from './port-calls.js';
 export * from './port-fixture.js';
 export * from './processes.js';
 export { describeReranker } from './reranker.js';

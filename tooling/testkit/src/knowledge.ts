@@ -1,6 +1,7 @@
 import { createHashingEmbedder, createStack, MemError, type Principal, type Stack } from '@mem/core';
 import { contentHash, type KnowledgeStore, ManualClock, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordPortCalls } from './port-calls.js';
 import { expectMemError } from './port-fixture.js';
 import { expectPlainTerms, PLAIN_TERM_TEXTS } from './query-syntax.js';
 
@@ -394,7 +395,7 @@ export function describeKnowledgeStore(
       const d = await memory.store(bob, { content: 'Redis runs on port 6380 in staging.' });
       expect(d.id).not.toBe(a.id);
       expect((await memory.stats(alice)).documents).toBe(3);
-      // A batch finds the stored copies as single stores do (through findDocIdsByHashes where the store has it).
+      // A batch finds the stored copies as single stores do (both ask findDocIdsByHashes).
       const batch = await memory.storeMany(alice, [
         { content: 'Redis runs on port 6380 in staging.' },
         { content: 'Redis runs on port 6380 in staging.', scope: 'swarm' },
@@ -408,37 +409,36 @@ export function describeKnowledgeStore(
         [(batch[2] as { id: string }).id, true],
       ]);
       const store = fixture!.store;
-      if (store.findDocIdsByHashes) {
-        const lookups = [
-          {
-            scope: 'agent' as const,
-            agentId: alice.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-          {
-            scope: 'swarm' as const,
-            agentId: alice.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-          {
-            scope: 'agent' as const,
-            agentId: bob.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-          { scope: 'agent' as const, agentId: alice.agentId, contentHash: contentHash('never stored') },
-          {
-            scope: 'agent' as const,
-            agentId: alice.agentId,
-            contentHash: contentHash('Redis runs on port 6380 in staging.'),
-          },
-        ];
-        const single = await Promise.all(
-          lookups.map((l) => store.findDocIdByHash(alice.space, l.scope, l.agentId, l.contentHash)),
-        );
-        expect(await store.findDocIdsByHashes(alice.space, lookups)).toEqual(single);
-        expect(single).toEqual([a.id, c.id, d.id, null, a.id]);
-        expect(await store.findDocIdsByHashes('another-space', lookups)).toEqual([null, null, null, null, null]);
-      }
+      const lookups = [
+        {
+          scope: 'agent' as const,
+          agentId: alice.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+        {
+          scope: 'swarm' as const,
+          agentId: alice.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+        {
+          scope: 'agent' as const,
+          agentId: bob.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+        { scope: 'agent' as const, agentId: alice.agentId, contentHash: contentHash('never stored') },
+        {
+          scope: 'agent' as const,
+          agentId: alice.agentId,
+          contentHash: contentHash('Redis runs on port 6380 in staging.'),
+        },
+      ];
+      const single = await Promise.all(
+        lookups.map((l) => store.findDocIdByHash(alice.space, l.scope, l.agentId, l.contentHash)),
+      );
+      expect(await store.findDocIdsByHashes(alice.space, lookups)).toEqual(single);
+      expect(single).toEqual([a.id, c.id, d.id, null, a.id]);
+      expect(await store.findDocIdsByHashes('another-space', lookups)).toEqual([null, null, null, null, null]);
+      expect(await store.findDocIdsByHashes(alice.space, [])).toEqual([]);
     });
 
     it('stores Unicode (emoji, CJK, RTL) and very long content exactly', async () => {
@@ -543,6 +543,26 @@ export function describeKnowledgeStore(
       expect((await memory.get(alice, { id: a.id })).content).toBe('Original fact.');
       expect((await memory.get(alice, { id: b.id })).key).toBe('/notes/second');
       expect(before).not.toBe(mid);
+    });
+
+    it('one store crosses the port twice (three times with an explicit key), one search three times', async () => {
+      fixture = await factory();
+      const { port, calls } = recordPortCalls(fixture.store);
+      const { knowledge: memory } = createStack({
+        knowledge: port,
+        embedder: createHashingEmbedder({ dimension: 64 }),
+        clock: new ManualClock('2026-03-01T12:00:00.000Z'),
+      });
+      // The first vector operation of a stack reads the store's embedder (and records it on an empty store).
+      await memory.store(alice, { content: 'The deploy window opens at nine.' });
+      expect(calls()).toEqual(['findDocIdsByHashes', 'getEmbeddingInfo', 'setEmbeddingInfo', 'insertDocument']);
+      const stored = await memory.store(alice, { content: 'Rollback plans live in the runbook.' });
+      expect(calls()).toEqual(['findDocIdsByHashes', 'insertDocument']);
+      await memory.store(alice, { content: 'Deploys go out on Tuesdays.', key: '/notes/deploy-day' });
+      expect(calls()).toEqual(['findDocIdsByHashes', 'findDocIdByKey', 'insertDocument']);
+      const hits = await memory.search(alice, { query: 'rollback plans runbook' });
+      expect(hits[0]?.id).toBe(stored.id);
+      expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
     });
 
     it('refuses to mix vector spaces and re-embeds on reindex', async () => {

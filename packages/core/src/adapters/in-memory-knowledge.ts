@@ -4,6 +4,7 @@ import { bm25Rank, DEFAULT_BM25, tokenize } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type {
   DeletedByAgent,
+  HashLookup,
   KeywordHit,
   KeywordQuery,
   KnowledgeStats,
@@ -228,6 +229,10 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
         return c.docId;
     }
     return null;
+  }
+
+  async findDocIdsByHashes(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]> {
+    return Promise.all(lookups.map((l) => this.findDocIdByHash(space, l.scope, l.agentId, l.contentHash)));
   }
 
   async keywordSearch(q: KeywordQuery): Promise<KeywordHit[]> {

@@ -86,16 +86,11 @@ export interface KnowledgeStats {
 }
 
 /**
- * Storage of knowledge memories. Adapters store and retrieve candidates; the core ranks and decides.
- * Every method is scoped by space. Multi-row writes are atomic.
- * Errors: `KEY_TAKEN` when a document's (space, scope, agentId, key) is held by another document,
- * `CONFLICT` when `expectedVersion` does not match, `ALREADY_RATED` for a second rating in one task,
- * `STORE_UNAVAILABLE` (prefixed by the adapter name) for driver failures.
+ * The write role of the knowledge port: new documents, content edits, moves and deletions. Multi-row writes are atomic.
+ * Errors: `KEY_TAKEN` when a document's (space, scope, agentId, key) is held by another document, `CONFLICT` when
+ * `expectedVersion` does not match or a chunk id exists.
  */
-export interface KnowledgeStore {
-  readonly name: string;
-  readonly capabilities: KnowledgeStoreCapabilities;
-
+export interface KnowledgeWriter {
   /** Insert all chunks of a new document in one transaction. */
   insertDocument(chunks: MemoryRecord[]): Promise<void>;
   /**
@@ -132,7 +127,12 @@ export interface KnowledgeStore {
    * where the engine has them. Other agents' documents and other spaces are untouched. Reports what went.
    */
   deleteByAgent(space: string, agentId: string): Promise<DeletedByAgent>;
+  /** Delete expired documents (expiresAt <= now). Returns chunks removed. */
+  deleteExpired(now: string, space?: string): Promise<number>;
+}
 
+/** The read role of the knowledge port: chunks, documents, lookups by key and content hash, scans and versions. */
+export interface KnowledgeReader {
   getChunk(space: string, id: string): Promise<MemoryRecord | null>;
   /** All chunks of a document, ordered by chunkIndex; empty when unknown. */
   getDocument(space: string, docId: string): Promise<MemoryRecord[]>;
@@ -140,15 +140,24 @@ export interface KnowledgeStore {
   findDocIdByKey(space: string, scope: Scope, agentId: string, key: string): Promise<string | null>;
   findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null>;
   /**
-   * Optional: `findDocIdByHash` for many lookups in one round trip (batch ingest asks once per batch instead of once
-   * per memory). Answers in the order of `lookups`, each exactly what `findDocIdByHash` would answer. Stores where a
-   * lookup is already cheap (an in-process index) may leave it out.
+   * `findDocIdByHash` for many lookups in one round trip: every store (single or batch) asks through it, once per
+   * call. Answers in the order of `lookups`, each exactly what `findDocIdByHash` would answer.
    */
-  findDocIdsByHashes?(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]>;
+  findDocIdsByHashes(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]>;
+  /** Rows ordered by (createdAt, id) after the cursor: export and re-embedding. */
+  scan(options: ScanOptions): Promise<MemoryRecord[]>;
+  listVersions(space: string, docId: string): Promise<MemoryVersion[]>;
+}
 
+/** The search role of the knowledge port: the two candidate arms and what they can do. The core ranks. */
+export interface KnowledgeSearcher {
+  readonly capabilities: KnowledgeStoreCapabilities;
   keywordSearch(query: KeywordQuery): Promise<KeywordHit[]>;
   vectorSearch(query: VectorQuery): Promise<VectorHit[]>;
+}
 
+/** The counters role of the knowledge port: accesses and ratings, which change no version. */
+export interface KnowledgeCounters {
   /** Count one access on every chunk of the document. */
   recordAccess(space: string, docId: string, at: string): Promise<void>;
   /**
@@ -159,17 +168,30 @@ export interface KnowledgeStore {
    * false is stored and changes no counter. Returns how many earlier votes were taken back.
    */
   addRating(rating: Rating): Promise<RatingOutcome>;
-  listVersions(space: string, docId: string): Promise<MemoryVersion[]>;
+}
 
-  /** Delete expired documents (expiresAt <= now). Returns chunks removed. */
-  deleteExpired(now: string, space?: string): Promise<number>;
-  scan(options: ScanOptions): Promise<MemoryRecord[]>;
-  updateEmbeddings(updates: { id: string; embedding: Float32Array }[], info: EmbeddingInfo): Promise<void>;
-  stats(space: string): Promise<KnowledgeStats>;
-
+/** The admin role of the knowledge port: the embedding space, re-embedding, statistics and the connection. */
+export interface KnowledgeAdmin {
+  readonly name: string;
   /** The embedder that produced the stored vectors, or null before the first vector is stored. */
   getEmbeddingInfo(): Promise<EmbeddingInfo | null>;
   setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
-
+  /** Write re-computed vectors (`reindex`), recording `info` as their embedder. */
+  updateEmbeddings(updates: { id: string; embedding: Float32Array }[], info: EmbeddingInfo): Promise<void>;
+  stats(space: string): Promise<KnowledgeStats>;
   close(): Promise<void>;
 }
+
+/**
+ * Storage of knowledge memories: the union of its roles (write, read, search, counters, admin). Adapters store and
+ * retrieve candidates; the core ranks and decides. Every method is scoped by space. Services that need only some
+ * roles take only those (e.g. `KnowledgeReader & KnowledgeSearcher`).
+ * Errors: those of each role, `ALREADY_RATED` for a second rating in one task, `STORE_UNAVAILABLE` (prefixed by the
+ * adapter name) for driver failures.
+ */
+export interface KnowledgeStore
+  extends KnowledgeWriter,
+    KnowledgeReader,
+    KnowledgeSearcher,
+    KnowledgeCounters,
+    KnowledgeAdmin {}

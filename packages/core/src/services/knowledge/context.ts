@@ -14,6 +14,7 @@ import type { SecretScanner } from '../../ports/secret-scanner.js';
 import { NO_USAGE, type TokenUsage } from '../../ports/summarizer.js';
 import type { MemoryRecord, Principal, Scope, Source } from '../../types.js';
 import { embedTexts } from '../embedding.js';
+import { EmbeddingSpace } from './embedding-space.js';
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from './options.js';
 import { notFound, type Ref } from './records.js';
 import type { KnowledgeServiceDeps } from './types.js';
@@ -57,6 +58,10 @@ export class KnowledgeContext {
     this.clock = deps.clock;
     this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };
+    this.embeddingSpace =
+      this.embedder && this.knowledge.capabilities.vector
+        ? new EmbeddingSpace(this.knowledge, this.embedder, this.clock)
+        : undefined;
   }
 
   now(): Date {
@@ -66,35 +71,25 @@ export class KnowledgeContext {
   // ---------- embedding space ----------
 
   get useVectors(): boolean {
-    return this.embedder !== undefined && this.knowledge.capabilities.vector;
+    return this.embeddingSpace !== undefined;
   }
 
-  /**
-   * Refuse to mix vector spaces: the store's recorded embedder must be ours (docs/writing.md). Checked on every
-   * vector operation (one small read), so a store re-embedded by another process is noticed at once.
-   */
-  private async ensureEmbeddingSpace(): Promise<void> {
-    if (!this.useVectors) return;
-    const embedder = this.embedder!;
-    const info = await this.knowledge.getEmbeddingInfo();
-    if (info === null) {
-      await this.knowledge.setEmbeddingInfo({ model: embedder.id, dimension: embedder.dimension });
-      return;
-    }
-    if (info.model !== embedder.id || info.dimension !== embedder.dimension) {
-      throw new MemError(
-        'EMBEDDING_MISMATCH',
-        `The store's vectors came from embedder "${info.model}" (${info.dimension} dimensions) but this stack uses "${embedder.id}" (${embedder.dimension} dimensions). Vector spaces never mix: run \`mem reindex\` to re-embed every memory with "${embedder.id}", or configure the original embedder.`,
-        { details: { stored: info, current: { model: embedder.id, dimension: embedder.dimension } } },
-      );
-    }
-  }
+  /** The embedding space check, kept per service (embedding-space.ts); undefined without a vector arm. */
+  readonly embeddingSpace: EmbeddingSpace | undefined;
 
   /** Vectors for texts and what the embedder spent, or null without a vector arm. */
   async embed(texts: string[]): Promise<EmbeddingResult | null> {
-    if (!this.useVectors) return null;
-    await this.ensureEmbeddingSpace();
+    if (!this.embeddingSpace) return null;
+    await this.embeddingSpace.ensure();
     return embedTexts(this.embedder!, texts);
+  }
+
+  /**
+   * A store call that writes or reads vectors of this stack's space, under the embedding space's guard (a failure
+   * re-reads the store's embedder at once); the call alone without a vector arm.
+   */
+  withVectors<T>(call: () => Promise<T>, foreign?: (answer: T) => boolean): Promise<T> {
+    return this.embeddingSpace ? this.embeddingSpace.guard(call, foreign) : call();
   }
 
   private calibrationRun: Promise<EmbedderCalibration | null> | undefined;

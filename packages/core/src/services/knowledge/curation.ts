@@ -156,7 +156,7 @@ export async function edit(ctx: KnowledgeContext, p: Principal, raw: unknown): P
     expiresAt: moveExpiry === null ? null : first.expiresAt,
     carry: first,
   });
-  await ctx.knowledge.replaceDocument(p.space, first.docId, next, version, first.version);
+  await ctx.withVectors(() => ctx.knowledge.replaceDocument(p.space, first.docId, next, version, first.version));
   return {
     id: first.docId,
     key: newKey,

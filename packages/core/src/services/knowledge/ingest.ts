@@ -14,8 +14,8 @@ import { defaultName, INJECTED_BY_TAG, itemError, keyTaken } from './records.js'
 import type { StoreOverrides, StoreResult } from './types.js';
 
 /**
- * Batch ingest: the content-hash lookups of every valid input in one store call, when the store offers
- * `findDocIdsByHashes` (inputs that do not parse are left to `prepareStore`, which reports them).
+ * Batch ingest: the content-hash lookups of every valid input in one `findDocIdsByHashes` call (inputs that do not
+ * parse are left to `prepareStore`, which reports them). A single store asks the same method for its one lookup.
  */
 async function prefetchHashes(
   ctx: KnowledgeContext,
@@ -24,7 +24,7 @@ async function prefetchHashes(
   overrides: (StoreOverrides | undefined)[],
   batch: PlannedBatch,
 ): Promise<void> {
-  if (!ctx.knowledge.findDocIdsByHashes || inputs.length < 2) return;
+  if (inputs.length < 2) return;
   const lookups = new Map<string, HashLookup>();
   for (const [i, raw] of inputs.entries()) {
     let input: MemoryStoreInput;
@@ -84,10 +84,11 @@ async function prepareStore(
   const hash = content === input.content ? (pre?.hash ?? contentHash(content)) : contentHash(content);
   const hashKey = JSON.stringify([scope, agentId, hash]);
   const known = batch.storedByHash.get(hashKey);
-  const existing = await ctx.liveDocument(
-    p.space,
-    known !== undefined ? known : await ctx.knowledge.findDocIdByHash(p.space, scope, agentId, hash),
-  );
+  const stored =
+    known !== undefined
+      ? known
+      : ((await ctx.knowledge.findDocIdsByHashes(p.space, [{ scope, agentId, contentHash: hash }]))[0] ?? null);
+  const existing = await ctx.liveDocument(p.space, stored);
   if (existing) return { deduplicated: resultOf(existing, true, { ...NO_USAGE }) };
   const twin = batch.byHash.get(hashKey);
   if (twin) return { deduplicatedOf: twin };
@@ -150,7 +151,7 @@ export async function store(
   if ('deduplicated' in prepared) return prepared.deduplicated;
   if (!('planned' in prepared)) throw new MemError('INTERNAL', 'store: a single item cannot repeat itself.');
   const { chunks, usage } = await plannedChunks(ctx, p, [prepared.planned]);
-  await ctx.knowledge.insertDocument(chunks[0]!);
+  await ctx.withVectors(() => ctx.knowledge.insertDocument(chunks[0]!));
   return resultOf(chunks[0]!, false, usage);
 }
 
@@ -201,7 +202,8 @@ export async function storeMany(
     if (docs) {
       let batched = true;
       try {
-        await ctx.knowledge.insertDocuments(docs);
+        const written = docs;
+        await ctx.withVectors(() => ctx.knowledge.insertDocuments(written));
       } catch (error) {
         if (!MemError.is(error, 'KEY_TAKEN') && !MemError.is(error, 'CONFLICT')) throw error;
         batched = false;
@@ -306,7 +308,7 @@ export async function index(
     agentId: p.agentId,
     at: now.toISOString(),
   };
-  await ctx.knowledge.replaceDocument(p.space, existing, next, version, first.version);
+  await ctx.withVectors(() => ctx.knowledge.replaceDocument(p.space, existing, next, version, first.version));
   return { ...resultOf(next, false, embedded?.usage ?? { ...NO_USAGE }), status: 'updated' };
 }
 

@@ -22,7 +22,7 @@ import {
 import { countWords, termCoverage, termOverlap } from '../../domain/text.js';
 import { nearTimeCue, timeCue } from '../../domain/time-cue.js';
 import { MemError } from '../../errors.js';
-import type { KeywordHit, SearchFilter } from '../../ports/knowledge-store.js';
+import type { KeywordHit, KnowledgeReader, KnowledgeSearcher, SearchFilter } from '../../ports/knowledge-store.js';
 import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
 import { dedupCheckInput, memorySearchInput, parseInput, smartRecallInput, taskContextInput } from '../../schemas.js';
 import type { MemoryRecord, Principal } from '../../types.js';
@@ -69,19 +69,24 @@ async function rankedSearch(
   filter: SearchFilter,
   limit: number,
 ): Promise<{ results: SearchResult[]; usage: TokenUsage }> {
-  const store = ctx.knowledge;
+  // The roles this path uses: the two arms and a row read (the embedding space is checked inside `ctx.embed`).
+  const store: KnowledgeSearcher & Pick<KnowledgeReader, 'getChunks'> = ctx.knowledge;
   const { keywordHits, vectorHits, vector, ran, usage } = await runSearchArms(query, limit, ctx.options, {
     keyword: store.capabilities.keyword,
     embed: (texts) => ctx.embed(texts),
     keywordSearch: (terms, n) => store.keywordSearch({ filter, terms, limit: n }),
-    vectorSearch: (v, n) => store.vectorSearch({ filter, vector: v, limit: n }),
+    vectorSearch: (v, n) => ctx.withVectors(() => store.vectorSearch({ filter, vector: v, limit: n })),
   });
   const ids = [...new Set([...keywordHits.map((h) => h.id), ...vectorHits.map((h) => h.id)])];
   if (ids.length === 0) return { results: [], usage };
-  const rows = await ctx.knowledge.getChunks(filter.space, ids);
+  // Rows carrying vectors of another length than the query's: the store may have been re-embedded meanwhile.
+  const rows = await ctx.withVectors(
+    () => store.getChunks(filter.space, ids),
+    (found) => vector !== undefined && found.some((r) => r.embedding !== null && r.embedding.length !== vector.length),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const fused = fuseScores(
-    lengthFreeHits(keywordHits, byId, ctx.knowledge.capabilities.keywordLengthNorm),
+    lengthFreeHits(keywordHits, byId, store.capabilities.keywordLengthNorm),
     vectorHits,
     ctx.options.fusion,
     ran,

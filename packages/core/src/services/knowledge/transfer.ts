@@ -168,7 +168,8 @@ export async function reindex(
   options: { batchSize?: number; onProgress?: (done: number) => void } = {},
 ): Promise<{ chunks: number; model: string; dimension: number; usage: TokenUsage }> {
   const embedder = ctx.embedder;
-  if (!embedder || !ctx.knowledge.capabilities.vector) {
+  const space = ctx.embeddingSpace;
+  if (!embedder || !space) {
     throw new MemError(
       'CAPABILITY_MISSING',
       'reindex needs an embedder and a store with a vector arm. Configure an embedder (e.g. the local one) and try again.',
@@ -198,7 +199,7 @@ export async function reindex(
     after = { createdAt: last.createdAt, id: last.id };
     if (rows.length < batch) break;
   }
-  await ctx.knowledge.setEmbeddingInfo(info);
+  await space.record(info);
   return { chunks: done, ...info, usage };
 }
 
