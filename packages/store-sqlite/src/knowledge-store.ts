@@ -294,44 +294,43 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
 
   // --- statements used on hot paths (prepared lazily once, then reused) ---
 
-  const INSERT_CHUNK = `INSERT INTO chunks (id, doc_id, space, scope, agent_id, key, name, content, body_start, chunk_index, chunk_count,
+  const CHUNK_COLUMNS = `id, doc_id, space, scope, agent_id, key, name, content, body_start, chunk_index, chunk_count,
     source, tags, embedding, embedding_model, content_hash, created_at, updated_at, expires_at, access_count,
-    last_accessed_at, alpha, beta, version)
-    VALUES (@id, @docId, @space, @scope, @agentId, @key, @name, @content, @bodyStart, @chunkIndex, @chunkCount,
-    @source, @tags, @embedding, @embeddingModel, @contentHash, @createdAt, @updatedAt, @expiresAt, @accessCount,
-    @lastAccessedAt, @alpha, @beta, @version)`;
+    last_accessed_at, alpha, beta, version`;
+  // Positional parameters (in CHUNK_COLUMNS order): binding an array is cheaper than looking up 24 named ones per row.
+  const INSERT_CHUNK = `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${Array(24).fill('?').join(', ')})`;
   const INSERT_TAG = 'INSERT OR IGNORE INTO chunk_tags (chunk_rid, tag) VALUES (?, ?)';
   const INSERT_VERSION = `INSERT INTO versions (space, doc_id, version, old_content, old_key, intent, agent_id, at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
   const DOC_VERSION = 'SELECT count(*) AS n, max(version) AS v FROM chunks WHERE space = ? AND doc_id = ?';
 
   function insertChunk(chunk: MemoryRecord, version?: number): void {
-    const result = stmt(INSERT_CHUNK).run({
-      id: chunk.id,
-      docId: chunk.docId,
-      space: chunk.space,
-      scope: chunk.scope,
-      agentId: chunk.agentId,
-      key: chunk.key,
-      name: chunk.name,
-      content: chunk.content,
-      bodyStart: chunk.bodyStart,
-      chunkIndex: chunk.chunkIndex,
-      chunkCount: chunk.chunkCount,
-      source: chunk.source,
-      tags: JSON.stringify(chunk.tags),
-      embedding: chunk.embedding === null ? null : vectorToBlob(chunk.embedding),
-      embeddingModel: chunk.embeddingModel,
-      contentHash: chunk.contentHash,
-      createdAt: chunk.createdAt,
-      updatedAt: chunk.updatedAt,
-      expiresAt: chunk.expiresAt,
-      accessCount: chunk.accessCount,
-      lastAccessedAt: chunk.lastAccessedAt,
-      alpha: chunk.alpha,
-      beta: chunk.beta,
-      version: version ?? chunk.version,
-    });
+    const result = stmt(INSERT_CHUNK).run(
+      chunk.id,
+      chunk.docId,
+      chunk.space,
+      chunk.scope,
+      chunk.agentId,
+      chunk.key,
+      chunk.name,
+      chunk.content,
+      chunk.bodyStart,
+      chunk.chunkIndex,
+      chunk.chunkCount,
+      chunk.source,
+      JSON.stringify(chunk.tags),
+      chunk.embedding === null ? null : vectorToBlob(chunk.embedding),
+      chunk.embeddingModel,
+      chunk.contentHash,
+      chunk.createdAt,
+      chunk.updatedAt,
+      chunk.expiresAt,
+      chunk.accessCount,
+      chunk.lastAccessedAt,
+      chunk.alpha,
+      chunk.beta,
+      version ?? chunk.version,
+    );
     if (chunk.tags.length > 0) {
       const insertTag = stmt(INSERT_TAG);
       for (const tag of new Set(chunk.tags)) insertTag.run(result.lastInsertRowid, tag);
@@ -463,6 +462,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
             current = chunks[0];
             for (const chunk of chunks) insertChunk(chunk);
           }
+          vectorIndex?.flush();
           vectorIndex?.maintain();
         },
         (error) => {
@@ -490,6 +490,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
           vectorIndex?.refresh();
           stmt('DELETE FROM chunks WHERE space = ? AND doc_id = ?').run(space, docId);
           for (const chunk of chunks) insertChunk({ ...chunk, ...counters }, stored + 1);
+          vectorIndex?.flush();
           insertVersion(version);
         },
         (error) => {

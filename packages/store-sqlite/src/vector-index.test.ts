@@ -204,6 +204,65 @@ describe('sqlite vector index (ivf)', () => {
     expect((await ids(store, queries[0]!)).length).toBe(10);
   });
 
+  it('files every row of a write in its own transaction, and a failed write leaves nothing for the next one', async () => {
+    const store = make({ minRows: 300, lists: 16, nprobe: 2 });
+    await seed(store);
+    expect(store.vectorIndexTrained()).toBe(true);
+    const counts = () =>
+      store.db
+        .prepare(
+          `SELECT (SELECT count(*) FROM vec_ivf WHERE list = -1) AS pending, (SELECT count(*) FROM vec_ivf) AS indexed,
+             (SELECT count(*) FROM chunks WHERE embedding IS NOT NULL) AS vectors`,
+        )
+        .get() as { pending: number; indexed: number; vectors: number };
+    const listOf = (id: string) =>
+      (
+        store.db
+          .prepare('SELECT v.list AS list FROM vec_ivf v JOIN chunks c ON c.rid = v.rid WHERE c.id = ?')
+          .get(id) as { list: number }
+      ).list;
+    const stored = (id: string) => {
+      const blob = (store.db.prepare('SELECT embedding FROM chunks WHERE id = ?').get(id) as { embedding: Buffer })
+        .embedding;
+      return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+    };
+    // A batch whose vectors copy stored ones, in shuffled order: each copy lands in its original's list.
+    const originals = [5, 123, 42, 300, 7, 599, 250, 88];
+    await store.insertDocuments(
+      originals.map((i, k) => [record(7000 + k, { embedding: stored(record(i).id) })]).reverse(),
+    );
+    expect(counts()).toEqual({ pending: 0, indexed: N + originals.length, vectors: N + originals.length });
+    for (const [k, i] of originals.entries()) {
+      expect(listOf(`r${7000 + k}`)).toBe(listOf(record(i).id));
+      expect(listOf(`r${7000 + k}`)).toBeGreaterThanOrEqual(0);
+    }
+    // A batch that fails on its second document rolls back whole; the next write files only its own rows.
+    await expect(store.insertDocuments([[record(8000)], [record(7000)]])).rejects.toMatchObject({ code: 'KEY_TAKEN' });
+    await store.insertDocuments([[record(8001, { embedding: stored(record(9).id) })]]);
+    expect(counts()).toEqual({ pending: 0, indexed: N + originals.length + 1, vectors: N + originals.length + 1 });
+    expect(listOf('r8001')).toBe(listOf(record(9).id));
+    // A replaced document is filed again in the same transaction, and found first for its new vector.
+    const target = Float32Array.from({ length: DIM }, (_, i) => (i % 2 === 0 ? 1 : -1));
+    await store.replaceDocument(
+      's1',
+      'r0002',
+      [record(2, { embedding: target, version: 2 })],
+      {
+        space: 's1',
+        docId: 'r0002',
+        version: 1,
+        oldContent: 'content of r0002',
+        oldKey: record(2).key,
+        intent: 'test',
+        agentId: 'a1',
+        at: NOW,
+      },
+      1,
+    );
+    expect(counts().pending).toBe(0);
+    expect((await ids(store, target))[0]).toBe('r0002');
+  });
+
   it('refuses bad index options', () => {
     expect(() => createSqliteStore({ path, index: { vector: { nprobe: 0 } } })).toThrow(/nprobe/);
   });

@@ -121,8 +121,13 @@ export interface VectorIndex {
   readonly options: ResolvedVectorIndexOptions;
   /** Inside a write transaction, before inserting chunks: pick up a quantizer trained by another connection. */
   refresh(): void;
-  /** Inside a write transaction, after a chunk row was inserted: move it to its list when the index is trained. */
+  /**
+   * Inside a write transaction, after a chunk row was inserted (and entered the pending list by trigger): remember it,
+   * so that `flush` moves it to its list when the index is trained.
+   */
   placeInserted(rid: number | bigint, embedding: Float32Array | null): void;
+  /** Inside the same write transaction, after its inserts: move the remembered rows to their lists in one pass. */
+  flush(): void;
   /** Inside a write transaction: assign pending rows, and train the quantizer once there are enough vectors. */
   maintain(): void;
   /** Inside a write transaction, after embeddings were replaced with `dimension`-long ones. */
@@ -147,6 +152,8 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
   // Untrained: vectors counted at the last check, and rows this connection placed since (counting is a scan).
   let counted = -1;
   let placedSince = 0;
+  // Rows inserted by the current write transaction, placed in bulk by `flush` before it commits.
+  let inserted: { rid: number | bigint; embedding: Float32Array }[] = [];
 
   function metaValue(key: string): string | undefined {
     return (stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
@@ -188,12 +195,25 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     return quantizer;
   }
 
-  function place(q: IvfQuantizer, rid: number | bigint, embedding: Float32Array): void {
-    stmt('UPDATE vec_ivf SET list = ?, q = ? WHERE rid = ?').run(
-      assignList(q, embedding),
-      blobOf(quantizeInt8(embedding)),
-      rid,
-    );
+  /**
+   * Move rows from the pending list to their lists, in bulk: the lists and int8 copies are computed for the whole
+   * set first, then the pending rows are removed and the placed rows inserted in (list, rid) order, so that the
+   * clustered table is written list by list instead of one scattered page per row. A row that is no longer pending
+   * (placed or deleted meanwhile) is skipped.
+   */
+  function placeMany(q: IvfQuantizer, rows: readonly { rid: number | bigint; embedding: Float32Array }[]): void {
+    if (rows.length === 0) return;
+    const placed: { list: number; rid: number | bigint; q: Buffer }[] = [];
+    for (const row of rows) {
+      if (row.embedding.length !== q.dimension) continue;
+      placed.push({ list: assignList(q, row.embedding), rid: row.rid, q: blobOf(quantizeInt8(row.embedding)) });
+    }
+    placed.sort((a, b) => a.list - b.list || (a.rid < b.rid ? -1 : a.rid > b.rid ? 1 : 0));
+    const leave = stmt(`DELETE FROM vec_ivf WHERE list = ${PENDING} AND rid = ?`);
+    const enter = stmt('INSERT INTO vec_ivf (list, rid, q) VALUES (?, ?, ?)');
+    for (const p of placed) {
+      if (leave.run(p.rid).changes === 1) enter.run(p.list, p.rid, p.q);
+    }
   }
 
   /** Assign pending rows of the index's dimension, a page at a time; `max` bounds the work of one call. */
@@ -204,7 +224,10 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
         `SELECT v.rid AS rid, c.embedding AS embedding FROM vec_ivf v CROSS JOIN chunks c ON c.rid = v.rid
          WHERE v.list = ${PENDING} AND length(c.embedding) = ? LIMIT ?`,
       ).all(q.dimension * 4, Math.min(ASSIGN_PAGE, max - done)) as { rid: number; embedding: Buffer }[];
-      for (const row of rows) place(q, row.rid, f32(row.embedding));
+      placeMany(
+        q,
+        rows.map((row) => ({ rid: row.rid, embedding: f32(row.embedding) })),
+      );
       done += rows.length;
       if (rows.length < ASSIGN_PAGE) break;
     }
@@ -237,6 +260,8 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     options,
 
     refresh() {
+      // A write that threw before its flush rolled back: its rows are gone, and so is their buffer.
+      inserted = [];
       current();
     },
 
@@ -244,9 +269,16 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
       if (embedding === null) return;
       placedSince++;
       const q = quantizer;
-      // `maintain` runs at the start of each write and refreshes `quantizer` from the file.
+      // `refresh` runs at the start of each write and loads `quantizer` from the file.
       if (q === null || embedding.length !== q.dimension) return;
-      place(q, rid, embedding);
+      inserted.push({ rid, embedding });
+    },
+
+    flush() {
+      const rows = inserted;
+      inserted = [];
+      const q = quantizer;
+      if (q !== null) placeMany(q, rows);
     },
 
     maintain() {
