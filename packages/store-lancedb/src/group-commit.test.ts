@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { createHashingEmbedder, createStack, MemError } from '@mem/core';
-import { chunkId, type MemoryRecord } from '@mem/core/adapter';
+import type { MemoryRecord } from '@mem/core/adapter';
+import { memoryRecord } from '@mem/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLanceStore, type LanceKnowledgeStore, type LanceStoreOptions } from './index.js';
 
 // Group commit of concurrent inserts and the background compaction, on real LanceDB folders.
 
-const NOW = '2026-03-01T12:00:00.000Z';
 const dirs: string[] = [];
 const stores: LanceKnowledgeStore[] = [];
 
@@ -30,36 +30,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-let seq = 0;
-function record(over: Partial<MemoryRecord> & { content: string }): MemoryRecord {
-  const docId = over.docId ?? `gdoc${String(++seq).padStart(6, '0')}`;
-  return {
-    id: chunkId(docId, 0),
-    docId,
-    space: 'acme',
-    scope: 'agent',
-    agentId: 'alice',
-    key: `/agent/manual/${docId}`,
-    name: over.content.slice(0, 40),
-    bodyStart: 0,
-    chunkIndex: 0,
-    chunkCount: 1,
-    source: 'manual',
-    tags: [],
-    embedding: null,
-    embeddingModel: null,
-    contentHash: `hash-${docId}`,
-    createdAt: NOW,
-    updatedAt: NOW,
-    expiresAt: null,
-    accessCount: 0,
-    lastAccessedAt: null,
-    alpha: 1,
-    beta: 1,
-    version: 1,
-    ...over,
-  };
-}
+const record = (over: Partial<MemoryRecord> & { content: string }) => memoryRecord(over, 'gdoc');
 
 /** The chunks table as LanceDB sees it, on a connection of its own. */
 async function chunksTable(uri: string): Promise<lancedb.Table> {

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { chunkId, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
-import { modeOf, withUmask } from '@mem/testkit';
+import { memoryRecord, modeOf, withUmask } from '@mem/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLanceEpisodeStore,
@@ -44,37 +44,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-let seq = 0;
-/** A one-chunk document as the core would build it. */
-function record(over: Partial<MemoryRecord> & { content: string }): MemoryRecord {
-  const docId = over.docId ?? `doc${String(++seq).padStart(6, '0')}`;
-  return {
-    id: chunkId(docId, 0),
-    docId,
-    space: 'acme',
-    scope: 'agent',
-    agentId: 'alice',
-    key: `/agent/manual/${docId}`,
-    name: over.content.slice(0, 40),
-    bodyStart: 0,
-    chunkIndex: 0,
-    chunkCount: 1,
-    source: 'manual',
-    tags: [],
-    embedding: null,
-    embeddingModel: null,
-    contentHash: `hash-${docId}`,
-    createdAt: NOW,
-    updatedAt: NOW,
-    expiresAt: null,
-    accessCount: 0,
-    lastAccessedAt: null,
-    alpha: 1,
-    beta: 1,
-    version: 1,
-    ...over,
-  };
-}
+const record = (over: Partial<MemoryRecord> & { content: string }) => memoryRecord(over, 'doc');
 
 const filter = (over: Partial<SearchFilter> = {}): SearchFilter => ({
   space: 'acme',

@@ -8,6 +8,7 @@ export { describeForget, type ForgetFactory, type ForgetFixture } from './forget
 export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { locomoTurns } from './locomo.js';
+export { memoryRecord } from './memory-record.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
 export * from './port-calls.js';
 export * from './port-fixture.js';
