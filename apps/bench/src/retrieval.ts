@@ -5,11 +5,9 @@
  *        [--weights 1:0.5,1:1] [--limit-conversations N] [--cache f] [--json] [--out bench-results]
  *        [--stacks mem,keyword-only,vector-only,hashing,mem0,langgraph]   (peers: src/peers/)
  *        [--rerank-url URL [--rerank-model M] [--rerank-format cohere|tei] | --rerank-fake]   (adds mem+rerank)
+ *        [--rewrite-url URL --rewrite-model M | --rewrite-fake]   (adds mem+rewrite: model-stages.ts)
  */
-import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,14 +17,15 @@ import {
   DEFAULT_KNOWLEDGE_OPTIONS,
   type KnowledgeOptions,
   type Principal,
+  type StackOptions,
 } from '@mem/core';
-import { type Embedder, type KnowledgeStore, queryTerms, type Reranker } from '@mem/core/adapter';
+import { type Embedder, type KnowledgeStore, queryTerms } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
-import { createHttpReranker } from '@mem/rerank-http';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { type Candidate, type CrossValidation, crossValidate } from './cross-validate.js';
 import { type Conversation, loadLocomo } from './locomo.js';
 import { outcome, type QuestionOutcome, type Summary, summarise } from './metrics.js';
+import { modelStages } from './model-stages.js';
 import { installedPeers, openRetrievalPeer, PEERS } from './peers/index.js';
 import { measureRecallBlock, type RecallBlockFigures } from './recall-block.js';
 import { saveReport } from './report.js';
@@ -53,7 +52,10 @@ const { values } = parseArgs({
     'rerank-model': { type: 'string' },
     'rerank-format': { type: 'string', default: 'cohere' },
     'rerank-fake': { type: 'boolean', default: false },
-    // Fit the session-context, vector and time-cue weights by leave-one-conversation-out cross-validation (cross-validate.ts).
+    'rewrite-url': { type: 'string' },
+    'rewrite-model': { type: 'string' },
+    'rewrite-fake': { type: 'boolean', default: false },
+    // Fit the session-context, vector, time-cue and neighbouring-turn weights by leave-one-conversation-out cross-validation (cross-validate.ts).
     cv: { type: 'boolean', default: false },
     // The recall block's precision/recall on the labelled set of recall-block.ts (mem stack); on unless turned off.
     'recall-block': { type: 'boolean', default: true },
@@ -61,30 +63,6 @@ const { values } = parseArgs({
 });
 
 /** A /rerank service on 127.0.0.1 scoring each text by the share of the query's words it holds (plumbing only). */
-async function startFakeReranker(): Promise<{ url: string; close(): Promise<void> }> {
-  const words = (t: string) => new Set(t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const { query, documents } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-      query: string;
-      documents: string[];
-    };
-    const q = words(query);
-    const results = documents.map((d, index) => {
-      const w = words(d);
-      return { index, relevance_score: q.size === 0 ? 0 : [...q].filter((x) => w.has(x)).length / q.size };
-    });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ results }));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise((done) => server.close(() => done())),
-  };
-}
 const KNOWN_STACKS = ['mem', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...PEERS];
 const unknownStacks = values.stacks!.split(',').filter((s) => !KNOWN_STACKS.includes(s));
 if (unknownStacks.length > 0) {
@@ -180,12 +158,12 @@ async function evaluate(
   embedder: Embedder | undefined,
   memory: Partial<KnowledgeOptions>,
   store = data.store,
-  reranker?: Reranker,
+  models: Pick<StackOptions, 'reranker' | 'queryRewriter'> = {},
 ): Promise<StackResult> {
   const stack = createStack({
     knowledge: store,
     ...(embedder ? { embedder } : {}),
-    ...(reranker ? { reranker } : {}),
+    ...models,
     knowledgeOptions: memory,
   });
   const search = async (c: Conversation, query: string) => {
@@ -262,25 +240,9 @@ if (wanted.has('mem') && values['recall-block']) {
   const { knowledge } = createStack({ knowledge: withLocal.store, embedder: local });
   recallBlock = await measureRecallBlock(knowledge, conversations, (c) => (d) => withLocal.ids.get(c.id)!.get(d));
 }
-if (values['rerank-url'] || values['rerank-fake']) {
-  const format = values['rerank-format'];
-  if (format !== 'cohere' && format !== 'tei') {
-    log(`bench retrieval: --rerank-format must be cohere or tei (got "${format}").`);
-    process.exit(2);
-  }
-  const fake = values['rerank-fake'] ? await startFakeReranker() : null;
-  const baseURL = fake?.url ?? values['rerank-url']!;
-  const reranker = createHttpReranker({
-    baseURL,
-    format: fake ? 'cohere' : format,
-    ...(values['rerank-model'] ? { model: values['rerank-model'] } : {}),
-    ...(process.env.MEM_RERANK_API_KEY ? { apiKey: process.env.MEM_RERANK_API_KEY } : {}),
-    timeoutMs: 30_000,
-  });
-  results.push(
-    await evaluate(fake ? 'mem+rerank(fake)' : 'mem+rerank', withLocal, local, {}, withLocal.store, reranker),
-  );
-  await fake?.close();
+for (const stage of await modelStages(values, log)) {
+  results.push(await evaluate(stage.label, withLocal, local, {}, withLocal.store, stage.stack));
+  await stage.close();
 }
 if (wanted.has('keyword-only')) results.push(await evaluate('keyword-only', withLocal, undefined, {}));
 // BM25 alone: the store's keyword arm in its own order, nothing of mem's ranking (the baseline to beat).
@@ -309,18 +271,25 @@ for (const w of (values.weights ?? '').split(',').filter(Boolean)) {
 let cv: (CrossValidation & { grid: string[] }) | undefined;
 if (values.cv) {
   const candidates: Candidate<Partial<KnowledgeOptions>>[] = [];
-  for (const session of [1.5, 2, 3])
+  const neighbourGrid = [
+    { weight: 0, radius: 1 },
+    { weight: 0.25, radius: 1 },
+    { weight: 0.25, radius: 2 },
+  ];
+  for (const session of [1, 2])
     for (const vector of [0.2, 0.3])
-      for (const time of [0, 0.5, 1, 2]) {
-        const config: Partial<KnowledgeOptions> = {
-          fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, vectorWeight: vector },
-          session: { ...DEFAULT_KNOWLEDGE_OPTIONS.session, weight: session },
-          timeCue: { ...DEFAULT_KNOWLEDGE_OPTIONS.timeCue, weight: time },
-        };
-        const label = `session ${session}, vector ${vector}, time ${time}`;
-        log(`cv: ${label}`);
-        candidates.push({ label, config, outcomes: (await evaluate(label, withLocal, local, config)).outcomes! });
-      }
+      for (const time of [0.5, 1])
+        for (const nb of neighbourGrid) {
+          const config: Partial<KnowledgeOptions> = {
+            fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, vectorWeight: vector },
+            session: { ...DEFAULT_KNOWLEDGE_OPTIONS.session, weight: session },
+            timeCue: { ...DEFAULT_KNOWLEDGE_OPTIONS.timeCue, weight: time },
+            neighbours: { ...DEFAULT_KNOWLEDGE_OPTIONS.neighbours, ...nb },
+          };
+          const label = `session ${session}, vector ${vector}, time ${time}, neighbours ${nb.weight}${nb.weight > 0 ? ` r${nb.radius}` : ''}`;
+          log(`cv: ${label}`);
+          candidates.push({ label, config, outcomes: (await evaluate(label, withLocal, local, config)).outcomes! });
+        }
   cv = { ...crossValidate(candidates), grid: candidates.map((c) => c.label) };
   results.push({
     name: 'mem (cv)',
@@ -355,7 +324,7 @@ const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
 const categories = [...new Set(reported.flatMap((r) => Object.keys(r.by_category ?? {})))];
 const cvNotes = cv
   ? [
-      `mem (cv): session-context, vector and time-cue weights chosen per held-out conversation on the other ${conversations.length - 1} (leave one conversation out; grid: ${cv.grid.join('; ')}). Chosen on all: ${cv.overall}.`,
+      `mem (cv): session-context, vector, time-cue and neighbouring-turn weights chosen per held-out conversation on the other ${conversations.length - 1} (leave one conversation out; grid: ${cv.grid.join('; ')}). Chosen on all: ${cv.overall}.`,
       `Chosen per conversation: ${Object.entries(cv.chosen)
         .map(([c, l]) => `${c}: ${l}`)
         .join('; ')}.`,

@@ -76,7 +76,7 @@ function tinyDataset(): string {
 }
 
 describe('mem bench retrieval (tiny data set, real local embedder)', () => {
-  it('reports every stack asked for, per category, the recall block and the cross-validated figures', async () => {
+  it('reports every stack asked for, per category, the recall block, a rewriter stage and the cross-validated figures', async () => {
     const { stdout } = await run(
       process.execPath,
       [
@@ -89,6 +89,7 @@ describe('mem bench retrieval (tiny data set, real local embedder)', () => {
         '--stacks',
         'mem,keyword-only,bm25',
         '--cv',
+        '--rewrite-fake',
         '--json',
         '--out',
         join(dir, 'out'),
@@ -102,7 +103,7 @@ describe('mem bench retrieval (tiny data set, real local embedder)', () => {
       cv: { chosen: Record<string, string> };
     };
     expect(report.questions).toBe(9);
-    expect(report.stacks.map((s) => s.name)).toEqual(['mem', 'keyword-only', 'bm25', 'mem (cv)']);
+    expect(report.stacks.map((s) => s.name)).toEqual(['mem', 'mem+rewrite(fake)', 'keyword-only', 'bm25', 'mem (cv)']);
     for (const s of report.stacks) {
       expect(Object.keys(s.recall_any)).toEqual(['5', '10', '20']);
       expect(Object.keys(s.by_category).sort()).toEqual(['multi-hop', 'single-hop', 'temporal']);

@@ -89,6 +89,7 @@ export type {
   KnowledgeStore,
   KnowledgeStoreCapabilities,
   KnowledgeWriter,
+  NeighbourQuery,
   ScanOptions,
   SearchFilter,
   VectorHit,
@@ -105,6 +106,7 @@ export type {
   ProcedureSuggestReport,
 } from './ports/procedural-memory.js';
 export type { ProcedureStore } from './ports/procedure-store.js';
+export type { QueryRewriter, RewriteInput, RewriteResult } from './ports/query-rewriter.js';
 export type { Reranker, RerankInput, RerankResult } from './ports/reranker.js';
 export type { SecretScanFinding, SecretScanner, SecretScanText } from './ports/secret-scanner.js';
 export type { SessionStateStore } from './ports/session-state-store.js';

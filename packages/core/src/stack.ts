@@ -5,6 +5,7 @@ import type { Embedder } from './ports/embedder.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
 import type { Logger } from './ports/logger.js';
 import type { NotebookStore } from './ports/notebook-store.js';
+import type { QueryRewriter } from './ports/query-rewriter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { SecretScanner } from './ports/secret-scanner.js';
 import type { StructuredStores } from './ports/structured-stores.js';
@@ -28,6 +29,11 @@ export interface StackOptions {
   embedder?: Embedder;
   /** Re-scores the fused top results of every search (e.g. createHttpReranker from @mem/rerank-http); off when absent. */
   reranker?: Reranker;
+  /**
+   * Turns each search's query into a few searches (e.g. createLlmQueryRewriter from @mem/summarizer-llm), whose
+   * results are merged; off when absent.
+   */
+  queryRewriter?: QueryRewriter;
   clock?: Clock;
   /** Options of the knowledge service: weights, limits, tiers, thresholds… (docs/configuration.md). */
   knowledgeOptions?: Partial<KnowledgeOptions>;
@@ -130,6 +136,7 @@ export function createStack(options: StackOptions): Stack {
     store: options.knowledge,
     embedder: options.embedder,
     reranker: options.reranker,
+    queryRewriter: options.queryRewriter,
     clock,
     logger: options.logger,
     secretScanner,

@@ -38,7 +38,7 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
 
     const results = await knowledge.search(alice, { query: 'rollback plans' });
     expect(results[0]?.content).toBe('rollback plans live in the runbook');
-    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
 
     const batch = await knowledge.storeMany(alice, [{ content: 'one' }, { content: 'two' }, { content: 'three' }]);
     expect(batch.every((r) => !MemError.is(r) && !r.deduplicated)).toBe(true);
@@ -54,9 +54,9 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     expect(calls()).not.toContain('getEmbeddingInfo');
     clock.advance(1);
     await knowledge.search(alice, { query: 'first' });
-    expect(calls()).toEqual(['getEmbeddingInfo', 'keywordSearch', 'vectorSearch', 'getChunks']);
+    expect(calls()).toEqual(['getEmbeddingInfo', 'keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
     await knowledge.search(alice, { query: 'first' });
-    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
   });
 
   it('a store re-embedded by another stack is refused after the time-to-live, and nothing is written', async () => {
@@ -109,7 +109,7 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getEmbeddingInfo']);
     failing = false;
     expect((await a.knowledge.search(alice, { query: 'rollback' })).length).toBe(1);
-    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
     // Re-embedded meanwhile by another stack (same dimension, another model): the failure is explained as a mismatch.
     await createStack({ knowledge: inner, embedder: createHashingEmbedder({ dimension: 32 }) }).knowledge.reindex();
     failing = true;
@@ -139,6 +139,6 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     await a.knowledge.reindex();
     expect(a.calls()).toEqual(['scan', 'updateEmbeddings', 'setEmbeddingInfo']);
     await a.knowledge.search(alice, { query: 'model' });
-    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
   });
 });

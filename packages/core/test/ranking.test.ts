@@ -7,6 +7,7 @@ import {
   fuseScores,
   MULTIPLIER_LIMIT,
   multiplierEffect,
+  neighbourShare,
   recencyFactor,
   sessionContext,
   usefulnessFactor,
@@ -147,6 +148,51 @@ describe('ranking', () => {
       at: i * 20 * 60_000,
     }));
     expect(sessionContext(chain, { weight: 1, gapMinutes: 30 }).get('t5')).toBeCloseTo(0.5, 10);
+  });
+
+  it('the neighbouring turns share the best match next to them, in (at, id) order, per owner', () => {
+    const members = [
+      { id: 'a1', relevance: 0, owner: 'o', at: 0 },
+      { id: 'a2', relevance: 1, owner: 'o', at: 0 }, // the strong match
+      { id: 'a3', relevance: 0, owner: 'o', at: 0 }, // the answer right after it
+      { id: 'a4', relevance: 0.2, owner: 'o', at: 0 }, // two turns away: no share at radius 1
+      { id: 'b1', relevance: 0, owner: 'p', at: 0 }, // another owner at the same moment
+    ];
+    const out = neighbourShare(members, new Set(['a2']), { weight: 0.5, radius: 1, depth: 10 });
+    expect(out.get('a3')).toBeCloseTo(0.5 / 1.5, 10);
+    expect(out.get('a1')).toBeCloseTo(0.5 / 1.5, 10);
+    expect(out.get('a2')).toBeCloseTo(1 / 1.5, 10);
+    expect(out.get('a4')).toBeCloseTo(0.2 / 1.5, 10);
+    expect(out.get('b1')).toBe(0);
+    // Radius 2 reaches a4; only members looked around give a share; weight 0 is the rule turned off.
+    expect(neighbourShare(members, new Set(['a2']), { weight: 0.5, radius: 2, depth: 10 }).get('a4')).toBeCloseTo(
+      0.7 / 1.5,
+      10,
+    );
+    expect(neighbourShare(members, new Set(['a4']), { weight: 0.5, radius: 1, depth: 10 }).get('a3')).toBeCloseTo(
+      0.1 / 1.5,
+      10,
+    );
+    expect(neighbourShare(members, new Set(['a2']), { weight: 0, radius: 1, depth: 10 }).get('a3')).toBe(0);
+  });
+
+  it('a neighbour never rises above the match it borrows from, and the order of non-neighbours holds', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ relevance: unit, at: fc.integer({ min: 0, max: 5 }) }), { minLength: 2, maxLength: 20 }),
+        fc.double({ min: 0.01, max: 3, noNaN: true }),
+        (list, weight) => {
+          const members = list.map((m, i) => ({ id: `m${String(i).padStart(2, '0')}`, owner: 'o', ...m }));
+          const top = [...members].sort((a, b) => b.relevance - a.relevance)[0]!;
+          const out = neighbourShare(members, new Set([top.id]), { weight, radius: 1, depth: 1 });
+          for (const m of members) expect(out.get(m.id)!).toBeLessThanOrEqual(top.relevance + 1e-12);
+          const lonely = members.filter((m) => out.get(m.id)! * (1 + weight) - m.relevance < 1e-12);
+          for (const a of lonely)
+            for (const b of lonely)
+              if (a.relevance > b.relevance + 1e-9) expect(out.get(a.id)!).toBeGreaterThan(out.get(b.id)!);
+        },
+      ),
+    );
   });
 
   it('the session context never lifts a memory above the best of its session, nor above 1', () => {

@@ -43,7 +43,7 @@ describe('time cues in a query', () => {
       const { knowledge } = createStack({
         knowledge: createInMemoryKnowledgeStore(),
         embedder: createHashingEmbedder(),
-        knowledgeOptions: { timeCue: { weight, afterDays: 35 } },
+        knowledgeOptions: { timeCue: { weight, afterDays: 35 }, neighbours: { weight: 0, radius: 1, depth: 10 } },
       });
       await knowledge.import(me, { content: 'We went camping by the lake.', createdAt: '2023-03-10T12:00:00.000Z' });
       await knowledge.import(me, { content: 'We went camping by the hills.', createdAt: '2023-06-18T12:00:00.000Z' });

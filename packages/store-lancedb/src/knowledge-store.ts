@@ -9,6 +9,7 @@ import type {
   KnowledgeStore,
   KnowledgeStoreCapabilities,
   MemoryRecord,
+  NeighbourQuery,
   Rating,
   RatingOutcome,
   ScanOptions,
@@ -696,6 +697,42 @@ export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptio
       return read('vectorSearch', (t) =>
         t.upkeep.chunks.vectorSearch(query.vector, filterPredicate(query.filter), query.limit),
       );
+    },
+
+    neighbours(query: NeighbourQuery) {
+      return read('neighbours', async (t) => {
+        const radius = Math.floor(query.radius);
+        if (!(radius > 0)) return [];
+        const visible = filterPredicate(query.filter);
+        const found = new Map<string, Row>();
+        for (const id of new Set(query.ids)) {
+          const [at] = await rows(t.chunks, `${visible} AND id = ${sqlString(id)}`, 1, [
+            'created_at',
+            'scope',
+            'agent_id',
+          ]);
+          if (!at) continue;
+          const owner = `${visible} AND scope = ${sqlString(String(at.scope))} AND agent_id = ${sqlString(String(at.agent_id))}`;
+          const c = sqlString(String(at.created_at));
+          const i = sqlString(id);
+          for (const [cmp, ascending] of [
+            ['<', false],
+            ['>', true],
+          ] as const) {
+            const side = (await t.chunks
+              .query()
+              .where(`${owner} AND (created_at ${cmp} ${c} OR (created_at = ${c} AND id ${cmp} ${i}))`)
+              .orderBy([
+                { columnName: 'created_at', ascending },
+                { columnName: 'id', ascending },
+              ])
+              .limit(radius)
+              .toArray()) as Row[];
+            for (const row of side) found.set(String(row.id), row);
+          }
+        }
+        return toRecords(t, [...found.values()]);
+      });
     },
 
     recordAccess(space, docId, at) {

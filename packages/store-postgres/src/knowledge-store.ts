@@ -9,6 +9,7 @@ import {
   type KnowledgeStore,
   type KnowledgeStoreCapabilities,
   type MemoryRecord,
+  type NeighbourQuery,
   parseTags,
   type Rating,
   type RatingOutcome,
@@ -38,7 +39,15 @@ import {
   type MigrationResult,
   runMigrations,
 } from './migrations.js';
-import { hnswSettings, iso, keywordQuery, type QueryContext, termsText, vectorQuery } from './queries.js';
+import {
+  hnswSettings,
+  iso,
+  keywordQuery,
+  neighbourQuery,
+  type QueryContext,
+  termsText,
+  vectorQuery,
+} from './queries.js';
 import { MAX_HNSW_DIMENSIONS, parseVector, vectorLiteral } from './vectors.js';
 
 export interface HnswOptions {
@@ -770,6 +779,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         // small, so the exact form is cheap and correct.
         if (indexable && rows.length < limit) rows = await search(false);
         return rows.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - Number(row.distance)) }));
+      });
+    },
+
+    neighbours(query: NeighbourQuery): Promise<MemoryRecord[]> {
+      return run('neighbours', async () => {
+        const radius = Math.floor(query.radius);
+        if (query.ids.length === 0 || !(radius > 0)) return [];
+        const q = neighbourQuery(ctx(), query.filter, query.ids, radius, COLUMNS);
+        return (await exec<ChunkRow[]>(sql, q.text, q.params)).map(rowToRecord);
       });
     },
 

@@ -113,6 +113,35 @@ export function vectorQuery(
   };
 }
 
+/**
+ * The neighbouring-turn lookup in one round trip: per visible id, the `radius` rows of the same owner on each side in
+ * (created_at, id) order, ids compared bytewise (COLLATE "C") as the core and the other stores order them. `columns`
+ * is the row projection (alias `c`).
+ */
+export function neighbourQuery(
+  ctx: QueryContext,
+  filter: SearchFilter,
+  ids: readonly string[],
+  radius: number,
+  columns: string,
+): BuiltQuery {
+  const p = new Params();
+  const idList = p.add([...new Set(ids)]);
+  const r = p.add(radius);
+  const side = (cmp: '<' | '>', order: 'ASC' | 'DESC') => `(SELECT ${columns} FROM ${ctx.schema}.chunks c
+        WHERE ${filterClause(filter, p)} AND c.scope = a.scope AND c.agent_id = a.agent_id
+          AND (c.created_at, c.id COLLATE "C") ${cmp} (a.created_at, a.id COLLATE "C")
+        ORDER BY c.created_at ${order}, c.id COLLATE "C" ${order} LIMIT ${r})`;
+  return {
+    text: `WITH a AS MATERIALIZED (
+        SELECT c.id, c.scope, c.agent_id, c.created_at FROM ${ctx.schema}.chunks c
+        WHERE c.id = ANY(${idList}::text[]) AND ${filterClause(filter, p)}
+      )
+      SELECT DISTINCT ON (n.id) n.* FROM a CROSS JOIN LATERAL (${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}) n`,
+    params: p.values,
+  };
+}
+
 /** Per-transaction settings of the approximate vector arm. */
 export function hnswSettings(efSearch: number, iterativeScan: boolean): string {
   const ef = `set_config('hnsw.ef_search', '${Math.max(1, Math.min(1000, Math.floor(efSearch)))}', true)`;

@@ -10,6 +10,7 @@ import {
   type KnowledgeStore,
   type KnowledgeStoreCapabilities,
   type MemoryRecord,
+  type NeighbourQuery,
   parseTags,
   type Rating,
   type RatingOutcome,
@@ -693,6 +694,38 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
         // Stable sort keeps rid order among ties, as the SQL path does.
         scored.sort((a, b) => b.similarity - a.similarity);
         return scored.slice(0, limit);
+      });
+    },
+
+    neighbours(query: NeighbourQuery): Promise<MemoryRecord[]> {
+      return run('neighbours', () => {
+        const radius = Math.floor(query.radius);
+        const out = new Map<string, MemoryRecord>();
+        if (!(radius > 0)) return [];
+        for (const id of new Set(query.ids)) {
+          const params: unknown[] = [id];
+          const where = filterClause(query.filter, params);
+          const at = stmt(
+            `SELECT c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id FROM chunks c WHERE c.id = ? AND ${where}`,
+          ).get(...params) as { created_at: string; scope: string; agent_id: string } | undefined;
+          if (!at) continue;
+          // The (space, created_at, id) index walked from the memory outwards, one direction per query.
+          for (const [cmp, order] of [
+            ['<', 'DESC'],
+            ['>', 'ASC'],
+          ] as const) {
+            const side: unknown[] = [];
+            const sideWhere = filterClause(query.filter, side);
+            side.push(at.scope, at.agent_id, at.created_at, id, radius);
+            const rows = stmt(
+              `SELECT ${COLUMNS} FROM chunks c
+               WHERE ${sideWhere} AND c.scope = ? AND c.agent_id = ? AND (c.created_at, c.id) ${cmp} (?, ?)
+               ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?`,
+            ).all(...side) as ChunkRow[];
+            for (const row of rows) out.set(row.id, rowToRecord(row));
+          }
+        }
+        return [...out.values()];
       });
     },
 

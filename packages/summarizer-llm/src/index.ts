@@ -20,6 +20,11 @@ export {
   type SkippedFact,
 } from './llm-fact-extractor.js';
 export {
+  createLlmQueryRewriter,
+  DEFAULT_REWRITE_PROMPT,
+  type LlmQueryRewriterOptions,
+} from './llm-query-rewriter.js';
+export {
   createLlmSummarizer,
   DEFAULT_SUMMARY_PROMPT,
   type LlmSummarizerOptions,

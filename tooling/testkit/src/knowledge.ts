@@ -545,7 +545,7 @@ export function describeKnowledgeStore(
       expect(before).not.toBe(mid);
     });
 
-    it('one store crosses the port twice (three times with an explicit key), one search three times', async () => {
+    it('one store crosses the port twice (three times with an explicit key), one search four times', async () => {
       fixture = await factory();
       const { port, calls } = recordPortCalls(fixture.store);
       const { knowledge: memory } = createStack({
@@ -562,7 +562,79 @@ export function describeKnowledgeStore(
       expect(calls()).toEqual(['findDocIdsByHashes', 'findDocIdByKey', 'insertDocument']);
       const hits = await memory.search(alice, { query: 'rollback plans runbook' });
       expect(hits[0]?.id).toBe(stored.id);
-      expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks']);
+      expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    });
+
+    it('finds the memories said right before and after, in storing order, under the search filter', async () => {
+      fixture = await factory();
+      const store = fixture.store;
+      const { knowledge: memory } = createStack({
+        knowledge: store,
+        clock: new ManualClock('2026-03-01T12:00:00.000Z'),
+      });
+      const at = '2025-05-01T10:00:00.000Z';
+      const turns: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const tags = i === 5 ? ['ferry'] : [];
+        turns.push(
+          (await memory.import(alice, { content: `Alice turn ${i} about the ferry timetable.`, createdAt: at, tags }))
+            .id,
+        );
+        // Another owner's memories said at the same moment, in between: never anyone's neighbours but their own.
+        await memory.import(bob, { content: `Bob turn ${i} about the ferry timetable.`, createdAt: at });
+      }
+      await memory.import(other, { content: 'Alice in another space.', createdAt: at });
+      const later = await memory.import(alice, {
+        content: 'Alice, a day later.',
+        createdAt: '2025-05-02T10:00:00.000Z',
+        tags: ['ferry'],
+      });
+      const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now: '2026-03-01T12:00:00.000Z' };
+      const around = async (ids: string[], radius: number, f: SearchFilter = filter) =>
+        (await store.neighbours({ filter: f, ids, radius })).map((r) => r.id).sort();
+      const sorted = (ids: string[]) => [...ids].sort();
+      expect(await around([turns[2]!], 1)).toEqual(sorted([turns[1]!, turns[3]!]));
+      expect(await around([turns[2]!, turns[3]!], 2)).toEqual(sorted(turns));
+      expect(await around([turns[0]!], 1)).toEqual([turns[1]!]);
+      expect(await around([turns[5]!], 1)).toEqual(sorted([turns[4]!, later.id]));
+      // The filter holds for the neighbours as for the arms: tags skip the untagged turns, bob sees none of alice's.
+      expect(await around([later.id], 1, { ...filter, tags: ['ferry'] })).toEqual([turns[5]!]);
+      expect(await around([turns[2]!], 1, { ...filter, viewerAgentId: 'bob' })).toEqual([]);
+      expect(await around(['no-such-id'], 1)).toEqual([]);
+      expect(await around([turns[2]!], 1, { ...filter, space: 'globex' })).toEqual([]);
+    });
+
+    it('brings the turn after a strong match into the results (the neighbouring-turn rule)', async () => {
+      fixture = await factory();
+      const search = async (weight: number) => {
+        const { knowledge: memory } = createStack({
+          knowledge: fixture!.store,
+          clock: new ManualClock('2026-03-01T12:00:00.000Z'),
+          knowledgeOptions: { neighbours: { weight, radius: 1, depth: 10 } },
+        });
+        return (await memory.search(alice, { query: 'when does the ferry to the island leave' })).map((r) => r.docId);
+      };
+      const { knowledge: memory } = createStack({
+        knowledge: fixture.store,
+        clock: new ManualClock('2026-03-01T12:00:00.000Z'),
+      });
+      const ask = await memory.import(alice, {
+        content: 'Alice: When does the ferry to the island leave?',
+        createdAt: '2025-05-01T10:00:00.000Z',
+      });
+      const answer = await memory.import(alice, {
+        content: 'Bob: Half past seven, from pier four.',
+        createdAt: '2025-05-01T10:00:00.000Z',
+      });
+      await memory.import(alice, {
+        content: 'Bob: Bring a jacket, the deck is cold.',
+        createdAt: '2025-05-01T10:00:00.000Z',
+      });
+      // Without vectors only the keyword arm finds candidates: the answer shares no word with the question.
+      expect(await search(0)).toEqual([ask.id]);
+      const found = await search(0.5);
+      expect(found[0]).toBe(ask.id);
+      expect(found).toContain(answer.id);
     });
 
     it('refuses to mix vector spaces and re-embeds on reindex', async () => {

@@ -10,6 +10,7 @@ import type {
   KnowledgeStats,
   KnowledgeStore,
   KnowledgeStoreCapabilities,
+  NeighbourQuery,
   ScanOptions,
   VectorHit,
   VectorQuery,
@@ -252,6 +253,21 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return hits.slice(0, q.limit);
   }
 
+  async neighbours(q: NeighbourQuery): Promise<MemoryRecord[]> {
+    const out = new Map<string, MemoryRecord>();
+    for (const id of q.ids) {
+      const c = this.chunks.get(id);
+      if (!c || !matchesFilter(c, q.filter)) continue;
+      const line = [...this.chunks.values()]
+        .filter((o) => o.scope === c.scope && o.agentId === c.agentId && matchesFilter(o, q.filter))
+        .sort(byTimeThenId);
+      const at = line.findIndex((o) => o.id === id);
+      for (const o of [...line.slice(Math.max(0, at - q.radius), at), ...line.slice(at + 1, at + 1 + q.radius)])
+        out.set(o.id, clone(o));
+    }
+    return [...out.values()];
+  }
+
   async recordAccess(space: string, docId: string, at: string): Promise<void> {
     for (const c of this.docChunks(space, docId)) {
       c.accessCount += 1;
@@ -315,9 +331,7 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return [...this.chunks.values()]
       .filter((c) => options.space === undefined || c.space === options.space)
       .filter((c) => !after || c.createdAt > after.createdAt || (c.createdAt === after.createdAt && c.id > after.id))
-      .sort((a, b) =>
-        a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-      )
+      .sort(byTimeThenId)
       .slice(0, options.limit)
       .map(clone);
   }
@@ -361,4 +375,9 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
 
 export function createInMemoryKnowledgeStore(): InMemoryKnowledgeStore {
   return new InMemoryKnowledgeStore();
+}
+
+/** The (createdAt, id) order of scans and neighbours. */
+function byTimeThenId(a: MemoryRecord, b: MemoryRecord): number {
+  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

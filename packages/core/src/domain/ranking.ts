@@ -161,7 +161,7 @@ export interface SessionContextOptions {
 }
 
 /** Fitted by cross-validation over LoCoMo's conversations like the arm weights (apps/bench README). */
-export const DEFAULT_SESSION_CONTEXT: SessionContextOptions = { weight: 2, gapMinutes: 30 };
+export const DEFAULT_SESSION_CONTEXT: SessionContextOptions = { weight: 1, gapMinutes: 30 };
 
 /**
  * Relevance with the session context (docs/ranking.md): a memory said in the same session as a strong match is likely
@@ -177,13 +177,7 @@ export function sessionContext(members: readonly SessionMember[], options: Sessi
     return out;
   }
   const gap = options.gapMinutes * 60_000;
-  const byOwner = new Map<string, SessionMember[]>();
-  for (const m of members) {
-    const list = byOwner.get(m.owner);
-    if (list) list.push(m);
-    else byOwner.set(m.owner, [m]);
-  }
-  for (const list of byOwner.values()) {
+  for (const list of groupBy(members, (m) => m.owner).values()) {
     list.sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
     let start = 0;
     for (let i = 1; i <= list.length; i++) {
@@ -195,6 +189,62 @@ export function sessionContext(members: readonly SessionMember[], options: Sessi
     }
   }
   return out;
+}
+
+export interface NeighbourOptions {
+  /** Share of the best neighbour's relevance added to a memory (0 turns the rule off, and the store is not asked). */
+  weight: number;
+  /** How many memories on each side of a strong match count as its neighbours. */
+  radius: number;
+  /** How many of the best candidates have their neighbours looked up. */
+  depth: number;
+}
+
+/** Fitted by cross-validation over LoCoMo's conversations like the arm weights (apps/bench README). */
+export const DEFAULT_NEIGHBOURS: NeighbourOptions = { weight: 0.25, radius: 2, depth: 10 };
+
+/**
+ * Relevance with the neighbouring turns (docs/ranking.md): the answer to a question is often the turn right after the
+ * one that matches it. `members` are the candidates and the neighbours the store found around the `around` ones (own
+ * relevance 0 when no arm found them); one owner's members in (at, id) order are the store's order, so the `radius`
+ * members on each side of an `around` member are its true neighbours. Each neighbour gets
+ * (own + weight × the best around-member next to it) / (1 + weight); members next to none keep own / (1 + weight),
+ * which keeps the order among them. Returns the new relevance per id.
+ */
+export function neighbourShare(
+  members: readonly SessionMember[],
+  around: ReadonlySet<string>,
+  options: NeighbourOptions,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!(options.weight > 0)) {
+    for (const m of members) out.set(m.id, m.relevance);
+    return out;
+  }
+  const best = new Map<string, number>();
+  for (const line of groupBy(members, (m) => m.owner).values()) {
+    line.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    line.forEach((m, i) => {
+      if (!around.has(m.id)) return;
+      for (let j = Math.max(0, i - options.radius); j <= Math.min(line.length - 1, i + options.radius); j++) {
+        const n = line[j]!;
+        if (j !== i && m.relevance > (best.get(n.id) ?? 0)) best.set(n.id, m.relevance);
+      }
+    });
+  }
+  for (const m of members) out.set(m.id, (m.relevance + options.weight * (best.get(m.id) ?? 0)) / (1 + options.weight));
+  return out;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }
 
 /** recency = 2^(-ageDays / halfLife); 1 for no decay (null half-life) or age ≤ 0. */

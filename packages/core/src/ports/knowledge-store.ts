@@ -31,6 +31,18 @@ export interface VectorQuery {
   limit: number;
 }
 
+/**
+ * The neighbouring-turn lookup (docs/ranking.md): memories said right before and right after some others by the same
+ * owner. Order is (createdAt, id): ids made together increase, so it is the order memories were stored in.
+ */
+export interface NeighbourQuery {
+  filter: SearchFilter;
+  /** Chunk ids to look around; ids that are unknown or that `filter` hides are skipped. */
+  ids: string[];
+  /** How many memories to take on each side of each id (1 or more). */
+  radius: number;
+}
+
 /** A keyword-arm hit: rows in best-first order; `score` is the engine's BM25-like score (higher is better). */
 export interface KeywordHit {
   id: string;
@@ -154,6 +166,12 @@ export interface KnowledgeSearcher {
   readonly capabilities: KnowledgeStoreCapabilities;
   keywordSearch(query: KeywordQuery): Promise<KeywordHit[]>;
   vectorSearch(query: VectorQuery): Promise<VectorHit[]>;
+  /**
+   * For each id of `query.ids`, the `radius` memories right before it and the `radius` right after it in
+   * (createdAt, id) order among those with its space, scope and agentId that pass `query.filter`. One list, each
+   * memory once, in any order; an id of the query appears only when it neighbours another.
+   */
+  neighbours(query: NeighbourQuery): Promise<MemoryRecord[]>;
 }
 
 /** The counters role of the knowledge port: accesses and ratings, which change no version. */

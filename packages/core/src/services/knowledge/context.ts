@@ -9,6 +9,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Embedder, EmbeddingResult } from '../../ports/embedder.js';
 import type { KnowledgeStore } from '../../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../../ports/logger.js';
+import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import { NO_USAGE, type TokenUsage } from '../../ports/summarizer.js';
@@ -45,6 +46,7 @@ export class KnowledgeContext {
   readonly knowledge: KnowledgeStore;
   readonly embedder: Embedder | undefined;
   readonly reranker: Reranker | undefined;
+  readonly queryRewriter: QueryRewriter | undefined;
   readonly logger: Logger;
   readonly options: KnowledgeOptions;
   readonly clock: Clock;
@@ -55,6 +57,7 @@ export class KnowledgeContext {
     this.knowledge = deps.store;
     this.embedder = deps.embedder;
     this.reranker = deps.reranker;
+    this.queryRewriter = deps.queryRewriter;
     this.clock = deps.clock;
     this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };

@@ -5,8 +5,10 @@ import {
   type AccessOptions,
   DEFAULT_ACCESS,
   DEFAULT_FUSION,
+  DEFAULT_NEIGHBOURS,
   DEFAULT_SESSION_CONTEXT,
   type FusionOptions,
+  type NeighbourOptions,
   type SessionContextOptions,
 } from '../../domain/ranking.js';
 import type { PersonalDataSetting } from '../../domain/secrets.js';
@@ -34,8 +36,12 @@ export interface KnowledgeOptions extends SearchArmOptions {
   access: AccessOptions;
   /** How many of the fused top results the stack's reranker re-scores (when it has one). */
   rerankDepth: number;
+  /** Most queries a search runs besides the caller's when the stack has a query rewriter (0 turns rewriting off). */
+  rewriteQueries: number;
   /** The session context (docs/ranking.md): a share of a session's best match given to its other memories. */
   session: SessionContextOptions;
+  /** The neighbouring turns (docs/ranking.md): a share of a strong match's relevance given to the memories next to it. */
+  neighbours: NeighbourOptions;
   /** A period the query names (docs/ranking.md): memories said in it or `afterDays` after get ×(1 + weight). */
   timeCue: TimeCueOptions;
 }
@@ -54,6 +60,8 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   tiers: DEFAULT_TIERS,
   access: DEFAULT_ACCESS,
   rerankDepth: 20,
+  rewriteQueries: 3,
   session: DEFAULT_SESSION_CONTEXT,
+  neighbours: DEFAULT_NEIGHBOURS,
   timeCue: DEFAULT_TIME_CUE,
 };

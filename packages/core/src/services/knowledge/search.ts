@@ -14,11 +14,13 @@ import {
   finalScore,
   fuseScores,
   type KeywordLengthNorm,
+  neighbourShare,
   recencyFactor,
   sessionContext,
   usefulnessFactor,
   withoutLengthNorm,
 } from '../../domain/ranking.js';
+import { redactSecrets } from '../../domain/secrets.js';
 import { countWords, termCoverage, termOverlap } from '../../domain/text.js';
 import { nearTimeCue, timeCue } from '../../domain/time-cue.js';
 import { MemError } from '../../errors.js';
@@ -59,11 +61,91 @@ export async function searchReport(
     ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
     ...(input.source ? { source: input.source } : {}),
   };
-  return { ...(await rankedSearch(ctx, input.query, filter, limit)), intent };
+  return { ...(await rankedSearch(ctx, input.query, filter, limit, { rewrite: true })), intent };
 }
 
-/** Ranked results for a query and the tokens its embedding spent. */
+/** The longest query text searched (a longer task is cut for its recall). */
+const MAX_QUERY_CHARS = 4000;
+
+/**
+ * Ranked results for a query and the tokens spent on it: the query (and, with `rewrite` and a query rewriter, the
+ * queries it was rewritten into, their rankings interleaved), then the reranker over the merged top.
+ */
 async function rankedSearch(
+  ctx: KnowledgeContext,
+  query: string,
+  filter: SearchFilter,
+  limit: number,
+  options: { rewrite?: boolean } = {},
+): Promise<{ results: SearchResult[]; usage: TokenUsage }> {
+  const depth = ctx.reranker ? Math.max(limit, ctx.options.rerankDepth) : limit;
+  const rewritten = options.rewrite ? await rewrittenQueries(ctx, query) : { queries: [query], usage: NO_USAGE };
+  const runs: { results: SearchResult[]; usage: TokenUsage }[] = [];
+  for (const q of rewritten.queries) runs.push(await fusedSearch(ctx, q, filter, depth));
+  const results = runs.length === 1 ? runs[0]!.results : interleave(runs.map((r) => r.results)).slice(0, depth);
+  const usage = sumUsage([rewritten.usage, ...runs.map((r) => r.usage)]);
+  if (!ctx.reranker) return { results: results.slice(0, limit), usage };
+  const reranked = await rerankResults(query, results, ctx.reranker, depth, ctx.logger);
+  return { results: reranked.results.slice(0, limit), usage: sumUsage([usage, reranked.usage]) };
+}
+
+/**
+ * The queries a search runs: the caller's, then those the stack's rewriter proposes (secrets redacted before they
+ * leave; empty, repeated and surplus ones dropped). A rewriter that fails leaves the caller's query alone (logged).
+ */
+async function rewrittenQueries(
+  ctx: KnowledgeContext,
+  query: string,
+): Promise<{ queries: string[]; usage: TokenUsage }> {
+  const rewriter = ctx.queryRewriter;
+  const max = ctx.options.rewriteQueries;
+  if (!rewriter || !(max >= 1)) return { queries: [query], usage: NO_USAGE };
+  try {
+    const answer = await rewriter.rewrite({ query: redactSecrets(query), max });
+    const seen = new Set([query.trim().toLowerCase()]);
+    const queries = [query];
+    for (const q of Array.isArray(answer.queries) ? answer.queries : []) {
+      if (typeof q !== 'string') continue;
+      const text = q.trim().slice(0, MAX_QUERY_CHARS);
+      if (text === '' || seen.has(text.toLowerCase()) || queries.length > max) continue;
+      seen.add(text.toLowerCase());
+      queries.push(text);
+    }
+    return { queries, usage: answer.usage ?? NO_USAGE };
+  } catch (error) {
+    ctx.logger.warn('query rewrite failed: searched the query as given', {
+      rewriter: rewriter.id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return { queries: [query], usage: NO_USAGE };
+  }
+}
+
+/**
+ * The results of several queries as one list, each memory once: round-robin over the queries' rankings (the caller's
+ * query first), so that each part of a question reaches the top instead of the part most memories match.
+ */
+function interleave(runs: readonly SearchResult[][]): SearchResult[] {
+  const out: SearchResult[] = [];
+  const seen = new Set<string>();
+  const longest = Math.max(...runs.map((r) => r.length));
+  for (let i = 0; i < longest; i++)
+    for (const run of runs) {
+      const r = run[i];
+      if (r && !seen.has(r.id)) {
+        seen.add(r.id);
+        out.push(r);
+      }
+    }
+  return out;
+}
+
+function byScore(a: SearchResult, b: SearchResult): number {
+  return b.score - a.score || b.relevance - a.relevance || a.id.localeCompare(b.id);
+}
+
+/** One query through both arms, fused and scored (docs/ranking.md), best first, at most `limit`. */
+async function fusedSearch(
   ctx: KnowledgeContext,
   query: string,
   filter: SearchFilter,
@@ -91,25 +173,42 @@ async function rankedSearch(
     ctx.options.fusion,
     ran,
   );
-  // A period the query names lifts the memories said in it (docs/ranking.md); then the session context.
+  // A period the query names lifts the memories said in it (docs/ranking.md); then the neighbouring turns and the
+  // session context.
   const cue = ctx.options.timeCue.weight > 0 ? timeCue(query) : null;
   const { weight: cueWeight, afterDays } = ctx.options.timeCue;
+  const member = (id: string, own: number) => {
+    const rec = byId.get(id);
+    if (!rec) return [];
+    const at = Date.parse(rec.createdAt);
+    const relevance = cue ? (own * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight) : own;
+    return [{ id, relevance, owner: `${rec.scope}/${rec.agentId}`, at }];
+  };
+  const members = fused.flatMap((f) => member(f.id, f.relevance));
+  const added = await neighboursOf(ctx, store, filter, members);
+  for (const rec of added) if (!byId.has(rec.id)) byId.set(rec.id, rec);
+  const candidates = [
+    ...fused,
+    ...added
+      .filter((rec) => !fused.some((f) => f.id === rec.id))
+      .map((rec) => ({ id: rec.id, relevance: 0, keywordRank: null, vectorRank: null })),
+  ];
+  const all = [...members, ...candidates.slice(fused.length).flatMap((c) => member(c.id, 0))];
+  const around = new Set(
+    [...members]
+      .sort((a, b) => b.relevance - a.relevance)
+      .slice(0, ctx.options.neighbours.depth)
+      .map((m) => m.id),
+  );
+  const shared = neighbourShare(all, around, ctx.options.neighbours);
   const contextual = sessionContext(
-    fused.flatMap((f) => {
-      const rec = byId.get(f.id);
-      if (!rec) return [];
-      const at = Date.parse(rec.createdAt);
-      const relevance = cue
-        ? (f.relevance * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight)
-        : f.relevance;
-      return [{ id: f.id, relevance, owner: `${rec.scope}/${rec.agentId}`, at }];
-    }),
+    all.map((m) => ({ ...m, relevance: shared.get(m.id) ?? m.relevance })),
     ctx.options.session,
   );
   const similarityById = new Map(vectorHits.map((h) => [h.id, h.similarity]));
   const now = ctx.now();
   const results: SearchResult[] = [];
-  for (const f of fused) {
+  for (const f of candidates) {
     const rec = byId.get(f.id);
     if (!rec) continue;
     let similarity = similarityById.get(f.id) ?? null;
@@ -136,11 +235,8 @@ async function rankedSearch(
       }),
     );
   }
-  results.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.id.localeCompare(b.id));
-  if (!ctx.reranker) return { results: results.slice(0, limit), usage };
-  const depth = Math.max(limit, ctx.options.rerankDepth);
-  const reranked = await rerankResults(query, results, ctx.reranker, depth, ctx.logger);
-  return { results: reranked.results.slice(0, limit), usage: sumUsage([usage, reranked.usage]) };
+  results.sort(byScore);
+  return { results: results.slice(0, limit), usage };
 }
 
 /** memory-get: the whole document; counts one access. */
@@ -253,8 +349,8 @@ export async function recall(
   const limit = options.limit ?? ctx.options.recallLimit;
   const threshold = options.threshold ?? ctx.options.injectionThreshold;
   const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: ctx.now().toISOString() };
-  const query = task.slice(0, 4000);
-  const searched = await rankedSearch(ctx, query, filter, limit);
+  const query = task.slice(0, MAX_QUERY_CHARS);
+  const searched = await rankedSearch(ctx, query, filter, limit, { rewrite: true });
   const calibration = searched.results.length > 0 ? await ctx.calibration() : { calibration: null, usage: NO_USAGE };
   const usage = sumUsage([searched.usage, calibration.usage]);
   const memories = searched.results
@@ -267,6 +363,22 @@ export async function recall(
     }))
     .filter((r) => r.confidence >= threshold);
   return { block: renderRecallBlock(memories, ctx.options.recallPreviewChars), memories, usage };
+}
+
+/** The memories right before and after the best candidates (docs/ranking.md), or none when the rule is off. */
+async function neighboursOf(
+  ctx: KnowledgeContext,
+  store: Pick<KnowledgeSearcher, 'neighbours'>,
+  filter: SearchFilter,
+  members: readonly { id: string; relevance: number }[],
+): Promise<MemoryRecord[]> {
+  const { weight, radius, depth } = ctx.options.neighbours;
+  if (!(weight > 0) || radius < 1 || depth < 1 || members.length === 0) return [];
+  const ids = [...members]
+    .sort((a, b) => b.relevance - a.relevance)
+    .slice(0, depth)
+    .map((m) => m.id);
+  return store.neighbours({ filter, ids, radius });
 }
 
 /** A similarity on the embedder's calibrated scale, or null when there is none (no vectors, no usable calibration). */

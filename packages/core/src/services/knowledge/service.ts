@@ -1,6 +1,7 @@
 import type { MemError } from '../../errors.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { KnowledgeStore } from '../../ports/knowledge-store.js';
+import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
 import type { TokenUsage } from '../../ports/summarizer.js';
 import type { MemoryVersion, Principal, Scope } from '../../types.js';
@@ -20,6 +21,7 @@ export class KnowledgeService {
   readonly knowledge: KnowledgeStore;
   readonly embedder: Embedder | undefined;
   readonly reranker: Reranker | undefined;
+  readonly queryRewriter: QueryRewriter | undefined;
   readonly options: KnowledgeOptions;
   private readonly ctx: KnowledgeContext;
 
@@ -28,6 +30,7 @@ export class KnowledgeService {
     this.knowledge = this.ctx.knowledge;
     this.embedder = this.ctx.embedder;
     this.reranker = this.ctx.reranker;
+    this.queryRewriter = this.ctx.queryRewriter;
     this.options = this.ctx.options;
   }
 

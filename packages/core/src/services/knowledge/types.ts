@@ -3,6 +3,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { KnowledgeStore } from '../../ports/knowledge-store.js';
 import type { Logger } from '../../ports/logger.js';
+import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { TokenUsage } from '../../ports/summarizer.js';
@@ -170,6 +171,8 @@ export interface KnowledgeServiceDeps {
   options?: Partial<KnowledgeOptions> | undefined;
   /** Re-scores the fused top `rerankDepth` results of every search (off when absent). */
   reranker?: Reranker | undefined;
+  /** Turns each search's query into a few (docs/ranking.md); off when absent. */
+  queryRewriter?: QueryRewriter | undefined;
   /** An extra asynchronous secret scan after mem's own rules, awaited by every write (docs/safety.md). */
   secretScanner?: SecretScanner | undefined;
 }
