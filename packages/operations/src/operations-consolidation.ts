@@ -1,11 +1,11 @@
 /** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
 import { forget, forgetInput, jsonValueSchema, parseInput } from '@mem/core';
-import { checkConsolidator, createConsolidationPipeline } from '@mem/episodic';
 import { z } from 'zod';
 import { defineOperation } from './operation.js';
 import { defined, whole } from './operation-helpers.js';
 import { dropRunners } from './operations-runner.js';
 import { tokenUsage } from './schemas.js';
+import { stackServices } from './stack-services.js';
 
 export const consolidateInput = z
   .object({
@@ -50,17 +50,12 @@ export const consolidate = defineOperation({
   input: consolidateInput,
   output: consolidationReport,
   write: true,
+  lead: 'Consolidation writes facts for the whole space',
   http: { method: 'POST', path: '/v1/consolidate' },
   tool: { name: 'consolidate' },
   run: async (ctx, raw) => {
-    checkConsolidator(ctx.principal);
     const input = parseInput(consolidateInput, 'consolidate', raw);
-    const pipeline = createConsolidationPipeline({
-      episodes: ctx.stack.port('episodes'),
-      facts: ctx.stack.port('facts'),
-      clock: ctx.stack.clock,
-    });
-    return pipeline.run(ctx.principal.space, defined(input));
+    return stackServices(ctx.stack).consolidation().run(ctx.principal.space, defined(input));
   },
 });
 

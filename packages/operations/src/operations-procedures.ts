@@ -7,11 +7,11 @@ import {
   procedureSuggestInput,
   refSchema,
 } from '@mem/core';
-import { createProceduralMemory } from '@mem/procedural';
 import { z } from 'zod';
 import { defineOperation, type OpContext } from './operation.js';
 import { ranks, withId } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
+import { stackServices } from './stack-services.js';
 
 export const procedureGetInput = z.object({ id: refSchema }).strict();
 
@@ -29,12 +29,7 @@ const procedureSchema = z.object({
   updatedAt: z.string(),
 });
 
-const procedural = (ctx: OpContext, withEmbedder = true) =>
-  createProceduralMemory({
-    store: ctx.stack.port('procedures'),
-    embedder: withEmbedder ? ctx.stack.embedder : undefined,
-    clock: ctx.stack.clock,
-  });
+const procedural = (ctx: OpContext) => stackServices(ctx.stack).procedural();
 
 export const procedureStore = defineOperation({
   name: 'procedure-store',
@@ -106,7 +101,7 @@ export const procedureOutcome = defineOperation({
   tool: { name: 'procedure-outcome' },
   run: async (ctx, raw) => {
     const input = parseInput(procedureOutcomeInput, 'procedure-outcome', raw);
-    return procedural(ctx, false).recordOutcome(ctx.principal.space, input.id, input.success);
+    return procedural(ctx).recordOutcome(ctx.principal.space, input.id, input.success);
   },
 });
 
@@ -122,6 +117,6 @@ export const procedureGet = defineOperation({
   tool: { name: 'procedure-get' },
   run: async (ctx, raw) => {
     const input = parseInput(procedureGetInput, 'procedure-get', raw);
-    return procedural(ctx, false).get(ctx.principal.space, input.id);
+    return procedural(ctx).get(ctx.principal.space, input.id);
   },
 });

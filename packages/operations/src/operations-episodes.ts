@@ -8,11 +8,11 @@ import {
   tagSchema,
   withEpisodeAuthor,
 } from '@mem/core';
-import { createEpisodicMemory } from '@mem/episodic';
 import { z } from 'zod';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined, num, ranks, whole, wholeQuery } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
+import { stackServices } from './stack-services.js';
 
 export const episodeRecentInput = z
   .object({ n: whole('n', 10_000).optional().describe('How many of the newest episodes (default 10).') })
@@ -33,12 +33,7 @@ const episodeSchema = z.object({
   metadata: jsonObjectSchema,
 });
 
-export const episodic = (ctx: OpContext, withEmbedder = true) =>
-  createEpisodicMemory({
-    store: ctx.stack.port('episodes'),
-    embedder: withEmbedder ? ctx.stack.embedder : undefined,
-    clock: ctx.stack.clock,
-  });
+const episodic = (ctx: OpContext) => stackServices(ctx.stack).episodic();
 
 export const episodeStore = defineOperation({
   name: 'episode-store',
@@ -102,7 +97,7 @@ export const episodeRecent = defineOperation({
   tool: { name: 'episode-recent' },
   run: async (ctx, raw) => {
     const input = parseInput(episodeRecentInput, 'episode-recent', raw);
-    return { episodes: await episodic(ctx, false).recallRecent(ctx.principal.space, input.n) };
+    return { episodes: await episodic(ctx).recallRecent(ctx.principal.space, input.n) };
   },
 });
 
@@ -123,6 +118,6 @@ export const episodeByTag = defineOperation({
   tool: { name: 'episode-by-tag' },
   run: async (ctx, raw) => {
     const input = parseInput(episodeByTagInput, 'episode-by-tag', raw);
-    return { episodes: await episodic(ctx, false).recallByTag(ctx.principal.space, input.tag, input.limit) };
+    return { episodes: await episodic(ctx).recallByTag(ctx.principal.space, input.tag, input.limit) };
   },
 });

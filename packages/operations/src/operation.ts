@@ -1,9 +1,11 @@
 /**
- * An operation is described once: its input schema (from core), its HTTP binding, its MCP tool and its handler.
- * The HTTP router, the OpenAPI document and the MCP tool list are all derived from a list of these.
+ * An operation is described once: its input schema (from core), who may run it, its HTTP binding, its MCP tool, its
+ * CLI command and its handler. The HTTP router, the OpenAPI document, the MCP tool list and the `mem` commands are all
+ * derived from a list of these.
  */
-import type { ConversationService, Notebook, Principal, Stack } from '@mem/core';
+import { type ConversationService, MemError, type Notebook, type Principal, type Stack } from '@mem/core';
 import type { z } from 'zod';
+import type { CliBinding } from './cli-binding.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -78,12 +80,35 @@ export interface Operation {
   output?: z.ZodType;
   /** True for operations that change data (finished before shutdown; documented). */
   write: boolean;
+  /**
+   * Lead only: the reason, naming what the operation touches (e.g. "Consolidation writes facts for the whole space").
+   * Checked before the handler runs, whatever the door, with a FORBIDDEN that names the reason and the fix.
+   */
+  lead?: string;
   http?: HttpBinding;
   tool?: ToolBinding;
+  cli?: CliBinding;
   run(ctx: OpContext, input: unknown): Promise<unknown>;
 }
 
-/** Define an operation (identity: gives type checking and a place to hang defaults later). */
+/** The permission rule of the table: an operation marked `lead` refuses every other role, before any work. */
+export function checkPermission(op: Pick<Operation, 'lead'>, p: Principal): void {
+  if (op.lead === undefined || p.role === 'lead') return;
+  throw new MemError(
+    'FORBIDDEN',
+    `${op.lead} "${p.space}": only a lead may run it (agent "${p.agentId}" is a worker). Run it as a lead (CLI: --role lead).`,
+  );
+}
+
+/** Define an operation: its handler runs only after the permission check, so no door can skip it. */
 export function defineOperation(op: Operation): Operation {
-  return op;
+  if (op.lead === undefined) return op;
+  const handler = op.run;
+  return {
+    ...op,
+    run: async (ctx, input) => {
+      checkPermission(op, ctx.principal);
+      return handler(ctx, input);
+    },
+  };
 }

@@ -1,0 +1,91 @@
+/**
+ * The CLI binding of an operation: the `mem` command that runs it (its words, flags and positional arguments), how
+ * the arguments become the operation input, and how the result prints. The `mem` command renders these, as the
+ * server renders the HTTP and MCP bindings. Also the flag readers those mappings share with the CLI's own commands.
+ */
+
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
+/** A mistake on the command line (exit code 2, with the command's usage), not a refused request. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** What a CLI binding reads: the positional arguments, the parsed flags and standard input. */
+export interface CliArgs {
+  args: string[];
+  flags: Record<string, unknown>;
+  readStdin(): Promise<string>;
+}
+
+export interface CliBinding {
+  /** The command words, e.g. `episodes add` (a group word and its sub-command). */
+  command: string;
+  /** One line in `mem --help`. */
+  summary: string;
+  /** `mem <command> --help`. */
+  usage: string;
+  /** The command's own flags (the global flags come from the CLI). */
+  flags?: FlagSpec;
+  /** Global flag names this command gives its own meaning (`mem forget --agent A`). */
+  ownsFlags?: string[];
+  /** The operation input from the command line (UsageError for a malformed one). */
+  input(cli: CliArgs): unknown;
+  /** The result for a person (without `--json`); `input` is what `input()` built. */
+  print(result: never, input: never): string;
+  /** What `--json` prints (default: the result itself). */
+  json?: (result: never) => unknown;
+}
+
+// ---------- flag readers ----------
+
+export function str(flags: Record<string, unknown>, name: string): string | undefined {
+  const v = flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function int(flags: Record<string, unknown>, name: string): number | undefined {
+  const v = str(flags, name);
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number (got "${v}").`);
+  return Number(v);
+}
+
+export function num(flags: Record<string, unknown>, name: string): number | undefined {
+  const v = str(flags, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${name} must be a number (got "${v}").`);
+  return n;
+}
+
+export function bool(flags: Record<string, unknown>, name: string, required = false): boolean | undefined {
+  const v = str(flags, name);
+  if (v === undefined) {
+    if (required) throw new UsageError(`--${name} true|false is required.`);
+    return undefined;
+  }
+  if (v === 'true' || v === 'yes' || v === '1') return true;
+  if (v === 'false' || v === 'no' || v === '0') return false;
+  throw new UsageError(`--${name} must be true or false (got "${v}").`);
+}
+
+export function tags(flags: Record<string, unknown>): string[] | undefined {
+  const v = str(flags, 'tags');
+  return v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0);
+}
+
+/** The positional argument at `index`, or a UsageError naming what is missing. */
+export function need(cli: Pick<CliArgs, 'args'>, index: number, what: string): string {
+  const v = cli.args[index];
+  if (v === undefined || v === '') throw new UsageError(`missing ${what}.`);
+  return v;
+}
