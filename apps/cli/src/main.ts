@@ -9,6 +9,7 @@ import { runnerCommands } from './commands-runner.js';
 import { serverCommands } from './commands-server.js';
 import { stateCommands } from './commands-state.js';
 import { structuredCommands } from './commands-structured.js';
+import { operationCommands } from './commands-table.js';
 import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
 import type { Io } from './io.js';
 
@@ -33,6 +34,7 @@ Commands:`;
 const commands: Record<string, Command> = {
   ...knowledgeCommands,
   ...structuredCommands,
+  ...operationCommands,
   ...stateCommands,
   ...runnerCommands,
   ...conversationCommands,

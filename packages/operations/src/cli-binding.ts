@@ -19,6 +19,8 @@ export interface CliArgs {
   args: string[];
   flags: Record<string, unknown>;
   readStdin(): Promise<string>;
+  /** A text file named on the command line (NOT_FOUND / INVALID_INPUT in words when it cannot be read). */
+  readTextFile(file: string, what: string): string;
 }
 
 export interface CliBinding {
@@ -33,7 +35,7 @@ export interface CliBinding {
   /** Global flag names this command gives its own meaning (`mem forget --agent A`). */
   ownsFlags?: string[];
   /** The operation input from the command line (UsageError for a malformed one). */
-  input(cli: CliArgs): unknown;
+  input(cli: CliArgs): unknown | Promise<unknown>;
   /** The result for a person (without `--json`); `input` is what `input()` built. */
   print(result: never, input: never): string;
   /** What `--json` prints (default: the result itself). */
@@ -89,3 +91,21 @@ export function need(cli: Pick<CliArgs, 'args'>, index: number, what: string): s
   if (v === undefined || v === '') throw new UsageError(`missing ${what}.`);
   return v;
 }
+
+/** The positional arguments joined as one text (a summary, a query), or a UsageError naming what is missing. */
+export function text(cli: Pick<CliArgs, 'args'>, what: string): string {
+  const joined = cli.args.join(' ');
+  if (!joined.trim()) throw new UsageError(`missing ${what}.`);
+  return joined;
+}
+
+/** A flag holding a list (`--tools a,b`, `--decisions "a;b"`), split on `sep`, blanks dropped. */
+export function list(flags: Record<string, unknown>, name: string, sep: string): string[] | undefined {
+  return str(flags, name)
+    ?.split(sep)
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+/** A JSON value for a person: strings as they are, everything else as JSON. */
+export const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));

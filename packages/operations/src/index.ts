@@ -4,10 +4,13 @@ export {
   type CliBinding,
   type FlagSpec,
   int,
+  list,
   need,
   num,
+  show,
   str,
   tags,
+  text,
   UsageError,
 } from './cli-binding.js';
 export { flattenUnionSchema, type JsonSchema, toJsonSchema } from './json-schema.js';

@@ -1,0 +1,39 @@
+/**
+ * The commands the operation table declares (`cli` bindings in @mem/operations): the same operation, validation,
+ * permission rule and answer as over HTTP and MCP, run in process as the CLI's principal.
+ */
+import { type Operation, servicesOf, structuredOperations } from '@mem/operations';
+import { type Command, readTextFile } from './command.js';
+
+/** A `mem` command for each operation of `ops` that has a CLI binding. */
+export function tableCommands(ops: readonly Operation[]): Record<string, Command> {
+  const commands: Record<string, Command> = {};
+  for (const op of ops) {
+    const cli = op.cli;
+    if (!cli) continue;
+    commands[cli.command] = {
+      summary: cli.summary,
+      usage: cli.usage,
+      flags: cli.flags ?? {},
+      ...(cli.ownsFlags ? { ownsFlags: cli.ownsFlags } : {}),
+      async run(ctx) {
+        const input = await cli.input({
+          args: ctx.args,
+          flags: ctx.flags,
+          readStdin: () => ctx.io.readStdin(),
+          readTextFile,
+        });
+        const stack = await ctx.stack();
+        const result = await op.run(
+          { principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' },
+          input,
+        );
+        ctx.out(cli.json ? cli.json(result as never) : result, () => cli.print(result as never, input as never));
+      },
+    };
+  }
+  return commands;
+}
+
+/** Every command the table declares: structured, episodic and procedural memory, consolidation, forget. */
+export const operationCommands = tableCommands(structuredOperations);
