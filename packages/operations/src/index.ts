@@ -15,7 +15,6 @@ export {
 } from './cli-binding.js';
 export { flattenUnionSchema, type JsonSchema, toJsonSchema } from './json-schema.js';
 export {
-  checkPermission,
   defineOperation,
   type HttpBinding,
   type HttpMethod,

@@ -3,7 +3,7 @@
  * CLI command and its handler. The HTTP router, the OpenAPI document, the MCP tool list and the `mem` commands are all
  * derived from a list of these.
  */
-import { type ConversationService, MemError, type Notebook, type Principal, type Stack } from '@mem/core';
+import type { ConversationService, Notebook, Principal, Stack } from '@mem/core';
 import type { z } from 'zod';
 import type { CliBinding } from './cli-binding.js';
 
@@ -81,34 +81,25 @@ export interface Operation {
   /** True for operations that change data (finished before shutdown; documented). */
   write: boolean;
   /**
-   * Lead only: the reason, naming what the operation touches (e.g. "Consolidation writes facts for the whole space").
-   * Checked before the handler runs, whatever the door, with a FORBIDDEN that names the reason and the fix.
+   * Who may run it: throws (FORBIDDEN, saying what to do) for a principal that may not, e.g. `checkConsolidator` (lead
+   * only). Checked before the handler runs, whatever the door: no door calls its own check.
    */
-  lead?: string;
+  permission?: (principal: Principal) => void;
   http?: HttpBinding;
   tool?: ToolBinding;
   cli?: CliBinding;
   run(ctx: OpContext, input: unknown): Promise<unknown>;
 }
 
-/** The permission rule of the table: an operation marked `lead` refuses every other role, before any work. */
-export function checkPermission(op: Pick<Operation, 'lead'>, p: Principal): void {
-  if (op.lead === undefined || p.role === 'lead') return;
-  throw new MemError(
-    'FORBIDDEN',
-    `${op.lead} "${p.space}": only a lead may run it (agent "${p.agentId}" is a worker). Run it as a lead (CLI: --role lead).`,
-  );
-}
-
-/** Define an operation: its handler runs only after the permission check, so no door can skip it. */
+/** Define an operation: its handler runs only after its permission check, so no door can skip it. */
 export function defineOperation(op: Operation): Operation {
-  if (op.lead === undefined) return op;
-  const handler = op.run;
+  const { permission, run } = op;
+  if (!permission) return op;
   return {
     ...op,
     run: async (ctx, input) => {
-      checkPermission(op, ctx.principal);
-      return handler(ctx, input);
+      permission(ctx.principal);
+      return run(ctx, input);
     },
   };
 }

@@ -1,5 +1,6 @@
 /** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
 import { forget, forgetInput, jsonValueSchema, parseInput } from '@mem/core';
+import { checkConsolidator } from '@mem/episodic';
 import { z } from 'zod';
 import { int, show, str, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
@@ -51,7 +52,7 @@ export const consolidate = defineOperation({
   input: consolidateInput,
   output: consolidationReport,
   write: true,
-  lead: 'Consolidation writes facts for the whole space',
+  permission: checkConsolidator,
   http: { method: 'POST', path: '/v1/consolidate' },
   tool: { name: 'consolidate' },
   cli: {
