@@ -2,7 +2,7 @@
  * The commands the operation table declares (`cli` bindings in @mem/operations): the same operation, validation,
  * permission rule and answer as over HTTP and MCP, run in process as the CLI's principal.
  */
-import { type Operation, servicesOf, structuredOperations } from '@mem/operations';
+import { type Operation, runnerOperations, servicesOf, stateOperations, structuredOperations } from '@mem/operations';
 import { type Command, readTextFile } from './command.js';
 
 /** A `mem` command for each operation of `ops` that has a CLI binding. */
@@ -35,5 +35,8 @@ export function tableCommands(ops: readonly Operation[]): Record<string, Command
   return commands;
 }
 
-/** Every command the table declares: structured, episodic and procedural memory, consolidation, forget. */
-export const operationCommands = tableCommands(structuredOperations);
+/**
+ * Every command the table declares: episodes, procedures, consolidate, forget; goals, summaries, session state, phases,
+ * tool events; the runner (`turn context|record`, `task end`, `session end`, for `--agent`).
+ */
+export const operationCommands = tableCommands([...structuredOperations, ...stateOperations, ...runnerOperations]);

@@ -5,9 +5,7 @@ import type { Command, Ctx } from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
 import { knowledgeCommands } from './commands-knowledge.js';
-import { runnerCommands } from './commands-runner.js';
 import { serverCommands } from './commands-server.js';
-import { stateCommands } from './commands-state.js';
 import { structuredCommands } from './commands-structured.js';
 import { operationCommands } from './commands-table.js';
 import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
@@ -35,8 +33,6 @@ const commands: Record<string, Command> = {
   ...knowledgeCommands,
   ...structuredCommands,
   ...operationCommands,
-  ...stateCommands,
-  ...runnerCommands,
   ...conversationCommands,
   ...serverCommands,
   ...benchCommands,

@@ -3,6 +3,7 @@
  * the arguments become the operation input, and how the result prints. The `mem` command renders these, as the
  * server renders the HTTP and MCP bindings. Also the flag readers those mappings share with the CLI's own commands.
  */
+import { type JsonValue, MemError } from '@mem/core';
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
@@ -109,3 +110,27 @@ export function list(flags: Record<string, unknown>, name: string, sep: string):
 
 /** A JSON value for a person: strings as they are, everything else as JSON. */
 export const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** The positional arguments from `index` on as one text, or standard input for `-`; a UsageError when blank. */
+export async function textArg(cli: CliArgs, index: number, what: string): Promise<string> {
+  const rest = cli.args.slice(index).join(' ');
+  if (rest === '-') return cli.readStdin();
+  if (!rest.trim()) throw new UsageError(`missing ${what}.`);
+  return rest;
+}
+
+/** A JSON argument (`--metadata`, `--input`, a state): must parse, with a clear error naming it. */
+export function jsonArg(text: string | undefined, what: string): JsonValue | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new MemError('INVALID_INPUT', `${what} must be JSON (got ${JSON.stringify(text.slice(0, 60))}).`);
+  }
+}
+
+/** A flag the command cannot do without (a UsageError saying what it is for otherwise). */
+export function required<T>(value: T | undefined, message: string): T {
+  if (value === undefined || value === '') throw new UsageError(message);
+  return value;
+}
