@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MemError, type Principal, type Stack } from '@mem/core';
-import { defined, type FlagSpec, str } from '@mem/operations';
-import { type GlobalOptions, UsageError } from './context.js';
+import type { FlagSpec } from '@mem/operations';
+import type { GlobalOptions } from './context.js';
 
 export type { FlagSpec };
 
@@ -31,17 +31,6 @@ export interface Ctx {
 
 // The flag readers are the table's (@mem/operations), so a command written here and a CLI binding read flags alike.
 export { bool, defined, int, need, num, str, tags } from '@mem/operations';
-
-/** `<id>` or `--key K [--scope S]` */
-export function refFrom(ctx: Ctx): { id: string } | { key: string; scope?: 'agent' | 'swarm' } {
-  const key = str(ctx.flags, 'key');
-  const id = ctx.args[0];
-  if (id !== undefined && key !== undefined) throw new UsageError('give either an id or --key, not both.');
-  if (key !== undefined)
-    return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
-  if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
-  return { id };
-}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -2,7 +2,14 @@
  * The commands the operation table declares (`cli` bindings in @mem/operations): the same operation, validation,
  * permission rule and answer as over HTTP and MCP, run in process as the CLI's principal.
  */
-import { type Operation, runnerOperations, servicesOf, stateOperations, structuredOperations } from '@mem/operations';
+import {
+  knowledgeOperations,
+  type Operation,
+  runnerOperations,
+  servicesOf,
+  stateOperations,
+  structuredOperations,
+} from '@mem/operations';
 import { type Command, readTextFile } from './command.js';
 
 /** A `mem` command for each operation of `ops` that has a CLI binding. */
@@ -40,3 +47,6 @@ export function tableCommands(ops: readonly Operation[]): Record<string, Command
  * tool events; the runner (`turn context|record`, `task end`, `session end`, for `--agent`).
  */
 export const operationCommands = tableCommands([...structuredOperations, ...stateOperations, ...runnerOperations]);
+
+/** The knowledge commands the table declares: store, search, get, edit, delete, rate, history, dedup-check, recall, smart-recall, learn. */
+export const knowledgeTableCommands = tableCommands(knowledgeOperations);

@@ -7,7 +7,7 @@ import { conversationCommands } from './commands-conversation.js';
 import { knowledgeCommands } from './commands-knowledge.js';
 import { serverCommands } from './commands-server.js';
 import { structuredCommands } from './commands-structured.js';
-import { operationCommands } from './commands-table.js';
+import { knowledgeTableCommands, operationCommands } from './commands-table.js';
 import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
 import type { Io } from './io.js';
 
@@ -30,6 +30,7 @@ Global flags:
 Commands:`;
 
 const commands: Record<string, Command> = {
+  ...knowledgeTableCommands,
   ...knowledgeCommands,
   ...structuredCommands,
   ...operationCommands,

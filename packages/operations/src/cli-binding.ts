@@ -134,3 +134,18 @@ export function required<T>(value: T | undefined, message: string): T {
   if (value === undefined || value === '') throw new UsageError(message);
   return value;
 }
+
+/** `<id>` or `--key K [--scope S]`: which memory a command means. */
+export function refFrom(
+  cli: Pick<CliArgs, 'args' | 'flags'>,
+): { id: string } | { key: string; scope?: 'agent' | 'swarm' } {
+  const key = str(cli.flags, 'key');
+  const id = cli.args[0];
+  if (id !== undefined && key !== undefined) throw new UsageError('give either an id or --key, not both.');
+  if (key !== undefined) {
+    const scope = str(cli.flags, 'scope') as 'agent' | 'swarm' | undefined;
+    return scope === undefined ? { key } : { key, scope };
+  }
+  if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
+  return { id };
+}

@@ -4,15 +4,20 @@ export {
   type CliBinding,
   type FlagSpec,
   int,
+  jsonArg,
   list,
   need,
   num,
+  refFrom,
+  required,
   show,
   str,
   tags,
   text,
+  textArg,
   UsageError,
 } from './cli-binding.js';
+export { oneLine, renderResults } from './cli-print.js';
 export { flattenUnionSchema, type JsonSchema, toJsonSchema } from './json-schema.js';
 export {
   defineOperation,
