@@ -30,3 +30,6 @@ export const ranks = {
   vectorRank: z.number().nullable(),
   similarity: z.number().nullable(),
 };
+
+/** HTTP status of a store: 201 for a new memory, 200 when the content was already remembered. */
+export const createdUnlessDeduplicated = (r: unknown) => ((r as { deduplicated?: boolean }).deduplicated ? 200 : 201);

@@ -18,7 +18,7 @@ import { bool, int, need, num, refFrom, required, str, tags, text } from './cli-
 import { oneLine, renderResults } from './cli-print.js';
 import { flattenUnionSchema } from './json-schema.js';
 import { defineOperation, type Operation } from './operation.js';
-import { defined, withId } from './operation-helpers.js';
+import { createdUnlessDeduplicated, defined, withId } from './operation-helpers.js';
 import { exportMemories, gc, importMemories, stats, whoami } from './operations-admin.js';
 import { injectLearning, memoryIndex, recall, smartRecall, taskContext } from './operations-recall.js';
 import {
@@ -33,8 +33,6 @@ import {
   storeResult,
   tokenUsage,
 } from './schemas.js';
-
-export const createdUnlessDeduplicated = (r: unknown) => ((r as { deduplicated?: boolean }).deduplicated ? 200 : 201);
 
 const GOOD_MEMORY =
   'Good memories hold one fact, decision or lesson each; have a short, searchable name (the words someone would search for); ' +

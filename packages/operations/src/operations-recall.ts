@@ -15,8 +15,7 @@ import { z } from 'zod';
 import { int, num, required, str, text, UsageError } from './cli-binding.js';
 import { renderResults } from './cli-print.js';
 import { defineOperation } from './operation.js';
-import { defined } from './operation-helpers.js';
-import { createdUnlessDeduplicated } from './operations-knowledge.js';
+import { createdUnlessDeduplicated, defined } from './operation-helpers.js';
 import { indexResult, recallInput, storeResult, tokenUsage } from './schemas.js';
 
 export const recall = defineOperation({
