@@ -32,6 +32,7 @@ export {
 export { defined } from './operation-helpers.js';
 export { defaultOperations, servicesOf } from './operations.js';
 export { conversationOperations, notebookOperations } from './operations-agent.js';
+export { factFlags, factUser } from './operations-facts.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
 export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
