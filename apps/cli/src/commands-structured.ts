@@ -7,18 +7,13 @@ import { MemError } from '@mem/core';
 import type { StructuredStores } from '@mem/core/adapter';
 import { factFlags, factUser, show } from '@mem/operations';
 import { type Command, type Ctx, str } from './command.js';
+import { inCliTerms } from './commands-table.js';
 
 async function structured<K extends keyof StructuredStores>(ctx: Ctx, port: K): Promise<StructuredStores[K]> {
   try {
     return (await ctx.stack()).port(port);
   } catch (e) {
-    if (MemError.is(e, 'CAPABILITY_MISSING')) {
-      throw new MemError(
-        'CAPABILITY_MISSING',
-        `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or in-memory for it.`,
-      );
-    }
-    throw e;
+    throw inCliTerms(ctx, e);
   }
 }
 

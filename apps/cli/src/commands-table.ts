@@ -2,6 +2,8 @@
  * The commands the operation table declares (`cli` bindings in @mem/operations): the same operation, validation,
  * permission rule and answer as over HTTP and MCP, run in process as the CLI's principal.
  */
+
+import { MemError } from '@mem/core';
 import {
   knowledgeOperations,
   type Operation,
@@ -10,7 +12,21 @@ import {
   stateOperations,
   structuredOperations,
 } from '@mem/operations';
-import { type Command, readTextFile } from './command.js';
+import { type Command, type Ctx, readTextFile } from './command.js';
+
+/**
+ * A port the chosen store lacks, said in the CLI's terms (which `--store` has it) instead of the adapter packages.
+ * Keeps the error's code and details; anything else passes through unchanged.
+ */
+export function inCliTerms(ctx: Pick<Ctx, 'g'>, e: unknown): unknown {
+  const port = MemError.is(e, 'CAPABILITY_MISSING') ? e.details?.port : undefined;
+  if (typeof port !== 'string' || port === 'embedder') return e;
+  return new MemError(
+    'CAPABILITY_MISSING',
+    `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or in-memory for it.`,
+    { details: { port } },
+  );
+}
 
 /** A `mem` command for each operation of `ops` that has a CLI binding. */
 export function tableCommands(ops: readonly Operation[]): Record<string, Command> {
@@ -31,10 +47,11 @@ export function tableCommands(ops: readonly Operation[]): Record<string, Command
           readTextFile,
         });
         const stack = await ctx.stack();
-        const result = await op.run(
-          { principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' },
-          input,
-        );
+        const result = await op
+          .run({ principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' }, input)
+          .catch((e: unknown) => {
+            throw inCliTerms(ctx, e);
+          });
         ctx.out(cli.json ? cli.json(result as never) : result, () => cli.print(result as never, input as never));
       },
     };
