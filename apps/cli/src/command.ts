@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { MemError, type Principal, type Stack } from '@mem/core';
-import { type GlobalOptions, UsageError } from './context.js';
-import type { Io } from './io.js';
+import type { FlagSpec } from '@mem/operations';
+import type { GlobalOptions } from './context.js';
 
-export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+export type { FlagSpec };
+
+import type { Io } from './io.js';
 
 export interface Command {
   summary: string;
@@ -27,69 +29,8 @@ export interface Ctx {
   out(json: unknown, human: () => string): void;
 }
 
-// ---------- flag helpers ----------
-
-export function str(flags: Record<string, unknown>, name: string): string | undefined {
-  const v = flags[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-export function int(flags: Record<string, unknown>, name: string): number | undefined {
-  const v = str(flags, name);
-  if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number (got "${v}").`);
-  return Number(v);
-}
-
-export function num(flags: Record<string, unknown>, name: string): number | undefined {
-  const v = str(flags, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${name} must be a number (got "${v}").`);
-  return n;
-}
-
-export function bool(flags: Record<string, unknown>, name: string, required = false): boolean | undefined {
-  const v = str(flags, name);
-  if (v === undefined) {
-    if (required) throw new UsageError(`--${name} true|false is required.`);
-    return undefined;
-  }
-  if (v === 'true' || v === 'yes' || v === '1') return true;
-  if (v === 'false' || v === 'no' || v === '0') return false;
-  throw new UsageError(`--${name} must be true or false (got "${v}").`);
-}
-
-export function tags(flags: Record<string, unknown>): string[] | undefined {
-  const v = str(flags, 'tags');
-  return v === undefined
-    ? undefined
-    : v
-        .split(',')
-        .map((t) => t.trim())
-        .filter((t) => t.length > 0);
-}
-
-export function need(ctx: Ctx, index: number, what: string): string {
-  const v = ctx.args[index];
-  if (v === undefined || v === '') throw new UsageError(`missing ${what}.`);
-  return v;
-}
-
-export function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** `<id>` or `--key K [--scope S]` */
-export function refFrom(ctx: Ctx): { id: string } | { key: string; scope?: 'agent' | 'swarm' } {
-  const key = str(ctx.flags, 'key');
-  const id = ctx.args[0];
-  if (id !== undefined && key !== undefined) throw new UsageError('give either an id or --key, not both.');
-  if (key !== undefined)
-    return defined({ key, scope: str(ctx.flags, 'scope') as 'agent' | 'swarm' | undefined }) as { key: string };
-  if (id === undefined) throw new UsageError('missing the memory id (or --key K with --scope).');
-  return { id };
-}
+// The flag readers are the table's (@mem/operations), so a command written here and a CLI binding read flags alike.
+export { bool, defined, int, need, num, str, tags } from '@mem/operations';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -14,14 +14,11 @@ import {
   type StackOptions,
 } from '@mem/core';
 import { type Embedder, PRIVATE_DIR_MODE } from '@mem/core/adapter';
+import { UsageError } from '@mem/operations';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+/** A mistake on the command line: exit code 2 with the command's usage (the one class the table's bindings throw). */
+export { UsageError } from '@mem/operations';
 
 export interface GlobalOptions {
   store: string;

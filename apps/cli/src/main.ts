@@ -5,10 +5,9 @@ import type { Command, Ctx } from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
 import { knowledgeCommands } from './commands-knowledge.js';
-import { runnerCommands } from './commands-runner.js';
 import { serverCommands } from './commands-server.js';
-import { stateCommands } from './commands-state.js';
 import { structuredCommands } from './commands-structured.js';
+import { knowledgeTableCommands, operationCommands } from './commands-table.js';
 import { GLOBAL_FLAGS, globalOptions, openStack, principalOf, UsageError } from './context.js';
 import type { Io } from './io.js';
 
@@ -31,10 +30,10 @@ Global flags:
 Commands:`;
 
 const commands: Record<string, Command> = {
+  ...knowledgeTableCommands,
   ...knowledgeCommands,
   ...structuredCommands,
-  ...stateCommands,
-  ...runnerCommands,
+  ...operationCommands,
   ...conversationCommands,
   ...serverCommands,
   ...benchCommands,

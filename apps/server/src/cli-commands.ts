@@ -196,14 +196,14 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
       usage: 'mem mcp   (the global --store/--db/--space/--agent/--role flags choose the store and who acts)',
       flags: {},
       async run(ctx) {
-        const [{ serveMcpStdio }, { defaultOperations }, { jsonLogger }, { SERVER_VERSION }] = await Promise.all([
-          import('./mcp.js'),
-          import('./operations.js'),
-          import('./log.js'),
-          import('./server-options.js'),
-        ]);
+        const [{ serveMcpStdio }, { defaultOperations, servicesOf }, { jsonLogger }, { SERVER_VERSION }] =
+          await Promise.all([
+            import('./mcp.js'),
+            import('@mem/operations'),
+            import('./log.js'),
+            import('./server-options.js'),
+          ]);
         const stack = await ctx.stack();
-        const { servicesOf } = await import('./operations.js');
         const services = servicesOf(stack);
         const session = await serveMcpStdio({
           operations: defaultOperations(stack, services),

@@ -1,9 +1,9 @@
 /** What the server's doors (the `/v1` operations and `POST /mcp`) share for one running server. */
 import type { IncomingMessage } from 'node:http';
 import type { Principal, Stack } from '@mem/core';
+import type { Operation, Services } from '@mem/operations';
 import type { ServerLogger } from './log.js';
 import type { McpOptions } from './mcp.js';
-import type { Operation, Services } from './operation.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RequestState } from './request.js';
 import type { Responder } from './respond.js';

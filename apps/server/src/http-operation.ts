@@ -1,10 +1,10 @@
 /** One `/v1` request: authenticate, pay, read and check the body and query, run the operation, answer. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseInput } from '@mem/core';
+import type { Operation } from '@mem/operations';
 import type { DoorContext } from './door-context.js';
 import { inSpace } from './fair-queue.js';
 import { requireContentType } from './guard.js';
-import type { Operation } from './operation.js';
 import { parseJsonObject, type RequestState, readBody, utf8Text } from './request.js';
 import { chargeRequest, workCost } from './request-cost.js';
 

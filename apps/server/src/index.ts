@@ -1,16 +1,22 @@
 export { type SearchResultJson, searchResultJson, toSearchJson, toSmartRecallJson } from '@mem/core';
+export {
+  conversationOperations,
+  defaultOperations,
+  defineOperation,
+  knowledgeOperations,
+  notebookOperations,
+  type OpContext,
+  type Operation,
+  runnerOperations,
+  type Services,
+  servicesOf,
+  stateOperations,
+} from '@mem/operations';
 export { classify, type ErrorBody, HttpError, statusOf } from './errors.js';
 export { type ApiKeyInfo, KeyStore, keysPathFor, type VerifiedKey } from './keys.js';
 export { jsonLogger, memoryLogger, type ServerLogger, silentLogger } from './log.js';
 export { createMcpServer, MCP_INSTRUCTIONS, serveMcpStdio, toolDefinitions } from './mcp.js';
 export { buildOpenApi } from './openapi.js';
-export type { Services } from './operation.js';
-export { defineOperation, type OpContext, type Operation } from './operation.js';
-export { defaultOperations, servicesOf } from './operations.js';
-export { conversationOperations, notebookOperations } from './operations-agent.js';
-export { knowledgeOperations } from './operations-knowledge.js';
-export { runnerOperations } from './operations-runner.js';
-export { stateOperations } from './operations-state.js';
 export { RateLimiter } from './rate-limit.js';
 export { type RunningServer, type ServerOptions, shutdownSignal, startServer } from './server.js';
 export {

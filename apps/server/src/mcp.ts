@@ -4,6 +4,8 @@
  * comes back as a tool error (`isError`) carrying the code and message — never as a crash of the session.
  */
 import type { Notebook, Principal, Stack } from '@mem/core';
+import type { Operation, Services } from '@mem/operations';
+import { type JsonSchema, toJsonSchema } from '@mem/operations';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -14,9 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { classify } from './errors.js';
-import { type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { ServerLogger } from './log.js';
-import type { Operation, Services } from './operation.js';
 
 export const MCP_INSTRUCTIONS = [
   'mem is your long-term memory: it survives restarts and is shared with the other agents of your space when you choose scope "swarm".',

@@ -1,9 +1,8 @@
 /** The OpenAPI 3.1 document, derived from the operation table (JSON Schema from zod 4's `z.toJSONSchema`). */
 import { jsonValueSchema } from '@mem/core';
+import type { Operation } from '@mem/operations';
+import { importLine, type JsonSchema, toJsonSchema } from '@mem/operations';
 import { z } from 'zod';
-import { type JsonSchema, toJsonSchema } from './json-schema.js';
-import type { Operation } from './operation.js';
-import { importLine } from './schemas.js';
 
 const errorSchema = z
   .object({

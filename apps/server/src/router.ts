@@ -1,4 +1,4 @@
-import type { HttpMethod, Operation } from './operation.js';
+import type { HttpMethod, Operation } from '@mem/operations';
 
 interface CompiledRoute {
   op: Operation;

@@ -2,11 +2,11 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Principal, Stack } from '@mem/core';
+import type { Operation, Services } from '@mem/operations';
 import type { FairEmbeddingOptions } from './fair-queue.js';
 import type { KeyStore } from './keys.js';
 import type { ServerLogger } from './log.js';
 import type { McpOptions } from './mcp.js';
-import type { Operation, Services } from './operation.js';
 import type { RateBuckets } from './rate-limit.js';
 
 export const DEFAULT_PORT = 7420;

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { MemError } from '@mem/core';
+import { defaultOperations, servicesOf } from '@mem/operations';
 import { capConnections } from './connection-cap.js';
 import type { DoorContext } from './door-context.js';
 import { HttpError } from './errors.js';
@@ -18,7 +19,6 @@ import { runOperation } from './http-operation.js';
 import { inspectorAssets } from './inspector.js';
 import { jsonLogger, loggedPath, loggedTool } from './log.js';
 import { buildOpenApi } from './openapi.js';
-import { defaultOperations, servicesOf } from './operations.js';
 import { RateLimiter } from './rate-limit.js';
 import { discardBody, JSON_HEADERS, newRequestState } from './request.js';
 import { createAuthenticator } from './request-auth.js';

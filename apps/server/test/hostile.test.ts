@@ -7,13 +7,12 @@
  * refused batch is byte-identical. The number of inputs tried per door is printed.
  */
 import { join } from 'node:path';
+import type { Operation } from '@mem/operations';
+import { defaultOperations, toJsonSchema } from '@mem/operations';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toJsonSchema } from '../src/json-schema.js';
-import type { Operation } from '../src/operation.js';
-import { defaultOperations } from '../src/operations.js';
 import { memProcess } from './helpers.js';
 import {
   type Env,

@@ -10,10 +10,9 @@
  *   - B's data is unchanged afterwards (export, versions, notebooks, transcripts, archives, facts, episodes, procedures).
  */
 import { newId } from '@mem/core/adapter';
+import type { Operation } from '@mem/operations';
+import { defaultOperations, toJsonSchema } from '@mem/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toJsonSchema } from '../src/json-schema.js';
-import type { Operation } from '../src/operation.js';
-import { defaultOperations } from '../src/operations.js';
 import { type Env, mcpClient, type Reply, send, startEnv, tool } from './hostile-kit.js';
 
 type Json = Record<string, any>;

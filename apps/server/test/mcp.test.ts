@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { knowledgeOperations, memoryStore, stateOperations, structuredOperations } from '@mem/operations';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,9 +10,6 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
 import { createMcpServer } from '../src/mcp.js';
-import { knowledgeOperations, memoryStore } from '../src/operations-knowledge.js';
-import { stateOperations } from '../src/operations-state.js';
-import { structuredOperations } from '../src/operations-structured.js';
 import { call, memoryStack, memProcess, testServer, worker } from './helpers.js';
 import { startEnv } from './hostile-kit.js';
 

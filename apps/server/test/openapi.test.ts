@@ -7,12 +7,11 @@ import {
   memoryStoreInput,
   Notebook,
 } from '@mem/core';
+import { defaultOperations, toJsonSchema } from '@mem/operations';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toJsonSchema } from '../src/json-schema.js';
 import { toolDefinitions } from '../src/mcp.js';
-import { defaultOperations } from '../src/operations.js';
 import { call, memoryStack, testServer } from './helpers.js';
 
 const services = {

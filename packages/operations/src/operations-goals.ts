@@ -12,9 +12,25 @@ import {
 } from '@mem/core';
 import { newId } from '@mem/core/adapter';
 import { z } from 'zod';
+import { type CliArgs, int, jsonArg, str, textArg, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
 import { defined, num, wholeQuery } from './operation-helpers.js';
 import { now, port } from './operations-state-kit.js';
+
+// The `mem goals …` commands: a user's goals (--user U, --topic T).
+const userFlags = { user: { type: 'string' }, topic: { type: 'string' } } as const;
+function user(cli: CliArgs): string {
+  const u = str(cli.flags, 'user');
+  if (!u) throw new UsageError('--user U is required (the user the goal belongs to).');
+  return u;
+}
+interface GoalJson {
+  goal: string;
+  status: string;
+  topic: string | null;
+  updatedAt: string;
+}
+const goalLine = (g: GoalJson) => `${g.status.padEnd(9)} ${g.topic ? `[${g.topic}] ` : ''}${g.goal}  (${g.updatedAt})`;
 
 const goalSchema = z.object({
   id: z.string(),
@@ -48,6 +64,21 @@ export const goalSet = defineOperation({
   write: true,
   http: { method: 'PUT', path: '/v1/goals' },
   tool: { name: 'goal-set' },
+  cli: {
+    command: 'goals set',
+    summary: "set a user's active goal (the previous one becomes replaced)",
+    usage: 'mem goals set <goal|-> --user U [--topic T] [--metadata JSON]',
+    flags: { ...userFlags, metadata: { type: 'string' } },
+    input: async (cli) =>
+      defined({
+        user: user(cli),
+        goal: await textArg(cli, 0, 'the goal text'),
+        topic: str(cli.flags, 'topic'),
+        metadata: jsonArg(str(cli.flags, 'metadata'), '--metadata'),
+      }),
+    print: (r: { goal: GoalJson; replaced: GoalJson | null }) =>
+      `Active goal: ${r.goal.goal}${r.replaced ? `\nReplaced: ${r.replaced.goal}` : ''}`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(goalSetInput, 'goal-set', raw);
     return port(ctx, 'goals').setActive(ctx.principal.space, {
@@ -71,6 +102,14 @@ export const goalGet = defineOperation({
   write: false,
   http: { method: 'GET', path: '/v1/goals/active', query: goalQuery, input: ({ query }) => query },
   tool: { name: 'goal-get' },
+  cli: {
+    command: 'goals get',
+    summary: "a user's active goal (global, or of --topic)",
+    usage: 'mem goals get --user U [--topic T]',
+    flags: userFlags,
+    input: (cli) => defined({ user: user(cli), topic: str(cli.flags, 'topic') }),
+    print: (r: { goal: GoalJson | null }) => (r.goal ? r.goal.goal : 'No active goal.'),
+  },
   run: async (ctx, raw) => {
     const input = parseInput(goalGetInput, 'goal-get', raw);
     return { goal: await port(ctx, 'goals').getActive(ctx.principal.space, input.user, input.topic ?? null) };
@@ -93,6 +132,14 @@ export const goalList = defineOperation({
     input: ({ query }) => defined({ user: query.user, topic: query.topic, limit: num(query.limit) }),
   },
   tool: { name: 'goal-list' },
+  cli: {
+    command: 'goals list',
+    summary: "a user's goals, newest first, every status",
+    usage: 'mem goals list --user U [--topic T] [--limit N]',
+    flags: { ...userFlags, limit: { type: 'string' } },
+    input: (cli) => defined({ user: user(cli), topic: str(cli.flags, 'topic'), limit: int(cli.flags, 'limit') }),
+    print: (r: { goals: GoalJson[] }) => (r.goals.length === 0 ? 'No goals.' : r.goals.map(goalLine).join('\n')),
+  },
   run: async (ctx, raw) => {
     const input = parseInput(goalListInput, 'goal-list', raw);
     const goals: Goal[] = await port(ctx, 'goals').list(
@@ -114,6 +161,18 @@ export const goalFinish = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/goals/finish' },
   tool: { name: 'goal-finish' },
+  cli: {
+    command: 'goals finish',
+    summary: "end a user's active goal as completed or abandoned",
+    usage: 'mem goals finish --user U [--topic T] --status completed|abandoned',
+    flags: { ...userFlags, status: { type: 'string' } },
+    input: (cli) => {
+      const status = str(cli.flags, 'status');
+      if (!status) throw new UsageError('--status completed|abandoned is required.');
+      return defined({ user: user(cli), topic: str(cli.flags, 'topic'), status });
+    },
+    print: (r: { goal: GoalJson }) => `Goal ${r.goal.status}: ${r.goal.goal}`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(goalFinishInput, 'goal-finish', raw);
     const topic = input.topic ?? null;

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { HttpParts } from './operation.js';
 
 /** The object without its undefined fields (so that port filters see only what was given). */
-export const defined = (o: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+export function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 /** A query parameter that must be a whole number (query values are strings). */
 export const wholeQuery = (what: string) => z.string().regex(/^\d+$/, `${what} must be a whole number`);
@@ -29,3 +30,6 @@ export const ranks = {
   vectorRank: z.number().nullable(),
   similarity: z.number().nullable(),
 };
+
+/** HTTP status of a store: 201 for a new memory, 200 when the content was already remembered. */
+export const createdUnlessDeduplicated = (r: unknown) => ((r as { deduplicated?: boolean }).deduplicated ? 200 : 201);

@@ -1,9 +1,11 @@
 /**
- * An operation is described once: its input schema (from core), its HTTP binding, its MCP tool and its handler.
- * The HTTP router, the OpenAPI document and the MCP tool list are all derived from a list of these.
+ * An operation is described once: its input schema (from core), who may run it, its HTTP binding, its MCP tool, its
+ * CLI command and its handler. The HTTP router, the OpenAPI document, the MCP tool list and the `mem` commands are all
+ * derived from a list of these.
  */
 import type { ConversationService, Notebook, Principal, Stack } from '@mem/core';
 import type { z } from 'zod';
+import type { CliBinding } from './cli-binding.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -78,12 +80,26 @@ export interface Operation {
   output?: z.ZodType;
   /** True for operations that change data (finished before shutdown; documented). */
   write: boolean;
+  /**
+   * Who may run it: throws (FORBIDDEN, saying what to do) for a principal that may not, e.g. `checkConsolidator` (lead
+   * only). Checked before the handler runs, whatever the door: no door calls its own check.
+   */
+  permission?: (principal: Principal) => void;
   http?: HttpBinding;
   tool?: ToolBinding;
+  cli?: CliBinding;
   run(ctx: OpContext, input: unknown): Promise<unknown>;
 }
 
-/** Define an operation (identity: gives type checking and a place to hang defaults later). */
+/** Define an operation: its handler runs only after its permission check, so no door can skip it. */
 export function defineOperation(op: Operation): Operation {
-  return op;
+  const { permission, run } = op;
+  if (!permission) return op;
+  return {
+    ...op,
+    run: async (ctx, input) => {
+      permission(ctx.principal);
+      return run(ctx, input);
+    },
+  };
 }

@@ -1,17 +1,19 @@
 /** Procedures, what worked (procedure-store, -suggest, -outcome, -get): see operations-structured.ts for the rules. */
 import {
   jsonObjectSchema,
+  MemError,
   parseInput,
   procedureInput,
   procedureOutcomeInput,
   procedureSuggestInput,
   refSchema,
 } from '@mem/core';
-import { createProceduralMemory } from '@mem/procedural';
 import { z } from 'zod';
+import { bool, int, need, text } from './cli-binding.js';
 import { defineOperation, type OpContext } from './operation.js';
-import { ranks, withId } from './operation-helpers.js';
+import { defined, ranks, withId } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
+import { stackServices } from './stack-services.js';
 
 export const procedureGetInput = z.object({ id: refSchema }).strict();
 
@@ -29,12 +31,13 @@ const procedureSchema = z.object({
   updatedAt: z.string(),
 });
 
-const procedural = (ctx: OpContext, withEmbedder = true) =>
-  createProceduralMemory({
-    store: ctx.stack.port('procedures'),
-    embedder: withEmbedder ? ctx.stack.embedder : undefined,
-    clock: ctx.stack.clock,
-  });
+const procedural = (ctx: OpContext) => stackServices(ctx.stack).procedural();
+
+type ProcedureJson = z.infer<typeof procedureSchema>;
+function procedureLine(p: ProcedureJson): string {
+  const uses = p.successCount + p.failureCount;
+  return `${p.id}  ${p.name}  (${p.successCount}/${uses} succeeded)${p.tags.length ? `  #${p.tags.join(' #')}` : ''}`;
+}
 
 export const procedureStore = defineOperation({
   name: 'procedure-store',
@@ -50,6 +53,22 @@ export const procedureStore = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/procedures', status: () => 201, successStatus: [201] },
   tool: { name: 'procedure-store' },
+  cli: {
+    command: 'procedures add',
+    summary:
+      'store a procedure (JSON: name, description, trigger, steps[{toolName, argsTemplate, expectedOutcome}], tags)',
+    usage: 'mem procedures add <procedure.json|->',
+    input: async (cli) => {
+      const file = need(cli, 0, 'the procedure JSON file (or -)');
+      const json = file === '-' ? await cli.readStdin() : cli.readTextFile(file, 'the procedure file');
+      try {
+        return JSON.parse(json);
+      } catch (e) {
+        throw new MemError('INVALID_INPUT', `The procedure is not valid JSON (${(e as Error).message}).`);
+      }
+    },
+    print: (p: ProcedureJson) => `Stored procedure ${p.id} (${p.name}, ${p.steps.length} steps).`,
+  },
   run: async (ctx, raw) => {
     const { procedure, usage } = await procedural(ctx).storeReport(
       ctx.principal.space,
@@ -82,6 +101,22 @@ export const procedureSuggest = defineOperation({
   write: false,
   http: { method: 'POST', path: '/v1/procedures/suggest' },
   tool: { name: 'procedure-suggest' },
+  cli: {
+    command: 'procedures suggest',
+    summary: 'procedures for a situation, relevance combined with success rate',
+    usage: 'mem procedures suggest <query> [--limit N]',
+    flags: { limit: { type: 'string' } },
+    input: (cli) => defined({ query: text(cli, 'the query'), topK: int(cli.flags, 'limit') }),
+    print: (r: { results: { procedure: ProcedureJson; score: number; successRate: number }[] }) =>
+      r.results.length === 0
+        ? 'No procedures found.'
+        : r.results
+            .map(
+              (s, i) =>
+                `${i + 1}. [score ${s.score.toFixed(3)} · success ${s.successRate.toFixed(2)}] ${procedureLine(s.procedure)}`,
+            )
+            .join('\n'),
+  },
   run: async (ctx, raw) => {
     const input = parseInput(procedureSuggestInput, 'procedure-suggest', raw);
     return procedural(ctx).suggestReport(ctx.principal.space, input.query, input.topK);
@@ -104,9 +139,17 @@ export const procedureOutcome = defineOperation({
     input: withId,
   },
   tool: { name: 'procedure-outcome' },
+  cli: {
+    command: 'procedures outcome',
+    summary: 'count one use of a procedure (atomic)',
+    usage: 'mem procedures outcome <id> --success true|false',
+    flags: { success: { type: 'string' } },
+    input: (cli) => ({ id: need(cli, 0, 'the procedure id'), success: bool(cli.flags, 'success', true) }),
+    print: procedureLine,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(procedureOutcomeInput, 'procedure-outcome', raw);
-    return procedural(ctx, false).recordOutcome(ctx.principal.space, input.id, input.success);
+    return procedural(ctx).recordOutcome(ctx.principal.space, input.id, input.success);
   },
 });
 
@@ -120,8 +163,26 @@ export const procedureGet = defineOperation({
   write: false,
   http: { method: 'GET', path: '/v1/procedures/{id}', input: ({ params }) => ({ id: params.id }) },
   tool: { name: 'procedure-get' },
+  cli: {
+    command: 'procedures show',
+    summary: 'one procedure with its steps',
+    usage: 'mem procedures show <id>',
+    input: (cli) => ({ id: need(cli, 0, 'the procedure id') }),
+    print: (p: ProcedureJson) =>
+      [
+        procedureLine(p),
+        p.description,
+        p.trigger ? `when: ${p.trigger}` : '',
+        ...p.steps.map(
+          (s, i) =>
+            `  ${i + 1}. ${s.toolName} ${JSON.stringify(s.argsTemplate ?? {})}${s.expectedOutcome ? ` → ${s.expectedOutcome}` : ''}`,
+        ),
+      ]
+        .filter(Boolean)
+        .join('\n'),
+  },
   run: async (ctx, raw) => {
     const input = parseInput(procedureGetInput, 'procedure-get', raw);
-    return procedural(ctx, false).get(ctx.principal.space, input.id);
+    return procedural(ctx).get(ctx.principal.space, input.id);
   },
 });

@@ -12,7 +12,9 @@ import {
   parseInput,
 } from '@mem/core';
 import { z } from 'zod';
+import { type CliArgs, need, show, str, UsageError } from './cli-binding.js';
 import { defineOperation, type OpContext } from './operation.js';
+import { defined } from './operation-helpers.js';
 
 export const factDeleteInput = z
   .object({ user: nameSchema('user'), key: factKeySchema, topic: nameSchema('topic').nullable().optional() })
@@ -46,6 +48,23 @@ const factUpsertResult = z.object({
 
 const facts = (ctx: OpContext) => ctx.stack.port('facts');
 
+// The `mem facts …` commands: --user U (required), --topic T.
+export const factFlags = { user: { type: 'string' }, topic: { type: 'string' } } as const;
+export function factUser(cli: Pick<CliArgs, 'flags'>): string {
+  const u = str(cli.flags, 'user');
+  if (!u) throw new UsageError('--user U is required (the user the facts belong to).');
+  return u;
+}
+/** A fact value: JSON when it parses, otherwise the text itself (so `mem facts set color blue` works). */
+function jsonOrText(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+type FactJson = z.infer<typeof factSchema>;
+
 const FACTS_GUIDE =
   'Facts are small key/value truths about a user (preferences, settings, names), one value per key: set the key again to change it rather than inventing a new key. ' +
   'A topic (e.g. a project) holds facts that override the global ones of the same key. Priority of sources: user > ai_inferred > mcp > other — ' +
@@ -61,6 +80,24 @@ export const factSet = defineOperation({
   write: true,
   http: { method: 'PUT', path: '/v1/facts' },
   tool: { name: 'fact-set' },
+  cli: {
+    command: 'facts set',
+    summary: 'set a fact about a user (a lower-priority source never overwrites a higher one)',
+    usage: 'mem facts set <key> <json-value> --user U [--topic T] [--source user|ai_inferred|mcp|other]',
+    flags: { ...factFlags, source: { type: 'string' } },
+    input: (cli) =>
+      defined({
+        user: factUser(cli),
+        key: need(cli, 0, 'the fact key'),
+        value: jsonOrText(need(cli, 1, 'the value (JSON, or plain text)')),
+        topic: str(cli.flags, 'topic'),
+        source: str(cli.flags, 'source') ?? 'user',
+      }),
+    print: (r: z.infer<typeof factUpsertResult>) =>
+      r.status === 'kept'
+        ? `Kept: "${r.fact.key}" is held by a higher-priority source (${r.fact.source}): ${show(r.fact.value)}`
+        : `${r.status === 'created' ? 'Set' : 'Updated'} ${r.fact.key} = ${show(r.fact.value)}`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(factSetInput, 'fact-set', raw);
     return facts(ctx).upsert(ctx.principal.space, {
@@ -89,6 +126,21 @@ export const factGet = defineOperation({
     input: ({ query }) => query,
   },
   tool: { name: 'fact-get' },
+  cli: {
+    command: 'facts list',
+    summary: "a user's facts with their source and topic",
+    usage: 'mem facts list --user U [--topic T]',
+    flags: factFlags,
+    input: (cli) => defined({ user: factUser(cli), topic: str(cli.flags, 'topic') }),
+    print: (r: { facts: FactJson[] }) =>
+      r.facts.length === 0
+        ? 'No facts.'
+        : r.facts
+            .map(
+              (f) => `${f.key} = ${show(f.value)}  [${f.source}${f.topic ? `, topic ${f.topic}` : ''}, ${f.updatedAt}]`,
+            )
+            .join('\n'),
+  },
   run: async (ctx, raw) => {
     const input = parseInput(factGetInput, 'fact-get', raw);
     return { facts: await facts(ctx).get(ctx.principal.space, input.user, input.topic ?? null) };
@@ -112,6 +164,17 @@ export const factDelete = defineOperation({
     input: ({ query, body }) => ({ ...query, ...(body as object | undefined) }),
   },
   tool: { name: 'fact-delete' },
+  cli: {
+    command: 'facts delete',
+    summary: 'delete one fact',
+    usage: 'mem facts delete <key> --user U [--topic T]',
+    flags: factFlags,
+    input: (cli) => {
+      const key = need(cli, 0, 'the fact key');
+      return defined({ user: factUser(cli), key, topic: str(cli.flags, 'topic') });
+    },
+    print: (_r: unknown, input: { key: string }) => `Deleted ${input.key}.`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(factDeleteInput, 'fact-delete', raw);
     const topic = input.topic ?? null;

@@ -16,6 +16,7 @@ import {
   summarySaveInput,
 } from '@mem/core';
 import { z } from 'zod';
+import { int, jsonArg, need, required, str, textArg } from './cli-binding.js';
 import { defineOperation } from './operation.js';
 import { defined, num, wholeQuery } from './operation-helpers.js';
 import {
@@ -54,6 +55,22 @@ export const summarySave = defineOperation({
   write: true,
   http: { method: 'PUT', path: sessionPath('summary'), body: noAgent(summarySaveInput), input: withSession },
   tool: { name: 'summary-save' },
+  cli: {
+    command: 'summaries set',
+    summary: 'save the running summary of a session (version +1)',
+    usage: 'mem summaries set <session> <summary|-> --covered N [--expected-version V]',
+    flags: { covered: { type: 'string' }, 'expected-version': { type: 'string' } },
+    input: async (cli) => {
+      const covered = required(int(cli.flags, 'covered'), '--covered N is required (how many messages it covers).');
+      return defined({
+        sessionId: need(cli, 0, 'the session id'),
+        summary: await textArg(cli, 1, 'the summary text'),
+        messagesCovered: covered,
+        expectedVersion: int(cli.flags, 'expected-version'),
+      });
+    },
+    print: (r: { version: number; sessionId: string }) => `Saved the summary of ${r.sessionId} (version ${r.version}).`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(summarySaveInput, 'summary-save', raw);
     const s = session(ctx, input);
@@ -77,6 +94,16 @@ export const summaryGet = defineOperation({
   write: false,
   http: { method: 'GET', path: sessionPath('summary'), input: withSession },
   tool: { name: 'summary-get' },
+  cli: {
+    command: 'summaries get',
+    summary: 'the running summary of a session',
+    usage: 'mem summaries get <session>',
+    input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
+    print: (r: { summary: { summary: string; version: number; messagesCovered: number } | null }) =>
+      r.summary
+        ? `${r.summary.summary}\n(version ${r.summary.version}, covers ${r.summary.messagesCovered} messages)`
+        : 'No summary.',
+  },
   run: async (ctx, raw) => {
     const s = session(ctx, parseInput(sessionRefInput, 'summary-get', raw));
     const found = await port(ctx, 'summaries').get(ctx.principal.space, s.stored);
@@ -94,6 +121,13 @@ export const summaryDelete = defineOperation({
   write: true,
   http: { method: 'DELETE', path: sessionPath('summary'), input: withSession },
   tool: { name: 'summary-delete' },
+  cli: {
+    command: 'summaries delete',
+    summary: 'delete the summary of a session',
+    usage: 'mem summaries delete <session>',
+    input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
+    print: () => 'Deleted.',
+  },
   run: async (ctx, raw) => {
     const s = session(ctx, parseInput(sessionRefInput, 'summary-delete', raw));
     if (!(await port(ctx, 'summaries').delete(ctx.principal.space, s.stored)))
@@ -116,6 +150,16 @@ export const sessionStateSet = defineOperation({
   write: true,
   http: { method: 'PUT', path: sessionPath('state'), body: noAgent(sessionStateSetInput), input: withSession },
   tool: { name: 'session-state-set' },
+  cli: {
+    command: 'session-state set',
+    summary: 'replace the JSON state of a session',
+    usage: 'mem session-state set <session> <json|->',
+    input: async (cli) => {
+      const text = await textArg(cli, 1, 'the state (JSON)');
+      return { sessionId: need(cli, 0, 'the session id'), state: jsonArg(text, 'the state') };
+    },
+    print: (r: { updatedAt: string }) => `Saved the state at ${r.updatedAt}.`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(sessionStateSetInput, 'session-state-set', raw);
     const s = session(ctx, input);
@@ -136,6 +180,14 @@ export const sessionStateGet = defineOperation({
   write: false,
   http: { method: 'GET', path: sessionPath('state'), input: withSession },
   tool: { name: 'session-state-get' },
+  cli: {
+    command: 'session-state get',
+    summary: 'the JSON state of a session',
+    usage: 'mem session-state get <session>',
+    input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
+    print: (r: { state: { state: unknown } | null }) =>
+      r.state ? JSON.stringify(r.state.state, null, 2) : 'No state.',
+  },
   run: async (ctx, raw) => {
     const s = session(ctx, parseInput(sessionRefInput, 'session-state-get', raw));
     const found = await port(ctx, 'sessionState').get(ctx.principal.space, s.stored);
@@ -153,6 +205,13 @@ export const sessionStateDelete = defineOperation({
   write: true,
   http: { method: 'DELETE', path: sessionPath('state'), input: withSession },
   tool: { name: 'session-state-delete' },
+  cli: {
+    command: 'session-state delete',
+    summary: 'delete the JSON state of a session',
+    usage: 'mem session-state delete <session>',
+    input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
+    print: () => 'Deleted.',
+  },
   run: async (ctx, raw) => {
     const s = session(ctx, parseInput(sessionRefInput, 'session-state-delete', raw));
     if (!(await port(ctx, 'sessionState').delete(ctx.principal.space, s.stored)))
@@ -173,6 +232,19 @@ export const phaseSet = defineOperation({
   write: true,
   http: { method: 'PUT', path: sessionPath('phase'), body: noAgent(phaseSetInput), input: withSession },
   tool: { name: 'phase-set' },
+  cli: {
+    command: 'phases set',
+    summary: 'move a session into a phase (kept in its history)',
+    usage: 'mem phases set <session> <phase> [--metadata JSON]',
+    flags: { metadata: { type: 'string' } },
+    input: (cli) =>
+      defined({
+        sessionId: need(cli, 0, 'the session id'),
+        phase: need(cli, 1, 'the phase'),
+        metadata: jsonArg(str(cli.flags, 'metadata'), '--metadata'),
+      }),
+    print: (r: { phase: { phase: string; at: string } }) => `Phase ${r.phase.phase} since ${r.phase.at}.`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(phaseSetInput, 'phase-set', raw);
     const s = session(ctx, input);
@@ -197,6 +269,14 @@ export const phaseGet = defineOperation({
   write: false,
   http: { method: 'GET', path: sessionPath('phase'), input: withSession },
   tool: { name: 'phase-get' },
+  cli: {
+    command: 'phases get',
+    summary: 'the current phase of a session',
+    usage: 'mem phases get <session>',
+    input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
+    print: (r: { phase: { phase: string; at: string } | null }) =>
+      r.phase ? `${r.phase.phase} (since ${r.phase.at})` : 'No phase.',
+  },
   run: async (ctx, raw) => {
     const s = session(ctx, parseInput(sessionRefInput, 'phase-get', raw));
     const current = await port(ctx, 'phases').current(ctx.principal.space, s.stored);
@@ -219,6 +299,15 @@ export const phaseHistory = defineOperation({
     input: ({ params, query }) => defined({ sessionId: params.session, limit: num(query.limit) }),
   },
   tool: { name: 'phase-history' },
+  cli: {
+    command: 'phases history',
+    summary: 'the phase changes of a session, oldest first',
+    usage: 'mem phases history <session> [--limit N]',
+    flags: { limit: { type: 'string' } },
+    input: (cli) => defined({ sessionId: need(cli, 0, 'the session id'), limit: int(cli.flags, 'limit') }),
+    print: (r: { phases: { phase: string; at: string }[] }) =>
+      r.phases.length ? r.phases.map((p) => `${p.at}  ${p.phase}`).join('\n') : 'No phases.',
+  },
   run: async (ctx, raw) => {
     const input = parseInput(phaseHistoryInput, 'phase-history', raw);
     const s = session(ctx, input);

@@ -9,6 +9,7 @@ import {
 } from '@mem/core';
 import { newId } from '@mem/core/adapter';
 import { z } from 'zod';
+import { bool, int, jsonArg, need, num as numFlag, required, show, str } from './cli-binding.js';
 import { defineOperation } from './operation.js';
 import { defined, num, wholeQuery } from './operation-helpers.js';
 import {
@@ -53,6 +54,39 @@ export const toolEventRecord = defineOperation({
     successStatus: [201],
   },
   tool: { name: 'tool-event-record' },
+  cli: {
+    command: 'tool-events record',
+    summary: 'log one tool call of a session',
+    usage:
+      'mem tool-events record <session> --tool T --latency-ms N [--input JSON] [--output JSON] [--error E] [--id I] [--at ISO]',
+    flags: {
+      tool: { type: 'string' },
+      'latency-ms': { type: 'string' },
+      input: { type: 'string' },
+      output: { type: 'string' },
+      error: { type: 'string' },
+      id: { type: 'string' },
+      at: { type: 'string' },
+    },
+    input: (cli) => {
+      const tool = required(str(cli.flags, 'tool'), '--tool T is required (the tool that was called).');
+      const latencyMs = required(
+        numFlag(cli.flags, 'latency-ms'),
+        '--latency-ms N is required (how long the call took).',
+      );
+      return defined({
+        sessionId: need(cli, 0, 'the session id'),
+        tool,
+        latencyMs,
+        input: jsonArg(str(cli.flags, 'input'), '--input'),
+        output: jsonArg(str(cli.flags, 'output'), '--output'),
+        error: str(cli.flags, 'error'),
+        id: str(cli.flags, 'id'),
+        at: str(cli.flags, 'at'),
+      });
+    },
+    print: (r: { event: { id: string; tool: string } }) => `Logged ${r.event.tool} call ${r.event.id}.`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(toolEventRecordInput, 'tool-event-record', raw);
     const s = session(ctx, input);
@@ -106,6 +140,36 @@ export const toolEventList = defineOperation({
       }),
   },
   tool: { name: 'tool-event-list' },
+  cli: {
+    command: 'tool-events list',
+    summary: 'the logged tool calls of a session, with their count',
+    usage: 'mem tool-events list <session> [--tool T] [--since ISO] [--until ISO] [--failed true|false] [--limit N]',
+    flags: {
+      tool: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      failed: { type: 'string' },
+      limit: { type: 'string' },
+    },
+    input: (cli) =>
+      defined({
+        sessionId: need(cli, 0, 'the session id'),
+        tool: str(cli.flags, 'tool'),
+        since: str(cli.flags, 'since'),
+        until: str(cli.flags, 'until'),
+        failed: bool(cli.flags, 'failed'),
+        limit: int(cli.flags, 'limit'),
+      }),
+    print: (r: {
+      events: { at: string; tool: string; latencyMs: number; error: string | null; output: unknown }[];
+      total: number;
+    }) =>
+      r.events.length === 0
+        ? 'No tool events.'
+        : `${r.events
+            .map((e) => `${e.at}  ${e.tool}  ${e.latencyMs} ms  ${e.error ? `failed: ${e.error}` : show(e.output)}`)
+            .join('\n')}\n(${r.total} in all)`,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(toolEventListInput, 'tool-event-list', raw);
     const s = session(ctx, input);

@@ -2,48 +2,37 @@
 import {
   dedupCheckInput,
   type ExportRecord,
-  gcInput,
-  injectLearningInput,
-  MemError,
+  type MemoryDocument,
   memoryEditInput,
-  memoryIndexInput,
   memoryRateInput,
   memoryRefInput,
   memorySearchInput,
   memoryStoreInput,
   parseInput,
-  recalledMemoryJson,
-  gc as runGc,
+  type SearchResultJson,
   searchResultJson,
-  smartRecallInput,
-  smartRecallResultJson,
-  taskContextInput,
-  toRecalledJson,
   toSearchJson,
-  toSmartRecallJson,
 } from '@mem/core';
 import { z } from 'zod';
+import { bool, int, need, num, refFrom, required, str, tags, text } from './cli-binding.js';
+import { oneLine, renderResults } from './cli-print.js';
 import { flattenUnionSchema } from './json-schema.js';
 import { defineOperation, type Operation } from './operation.js';
-import { withId } from './operation-helpers.js';
+import { createdUnlessDeduplicated, defined, withId } from './operation-helpers.js';
+import { exportMemories, gc, importMemories, stats, whoami } from './operations-admin.js';
+import { injectLearning, memoryIndex, recall, smartRecall, taskContext } from './operations-recall.js';
 import {
   dedupResult,
   deleteResult,
   editResult,
-  emptyInput,
-  importLine,
-  indexResult,
   memoryDocumentResult,
   memoryGetQuery,
   memoryListInput,
   memoryListQuery,
   rateResult,
-  recallInput,
   storeResult,
   tokenUsage,
 } from './schemas.js';
-
-const createdUnlessDeduplicated = (r: unknown) => ((r as { deduplicated?: boolean }).deduplicated ? 200 : 201);
 
 const GOOD_MEMORY =
   'Good memories hold one fact, decision or lesson each; have a short, searchable name (the words someone would search for); ' +
@@ -64,6 +53,32 @@ export const memoryStore = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/memories', status: createdUnlessDeduplicated, successStatus: [201] },
   tool: { name: 'memory-store' },
+  cli: {
+    command: 'store',
+    summary: 'store a memory',
+    usage: 'mem store <content|-> [--name N] [--key K] [--scope agent|swarm] [--source S] [--tags a,b]',
+    flags: {
+      name: { type: 'string' },
+      key: { type: 'string' },
+      scope: { type: 'string' },
+      source: { type: 'string' },
+      tags: { type: 'string' },
+    },
+    input: async (cli) => {
+      let content = need(cli, 0, 'the content to store (or - to read it from stdin)');
+      if (content === '-') content = await cli.readStdin();
+      return defined({
+        content,
+        name: str(cli.flags, 'name'),
+        key: str(cli.flags, 'key'),
+        scope: str(cli.flags, 'scope'),
+        source: str(cli.flags, 'source'),
+        tags: tags(cli.flags),
+      });
+    },
+    print: (r: { deduplicated: boolean; id: string; key: string; chunkCount: number }) =>
+      `${r.deduplicated ? 'Already remembered' : 'Stored'} ${r.id} at ${r.key} (${r.chunkCount} chunk${r.chunkCount === 1 ? '' : 's'})`,
+  },
   run: ({ principal, stack }, input) => stack.knowledge.store(principal, input),
 });
 
@@ -84,6 +99,30 @@ export const memorySearch = defineOperation({
   write: false,
   http: { method: 'POST', path: '/v1/memories/search' },
   tool: { name: 'memory-search' },
+  cli: {
+    command: 'search',
+    summary: 'search memories by meaning and keyword',
+    usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S] [--intent I]',
+    flags: {
+      intent: { type: 'string' },
+      limit: { type: 'string' },
+      'key-prefix': { type: 'string' },
+      scope: { type: 'string' },
+      tags: { type: 'string' },
+      source: { type: 'string' },
+    },
+    input: (cli) =>
+      defined({
+        query: text(cli, 'the search query'),
+        limit: int(cli.flags, 'limit'),
+        keyPrefix: str(cli.flags, 'key-prefix'),
+        scope: str(cli.flags, 'scope'),
+        tags: tags(cli.flags),
+        source: str(cli.flags, 'source'),
+        intent: str(cli.flags, 'intent'),
+      }),
+    print: (r: { results: SearchResultJson[] }) => renderResults(r.results),
+  },
   run: async ({ principal, stack }, input) => {
     const r = await stack.knowledge.searchReport(principal, input);
     return { results: r.results.map(toSearchJson), intent: r.intent, usage: r.usage };
@@ -170,6 +209,21 @@ export const memoryGet = defineOperation({
     },
   },
   tool: { name: 'memory-get', inputSchema: flattenUnionSchema(memoryRefInput) },
+  cli: {
+    command: 'get',
+    summary: 'read a memory in full (counts an access)',
+    usage: 'mem get <id> | mem get --key K [--scope S]',
+    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    input: refFrom,
+    print: (doc: MemoryDocument) =>
+      [
+        `${doc.name}`,
+        `id ${doc.id} · ${doc.key} · ${doc.scope} · ${doc.source} · owner ${doc.agentId} · v${doc.version}${doc.tags.length ? ` · #${doc.tags.join(' #')}` : ''}`,
+        `created ${doc.createdAt} · updated ${doc.updatedAt} · expires ${doc.expiresAt ?? 'never'} · accessed ${doc.accessCount}× · usefulness ${doc.usefulness.toFixed(2)} (α ${doc.alpha}, β ${doc.beta})`,
+        '',
+        doc.content,
+      ].join('\n'),
+  },
   run: ({ principal, stack, transport }, input) => {
     // `peek` (read without counting an access) is a query flag of the HTTP route only; over MCP it is refused.
     if (transport === 'http' && typeof input === 'object' && input !== null && 'peek' in input) {
@@ -199,6 +253,37 @@ export const memoryEdit = defineOperation({
     input: withId,
   },
   tool: { name: 'memory-edit' },
+  cli: {
+    command: 'edit',
+    summary: 'change a memory (replace, exact passage, or move with --new-key)',
+    usage: 'mem edit <id> --intent I (--content C | --old-text A --new-text B | --new-key K)',
+    flags: {
+      intent: { type: 'string' },
+      content: { type: 'string' },
+      'old-text': { type: 'string' },
+      'new-text': { type: 'string' },
+      'new-key': { type: 'string' },
+      key: { type: 'string' },
+      scope: { type: 'string' },
+      mode: { type: 'string' },
+    },
+    input: async (cli) => {
+      const intent = required(str(cli.flags, 'intent'), '--intent "why this changes" is required.');
+      let content = str(cli.flags, 'content');
+      if (content === '-') content = await cli.readStdin();
+      return defined({
+        ...refFrom(cli),
+        intent,
+        mode: str(cli.flags, 'mode'),
+        content,
+        oldText: str(cli.flags, 'old-text'),
+        newText: str(cli.flags, 'new-text'),
+        newKey: str(cli.flags, 'new-key'),
+      });
+    },
+    print: (r: { action: string; id: string; key: string; version: number }) =>
+      `${r.action === 'moved' ? 'Moved' : r.action === 'replaced' ? 'Updated' : 'Updated and moved'} ${r.id} → ${r.key} (version ${r.version})`,
+  },
   run: ({ principal, stack }, input) => stack.knowledge.edit(principal, input),
 });
 
@@ -213,6 +298,15 @@ export const memoryDelete = defineOperation({
   write: true,
   http: { method: 'DELETE', path: '/v1/memories/{id}', input: ({ params }) => ({ id: params.id }) },
   tool: { name: 'memory-delete', inputSchema: flattenUnionSchema(memoryRefInput) },
+  cli: {
+    command: 'delete',
+    summary: 'delete a memory with all its chunks',
+    usage: 'mem delete <id> | mem delete --key K [--scope S]',
+    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    input: refFrom,
+    print: (r: { id: string; deletedChunks: number }) =>
+      `Deleted ${r.id} (${r.deletedChunks} chunk${r.deletedChunks === 1 ? '' : 's'})`,
+  },
   run: ({ principal, stack }, input) => stack.knowledge.delete(principal, input),
 });
 
@@ -234,6 +328,23 @@ export const memoryRate = defineOperation({
     input: withId,
   },
   tool: { name: 'memory_rate' },
+  cli: {
+    command: 'rate',
+    summary: 'rate a memory useful or not (once per task; your latest vote counts, not on your own memory)',
+    usage: 'mem rate <id> --useful true|false --task-id T [--note N]',
+    flags: { useful: { type: 'string' }, 'task-id': { type: 'string' }, note: { type: 'string' } },
+    input: (cli) => {
+      const taskId = required(str(cli.flags, 'task-id'), '--task-id T is required (a memory counts once per task).');
+      return defined({
+        id: need(cli, 0, 'the memory id'),
+        useful: bool(cli.flags, 'useful', true),
+        taskId,
+        note: str(cli.flags, 'note'),
+      });
+    },
+    print: (r: { id: string; usefulness: number; alpha: number; beta: number; note?: string | null }) =>
+      `Rated ${r.id}: usefulness ${r.usefulness.toFixed(2)} (α ${r.alpha}, β ${r.beta})${r.note ? `. ${r.note}` : ''}`,
+  },
   run: ({ principal, stack }, input) => stack.knowledge.rate(principal, input),
 });
 
@@ -245,6 +356,24 @@ export const memoryVersions = defineOperation({
   input: memoryRefInput,
   write: false,
   http: { method: 'GET', path: '/v1/memories/{id}/versions', input: ({ params }) => ({ id: params.id }) },
+  cli: {
+    command: 'history',
+    summary: 'version history of a memory',
+    usage: 'mem history <id>',
+    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    input: refFrom,
+    print: (r: {
+      versions: { version: number; at: string; agentId: string; intent: string; oldKey: string; oldContent: string }[];
+    }) =>
+      r.versions.length === 0
+        ? 'No earlier versions.'
+        : r.versions
+            .map(
+              (v) =>
+                `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`,
+            )
+            .join('\n'),
+  },
   run: async ({ principal, stack }, input) => ({ versions: await stack.knowledge.versions(principal, input) }),
 });
 
@@ -260,182 +389,27 @@ export const memoryDedupCheck = defineOperation({
   write: false,
   http: { method: 'POST', path: '/v1/memories/dedup-check' },
   tool: { name: 'memory-dedup-check' },
+  cli: {
+    command: 'dedup-check',
+    summary: 'is this text already remembered?',
+    usage: 'mem dedup-check <text> [--threshold X] [--limit N]',
+    flags: { threshold: { type: 'string' }, limit: { type: 'string' } },
+    input: (cli) =>
+      defined({
+        text: text(cli, 'the text to check'),
+        threshold: num(cli.flags, 'threshold'),
+        limit: int(cli.flags, 'limit'),
+      }),
+    print: (r: {
+      isDuplicate: boolean;
+      topSimilarity: number;
+      duplicates: { id: string; name: string; similarity: number }[];
+    }) =>
+      r.isDuplicate
+        ? `Duplicate (top similarity ${r.topSimilarity.toFixed(3)}):\n${r.duplicates.map((d) => `- ${d.id} ${d.name} (${d.similarity.toFixed(3)})`).join('\n')}`
+        : `Not a duplicate (top similarity ${r.topSimilarity.toFixed(3)}).`,
+  },
   run: ({ principal, stack }, input) => stack.knowledge.dedupCheck(principal, input),
-});
-
-export const recall = defineOperation({
-  name: 'recall',
-  summary: 'The "Relevant Past Knowledge" block for a task',
-  description:
-    'Search with the task text and return the Markdown block to put into the task message: the memories whose match confidence passes the threshold (default 0.6), or block null when none does.',
-  group: 'knowledge',
-  input: recallInput,
-  output: z.object({
-    block: z.string().nullable(),
-    memories: z.array(recalledMemoryJson),
-    usage: tokenUsage.describe(
-      'Tokens the embedder spent on the task text (and, once per stack, on the calibration pairs).',
-    ),
-  }),
-  write: false,
-  http: { method: 'POST', path: '/v1/recall' },
-  run: async ({ principal, stack }, raw) => {
-    const input = parseInput(recallInput, 'recall', raw);
-    const r = await stack.knowledge.recall(principal, input.task, {
-      ...(input.limit !== undefined ? { limit: input.limit } : {}),
-      ...(input.threshold !== undefined ? { threshold: input.threshold } : {}),
-    });
-    return { block: r.block, memories: r.memories.map(toRecalledJson), usage: r.usage };
-  },
-});
-
-export const smartRecall = defineOperation({
-  name: 'smart-recall',
-  summary: 'Several queries, merged by id',
-  description:
-    'Search with several phrasings at once (the task, its key entities, likely error messages, synonyms) and get one merged list; memories found by several queries rank higher. Returns up to 2 × limit results.',
-  group: 'knowledge',
-  input: smartRecallInput,
-  output: z.object({
-    results: z.array(smartRecallResultJson),
-    usage: tokenUsage.describe('Tokens the embedder spent on the queries.'),
-  }),
-  write: false,
-  http: { method: 'POST', path: '/v1/smart-recall' },
-  tool: { name: 'smart-recall' },
-  run: async ({ principal, stack }, input) => {
-    const { results, usage } = await stack.knowledge.smartRecallReport(principal, input);
-    return { results: results.map(toSmartRecallJson), usage };
-  },
-});
-
-export const taskContext = defineOperation({
-  name: 'task-context-gathering',
-  summary: 'The task plus a smart recall',
-  description:
-    'At the start of a task, give the task text (and optionally a few search queries; by default the task itself is the query) and get the memories relevant to it, merged and ranked. ' +
-    'Give taskId (the id you will rate under) to have it recorded and echoed back. ' +
-    'Treat them as background that may be stale: verify what matters, and afterwards rate the ones you used with memory_rate.',
-  group: 'knowledge',
-  input: taskContextInput,
-  output: z.object({
-    task: z.string(),
-    taskId: z.string().nullable().describe('The taskId you gave (rate the memories you used under it), or null.'),
-    memories: z.array(smartRecallResultJson),
-    usage: tokenUsage.describe('Tokens the embedder spent on the queries.'),
-  }),
-  write: false,
-  http: { method: 'POST', path: '/v1/task-context' },
-  tool: { name: 'task-context-gathering' },
-  run: async ({ principal, stack }, input) => {
-    const r = await stack.knowledge.taskContext(principal, input);
-    return { task: r.task, taskId: r.taskId, memories: r.memories.map(toSmartRecallJson), usage: r.usage };
-  },
-});
-
-export const injectLearning = defineOperation({
-  name: 'inject-learning',
-  summary: 'A lead teaches an agent a learning (swarm scope)',
-  description:
-    'Lead only: teach an agent a lesson (category mistake-pattern, best-practice, codebase-knowledge or preference). It is stored at swarm scope, source manual, tagged with the category and owned by the target agent. ' +
-    'Write it as one actionable sentence with the context it applies to.',
-  group: 'knowledge',
-  input: injectLearningInput,
-  output: storeResult,
-  write: true,
-  http: { method: 'POST', path: '/v1/learnings', status: createdUnlessDeduplicated, successStatus: [201] },
-  tool: { name: 'inject-learning' },
-  run: ({ principal, stack }, input) => stack.knowledge.injectLearning(principal, input),
-});
-
-export const memoryIndex = defineOperation({
-  name: 'memory-index',
-  summary: 'Index a document by its source path',
-  description:
-    'Index a document (a README, a runbook) as a file_index memory keyed by its source path. Indexing the same path again replaces the old chunks; unchanged content is a no-op. Returns status created, updated or unchanged.',
-  group: 'knowledge',
-  input: memoryIndexInput,
-  output: indexResult,
-  write: true,
-  http: {
-    method: 'POST',
-    path: '/v1/index',
-    status: (r) => ((r as { status?: string }).status === 'created' ? 201 : 200),
-    successStatus: [201],
-  },
-  tool: { name: 'memory-index' },
-  run: ({ principal, stack }, input) => stack.knowledge.index(principal, input),
-});
-
-export const whoami = defineOperation({
-  name: 'whoami',
-  summary: 'Who this key acts as',
-  description:
-    'The space, agent and role the request acts as (decided by the API key, or the server default without keys).',
-  group: 'admin',
-  input: emptyInput,
-  output: z.object({ space: z.string(), agentId: z.string(), role: z.enum(['lead', 'worker']) }),
-  write: false,
-  http: { method: 'GET', path: '/v1/whoami', input: () => ({}) },
-  run: async ({ principal }) => ({ space: principal.space, agentId: principal.agentId, role: principal.role }),
-});
-
-export const stats = defineOperation({
-  name: 'stats',
-  summary: 'Counts of memories per source and scope in your space',
-  description: 'How many memories (documents and chunks) the space holds, by source and by scope.',
-  group: 'admin',
-  input: emptyInput,
-  write: false,
-  http: { method: 'GET', path: '/v1/stats', input: () => ({}) },
-  run: async ({ principal, stack }) => ({ space: principal.space, ...(await stack.knowledge.stats(principal)) }),
-});
-
-export const gc = defineOperation({
-  name: 'gc',
-  summary: 'Delete expired memories of your space; prune transcript archives by retention',
-  description:
-    'Delete the expired memories of your space (never /longterm) and report how many chunks went. With archiveMaxAgeDays / archiveMaxCount (or a configured retention), also delete transcript archives beyond the policy: a lead for every agent of the space, a worker its own.',
-  group: 'admin',
-  input: gcInput,
-  write: true,
-  http: { method: 'POST', path: '/v1/gc' },
-  run: ({ principal, stack }, raw) => runGc(stack, principal, parseInput(gcInput, 'gc', raw ?? {})),
-});
-
-export const exportMemories = defineOperation({
-  name: 'export',
-  summary: 'Export memories as JSON Lines (streamed)',
-  description:
-    'Every memory you may see (a lead: the whole space), oldest first, one JSON object per line with original timestamps. POST the same lines to /v1/import to restore them.',
-  group: 'admin',
-  input: emptyInput,
-  output: importLine,
-  write: false,
-  http: { method: 'GET', path: '/v1/export', responseType: 'ndjson', input: () => ({}) },
-  run: async ({ principal, stack }) => stack.knowledge.export(principal),
-});
-
-export const importMemories = defineOperation({
-  name: 'import',
-  summary: 'Import memories from JSON Lines',
-  description:
-    'One memory per line ({"content", "name"?, "key"?, "scope"?, "source"?, "tags"?, "createdAt"?, "agentId"?}), as export writes them. Lines are imported in order; a refused line does not stop the others and is reported with its line number, code and message. Content already present is counted as a duplicate.',
-  group: 'admin',
-  input: z.string().describe('JSON Lines text.'),
-  output: z.object({
-    imported: z.number().int(),
-    duplicates: z.number().int(),
-    skipped: z.number().int(),
-    errors: z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() })),
-    usage: tokenUsage.describe('Tokens the embedder spent on the imported memories.'),
-  }),
-  write: true,
-  http: { method: 'POST', path: '/v1/import', bodyType: 'ndjson', input: ({ body }) => body },
-  run: async ({ principal, stack, signal }, raw) => {
-    if (typeof raw !== 'string') throw new MemError('INVALID_INPUT', 'import expects JSON Lines text.');
-    return stack.knowledge.importLines(principal, raw, signal ? { signal } : {});
-  },
 });
 
 /** Every knowledge operation, in the order the OpenAPI document and the tool list show them. */

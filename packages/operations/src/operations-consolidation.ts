@@ -1,11 +1,13 @@
 /** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
 import { forget, forgetInput, jsonValueSchema, parseInput } from '@mem/core';
-import { checkConsolidator, createConsolidationPipeline } from '@mem/episodic';
+import { checkConsolidator } from '@mem/episodic';
 import { z } from 'zod';
+import { int, show, str, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
 import { defined, whole } from './operation-helpers.js';
 import { dropRunners } from './operations-runner.js';
 import { tokenUsage } from './schemas.js';
+import { stackServices } from './stack-services.js';
 
 export const consolidateInput = z
   .object({
@@ -50,17 +52,28 @@ export const consolidate = defineOperation({
   input: consolidateInput,
   output: consolidationReport,
   write: true,
+  permission: checkConsolidator,
   http: { method: 'POST', path: '/v1/consolidate' },
   tool: { name: 'consolidate' },
+  cli: {
+    command: 'consolidate',
+    summary: 'turn recent episodes into durable facts (lead only)',
+    usage: 'mem consolidate [--min N] [--max N] [--role lead]',
+    flags: { min: { type: 'string' }, max: { type: 'string' } },
+    input: ({ flags }) => defined({ minEpisodes: int(flags, 'min'), maxEpisodes: int(flags, 'max') }),
+    print: (r: z.infer<typeof consolidationReport>) =>
+      r.skipped
+        ? `Skipped: ${r.skipped.episodes} episodes, at least ${r.skipped.minimum} needed.`
+        : [
+            `${r.newFacts} new facts, ${r.updatedFacts} updated, ${r.knownFacts} already known, from ${r.episodesProcessed} episodes in ${r.clustersFound} clusters.`,
+            ...r.facts
+              .filter((f) => f.status === 'created' || f.status === 'updated')
+              .map((f) => `  ${f.status === 'created' ? '+' : '~'} ${f.key} = ${show(f.value)}`),
+          ].join('\n'),
+  },
   run: async (ctx, raw) => {
-    checkConsolidator(ctx.principal);
     const input = parseInput(consolidateInput, 'consolidate', raw);
-    const pipeline = createConsolidationPipeline({
-      episodes: ctx.stack.port('episodes'),
-      facts: ctx.stack.port('facts'),
-      clock: ctx.stack.clock,
-    });
-    return pipeline.run(ctx.principal.space, defined(input));
+    return stackServices(ctx.stack).consolidation().run(ctx.principal.space, defined(input));
   },
 });
 
@@ -99,6 +112,37 @@ export const forgetOperation = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/forget' },
   tool: { name: 'forget' },
+  cli: {
+    command: 'forget',
+    summary:
+      'delete everything of an agent (memories, transcripts, archives, notebooks, episodes, session summaries, states, phases, tool events) or a user (facts, goals, notebooks); lead only',
+    usage: 'mem forget --agent A | --user U [--role lead] (the acting agent comes from MEM_AGENT)',
+    flags: { agent: { type: 'string' }, user: { type: 'string' } },
+    ownsFlags: ['agent'],
+    input: ({ flags }) => {
+      const agentId = str(flags, 'agent');
+      const userId = str(flags, 'user');
+      if ((agentId === undefined) === (userId === undefined))
+        throw new UsageError('give exactly one of --agent A and --user U.');
+      return agentId !== undefined ? { agentId } : { userId };
+    },
+    print: (r: z.infer<typeof forgetReport>) => {
+      const m = r.removed.memories;
+      const agent = 'agentId' in r.subject ? r.subject.agentId : undefined;
+      return [
+        `Forgot ${agent !== undefined ? `agent ${agent}` : `user ${(r.subject as { userId: string }).userId}`} in space ${r.space}:`,
+        `  memories ${m.documents} (${m.chunks} chunks, ${m.versions} versions, ${m.ratings} ratings)`,
+        `  transcripts ${r.removed.transcripts}, archives ${r.removed.archives}, notebook files ${r.removed.notebookFiles}`,
+        `  episodes ${r.removed.episodes}, facts ${r.removed.facts}, goals ${r.removed.goals}, users ${r.removed.users}`,
+        ...(agent !== undefined
+          ? [
+              `  sessions: summaries ${r.removed.sessions.summaries}, states ${r.removed.sessions.states}, phases ${r.removed.sessions.phases}, tool events ${r.removed.sessions.toolEvents}`,
+            ]
+          : []),
+        ...r.notes.map((n) => `  note: ${n}`),
+      ].join('\n');
+    },
+  },
   run: async (ctx, raw) => {
     const report = await forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw));
     // The runners of a forgotten agent keep its open tasks' text in memory: they go too.

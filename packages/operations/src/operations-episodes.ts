@@ -8,11 +8,12 @@ import {
   tagSchema,
   withEpisodeAuthor,
 } from '@mem/core';
-import { createEpisodicMemory } from '@mem/episodic';
 import { z } from 'zod';
+import { int, list, need, str, tags, text } from './cli-binding.js';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined, num, ranks, whole, wholeQuery } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
+import { stackServices } from './stack-services.js';
 
 export const episodeRecentInput = z
   .object({ n: whole('n', 10_000).optional().describe('How many of the newest episodes (default 10).') })
@@ -33,12 +34,13 @@ const episodeSchema = z.object({
   metadata: jsonObjectSchema,
 });
 
-export const episodic = (ctx: OpContext, withEmbedder = true) =>
-  createEpisodicMemory({
-    store: ctx.stack.port('episodes'),
-    embedder: withEmbedder ? ctx.stack.embedder : undefined,
-    clock: ctx.stack.clock,
-  });
+const episodic = (ctx: OpContext) => stackServices(ctx.stack).episodic();
+
+type EpisodeJson = z.infer<typeof episodeSchema>;
+const episodeLines = (r: { episodes: EpisodeJson[] }) =>
+  r.episodes.length === 0
+    ? 'No episodes.'
+    : r.episodes.map((e) => `${e.timestamp} ${e.outcome}: ${e.summary}`).join('\n');
 
 export const episodeStore = defineOperation({
   name: 'episode-store',
@@ -55,6 +57,29 @@ export const episodeStore = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/episodes', status: () => 201, successStatus: [201] },
   tool: { name: 'episode-store' },
+  cli: {
+    command: 'episodes add',
+    summary: 'record what happened',
+    usage:
+      'mem episodes add <summary> [--decisions "a;b"] [--tools x,y] [--outcome success|failure|partial|unknown] [--session S] [--tags a,b]',
+    flags: {
+      decisions: { type: 'string' },
+      tools: { type: 'string' },
+      outcome: { type: 'string' },
+      session: { type: 'string' },
+      tags: { type: 'string' },
+    },
+    input: ({ args, flags }) =>
+      defined({
+        summary: args.join(' '),
+        keyDecisions: list(flags, 'decisions', ';'),
+        toolsUsed: list(flags, 'tools', ','),
+        outcome: str(flags, 'outcome'),
+        sessionId: str(flags, 'session'),
+        tags: tags(flags),
+      }),
+    print: (e: EpisodeJson) => `Recorded episode ${e.id} (${e.outcome}).`,
+  },
   run: async (ctx, raw) => {
     const { episode, usage } = await episodic(ctx).storeReport(
       ctx.principal.space,
@@ -79,6 +104,22 @@ export const episodeRecall = defineOperation({
   write: false,
   http: { method: 'POST', path: '/v1/episodes/recall' },
   tool: { name: 'episode-recall' },
+  cli: {
+    command: 'episodes recall',
+    summary: 'episodes by keyword relevance fused with meaning',
+    usage: 'mem episodes recall <query> [--limit N]',
+    flags: { limit: { type: 'string' } },
+    input: (cli) => defined({ query: text(cli, 'the query'), topK: int(cli.flags, 'limit') }),
+    print: (r: { results: { episode: EpisodeJson; relevance: number }[] }) =>
+      r.results.length === 0
+        ? 'No episodes found.'
+        : r.results
+            .map(
+              (h, i) =>
+                `${i + 1}. [${h.relevance.toFixed(3)}] ${h.episode.timestamp} ${h.episode.outcome}: ${h.episode.summary}`,
+            )
+            .join('\n'),
+  },
   run: async (ctx, raw) => {
     const input = parseInput(episodeRecallInput, 'episode-recall', raw);
     return episodic(ctx).recallReport(ctx.principal.space, input.query, input.topK);
@@ -100,9 +141,17 @@ export const episodeRecent = defineOperation({
     input: ({ query }) => defined({ n: num(query.n) }),
   },
   tool: { name: 'episode-recent' },
+  cli: {
+    command: 'episodes recent',
+    summary: 'the newest episodes',
+    usage: 'mem episodes recent [--n N]',
+    flags: { n: { type: 'string' } },
+    input: ({ flags }) => defined({ n: int(flags, 'n') }),
+    print: episodeLines,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(episodeRecentInput, 'episode-recent', raw);
-    return { episodes: await episodic(ctx, false).recallRecent(ctx.principal.space, input.n) };
+    return { episodes: await episodic(ctx).recallRecent(ctx.principal.space, input.n) };
   },
 });
 
@@ -121,8 +170,16 @@ export const episodeByTag = defineOperation({
     input: ({ params, query }) => defined({ tag: params.tag, limit: num(query.limit) }),
   },
   tool: { name: 'episode-by-tag' },
+  cli: {
+    command: 'episodes by-tag',
+    summary: 'episodes carrying exactly this tag',
+    usage: 'mem episodes by-tag <tag> [--limit N]',
+    flags: { limit: { type: 'string' } },
+    input: (cli) => defined({ tag: need(cli, 0, 'the tag'), limit: int(cli.flags, 'limit') }),
+    print: episodeLines,
+  },
   run: async (ctx, raw) => {
     const input = parseInput(episodeByTagInput, 'episode-by-tag', raw);
-    return { episodes: await episodic(ctx, false).recallByTag(ctx.principal.space, input.tag, input.limit) };
+    return { episodes: await episodic(ctx).recallByTag(ctx.principal.space, input.tag, input.limit) };
   },
 });

@@ -1,0 +1,41 @@
+export {
+  bool,
+  type CliArgs,
+  type CliBinding,
+  type FlagSpec,
+  int,
+  jsonArg,
+  list,
+  need,
+  num,
+  refFrom,
+  required,
+  show,
+  str,
+  tags,
+  text,
+  textArg,
+  UsageError,
+} from './cli-binding.js';
+export { oneLine, renderResults } from './cli-print.js';
+export { flattenUnionSchema, type JsonSchema, toJsonSchema } from './json-schema.js';
+export {
+  defineOperation,
+  type HttpBinding,
+  type HttpMethod,
+  type HttpParts,
+  type OpContext,
+  type Operation,
+  type Services,
+  type ToolBinding,
+} from './operation.js';
+export { defined } from './operation-helpers.js';
+export { defaultOperations, servicesOf } from './operations.js';
+export { conversationOperations, notebookOperations } from './operations-agent.js';
+export { factFlags, factUser } from './operations-facts.js';
+export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
+export { runnerOperations } from './operations-runner.js';
+export { stateOperations } from './operations-state.js';
+export { structuredOperations } from './operations-structured.js';
+export { importLine } from './schemas.js';
+export { type StackServices, stackServices } from './stack-services.js';

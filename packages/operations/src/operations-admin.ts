@@ -1,0 +1,76 @@
+/** The space's housekeeping: who am I (whoami), counts (stats), expiry and archive retention (gc), export and import. */
+import { gcInput, MemError, parseInput, gc as runGc } from '@mem/core';
+import { z } from 'zod';
+import { defineOperation } from './operation.js';
+import { emptyInput, importLine, tokenUsage } from './schemas.js';
+
+export const whoami = defineOperation({
+  name: 'whoami',
+  summary: 'Who this key acts as',
+  description:
+    'The space, agent and role the request acts as (decided by the API key, or the server default without keys).',
+  group: 'admin',
+  input: emptyInput,
+  output: z.object({ space: z.string(), agentId: z.string(), role: z.enum(['lead', 'worker']) }),
+  write: false,
+  http: { method: 'GET', path: '/v1/whoami', input: () => ({}) },
+  run: async ({ principal }) => ({ space: principal.space, agentId: principal.agentId, role: principal.role }),
+});
+
+export const stats = defineOperation({
+  name: 'stats',
+  summary: 'Counts of memories per source and scope in your space',
+  description: 'How many memories (documents and chunks) the space holds, by source and by scope.',
+  group: 'admin',
+  input: emptyInput,
+  write: false,
+  http: { method: 'GET', path: '/v1/stats', input: () => ({}) },
+  run: async ({ principal, stack }) => ({ space: principal.space, ...(await stack.knowledge.stats(principal)) }),
+});
+
+export const gc = defineOperation({
+  name: 'gc',
+  summary: 'Delete expired memories of your space; prune transcript archives by retention',
+  description:
+    'Delete the expired memories of your space (never /longterm) and report how many chunks went. With archiveMaxAgeDays / archiveMaxCount (or a configured retention), also delete transcript archives beyond the policy: a lead for every agent of the space, a worker its own.',
+  group: 'admin',
+  input: gcInput,
+  write: true,
+  http: { method: 'POST', path: '/v1/gc' },
+  run: ({ principal, stack }, raw) => runGc(stack, principal, parseInput(gcInput, 'gc', raw ?? {})),
+});
+
+export const exportMemories = defineOperation({
+  name: 'export',
+  summary: 'Export memories as JSON Lines (streamed)',
+  description:
+    'Every memory you may see (a lead: the whole space), oldest first, one JSON object per line with original timestamps. POST the same lines to /v1/import to restore them.',
+  group: 'admin',
+  input: emptyInput,
+  output: importLine,
+  write: false,
+  http: { method: 'GET', path: '/v1/export', responseType: 'ndjson', input: () => ({}) },
+  run: async ({ principal, stack }) => stack.knowledge.export(principal),
+});
+
+export const importMemories = defineOperation({
+  name: 'import',
+  summary: 'Import memories from JSON Lines',
+  description:
+    'One memory per line ({"content", "name"?, "key"?, "scope"?, "source"?, "tags"?, "createdAt"?, "agentId"?}), as export writes them. Lines are imported in order; a refused line does not stop the others and is reported with its line number, code and message. Content already present is counted as a duplicate.',
+  group: 'admin',
+  input: z.string().describe('JSON Lines text.'),
+  output: z.object({
+    imported: z.number().int(),
+    duplicates: z.number().int(),
+    skipped: z.number().int(),
+    errors: z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() })),
+    usage: tokenUsage.describe('Tokens the embedder spent on the imported memories.'),
+  }),
+  write: true,
+  http: { method: 'POST', path: '/v1/import', bodyType: 'ndjson', input: ({ body }) => body },
+  run: async ({ principal, stack, signal }, raw) => {
+    if (typeof raw !== 'string') throw new MemError('INVALID_INPUT', 'import expects JSON Lines text.');
+    return stack.knowledge.importLines(principal, raw, signal ? { signal } : {});
+  },
+});

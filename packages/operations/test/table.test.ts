@@ -1,0 +1,119 @@
+import {
+  createHashingEmbedder,
+  createInMemoryKnowledgeStore,
+  createInMemoryStructuredStores,
+  createStack,
+  MemError,
+  type Principal,
+  type Stack,
+} from '@mem/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type CliArgs,
+  defaultOperations,
+  type Operation,
+  runnerOperations,
+  servicesOf,
+  stackServices,
+  stateOperations,
+  structuredOperations,
+  UsageError,
+} from '../src/index.js';
+
+const open: Stack[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+});
+
+function stack(withStructured = true): Stack {
+  const s = createStack({
+    knowledge: createInMemoryKnowledgeStore(),
+    embedder: createHashingEmbedder(),
+    ...(withStructured ? { structured: createInMemoryStructuredStores() } : {}),
+  });
+  open.push(s);
+  return s;
+}
+
+const worker: Principal = { space: 'acme', agentId: 'coder', role: 'worker' };
+const lead: Principal = { space: 'acme', agentId: 'planner', role: 'lead' };
+const cliArgs = (args: string[], flags: Record<string, unknown> = {}): CliArgs => ({
+  args,
+  flags,
+  readStdin: async () => 'from stdin',
+  readTextFile: () => {
+    throw new Error('no file in this test');
+  },
+});
+
+function op(name: string): Operation {
+  const found = [...structuredOperations, ...stateOperations, ...runnerOperations].find((o) => o.name === name);
+  if (!found) throw new Error(`no operation ${name}`);
+  return found;
+}
+
+async function run(s: Stack, p: Principal, name: string, input: unknown) {
+  return op(name).run({ principal: p, stack: s, services: servicesOf(s), params: {}, transport: 'cli' }, input);
+}
+
+describe('the operation table', () => {
+  it('binds each CLI command, HTTP route and MCP tool once, and each usage names its command', () => {
+    const all = [...defaultOperations(stack()), ...runnerOperations];
+    const unique = (xs: string[]) => expect(new Set(xs).size).toBe(xs.length);
+    unique(all.map((o) => o.name));
+    unique(all.flatMap((o) => (o.http ? [`${o.http.method} ${o.http.path}`] : [])));
+    unique(all.flatMap((o) => (o.tool ? [o.tool.name] : [])));
+    const cli = all.flatMap((o) => (o.cli ? [o.cli] : []));
+    unique(cli.map((c) => c.command));
+    expect(cli.length).toBeGreaterThanOrEqual(29);
+    for (const c of cli) expect(c.usage.startsWith(`mem ${c.command}`), c.command).toBe(true);
+  });
+
+  it('builds episodic, procedural and consolidation once per stack, and only when asked', () => {
+    const a = stack();
+    const b = stack();
+    expect(stackServices(a)).toBe(stackServices(a));
+    expect(stackServices(a).episodic()).toBe(stackServices(a).episodic());
+    expect(stackServices(a).procedural()).toBe(stackServices(a).procedural());
+    expect(stackServices(a).consolidation()).toBe(stackServices(a).consolidation());
+    expect(stackServices(a).episodic()).not.toBe(stackServices(b).episodic());
+    // A stack without the ports: the services are there, each one refuses when used.
+    const bare = stack(false);
+    const services = stackServices(bare);
+    expect(() => services.episodic()).toThrow(expect.objectContaining({ code: 'CAPABILITY_MISSING' }));
+  });
+
+  it('refuses a lead-only operation to a worker before any work, on any stack', async () => {
+    for (const s of [stack(), stack(false)]) {
+      const refused = await run(s, worker, 'consolidate', { minEpisodes: 1 }).catch((e: unknown) => e);
+      expect(MemError.is(refused, 'FORBIDDEN')).toBe(true);
+      expect((refused as Error).message).toContain('only a lead may run it');
+    }
+    const s = stack();
+    for (const summary of ['deployed billing', 'deployed search'])
+      await run(s, worker, 'episode-store', { summary, toolsUsed: ['deploy'], outcome: 'success', tags: ['deploy'] });
+    const report = (await run(s, lead, 'consolidate', { minEpisodes: 1 })) as { episodesProcessed: number };
+    expect(report.episodesProcessed).toBe(2);
+  });
+
+  it('turns a command line into the operation input, and refuses a malformed one with a usage error', async () => {
+    const add = op('episode-store').cli!;
+    expect(await add.input(cliArgs(['shipped', 'v2'], { tools: 'deploy, ci', decisions: 'a; b', tags: 'x' }))).toEqual({
+      summary: 'shipped v2',
+      toolsUsed: ['deploy', 'ci'],
+      keyDecisions: ['a', 'b'],
+      tags: ['x'],
+    });
+    const forget = op('forget').cli!;
+    expect(() => forget.input(cliArgs([], { agent: 'a', user: 'u' }))).toThrow(UsageError);
+    expect(() => forget.input(cliArgs([]))).toThrow(UsageError);
+    expect(await op('goal-set').cli!.input(cliArgs(['-'], { user: 'ada' }))).toEqual({
+      user: 'ada',
+      goal: 'from stdin',
+    });
+    expect(() => op('procedure-outcome').cli!.input(cliArgs(['p1']))).toThrow('--success true|false is required');
+    expect(() => op('tool-event-record').cli!.input(cliArgs(['s1'], { tool: 'x' }))).toThrow(
+      '--latency-ms N is required',
+    );
+  });
+});
