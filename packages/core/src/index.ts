@@ -100,7 +100,7 @@ export {
   Conversation,
   type ConversationOptions,
   ConversationService,
-} from './services/conversation.js';
+} from './services/conversation/index.js';
 export {
   type ForgetOptions,
   type ForgetReport,

@@ -11,7 +11,7 @@ import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { TranscriptStore } from './ports/transcript-store.js';
-import { type ConversationOptions, ConversationService } from './services/conversation.js';
+import { type ConversationOptions, ConversationService } from './services/conversation/index.js';
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';

@@ -17,7 +17,7 @@ import { parseInput } from '../schemas.js';
 import { transcriptRoleSchema } from '../schemas-notebook.js';
 import type { Stack } from '../stack.js';
 import type { Principal } from '../types.js';
-import type { CompressionOutcome, ContextMessage, Conversation } from './conversation.js';
+import type { CompressionOutcome, ContextMessage, Conversation } from './conversation/index.js';
 import { defaultName, type StoreResult } from './knowledge/index.js';
 
 /** Context window, threshold and strategy a runner uses when the caller sets none. */
