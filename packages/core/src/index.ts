@@ -158,7 +158,7 @@ export {
   runnerTurnInput,
   type SpentTokens,
   type TurnInput,
-} from './services/runner.js';
+} from './services/runner/index.js';
 export { createStack, type Stack, type StackOptions, type StackPort } from './stack.js';
 export type { MemoryVersion, Principal, Role, Scope, Source } from './types.js';
 export type {
