@@ -1,3 +1,4 @@
+/** The runner's options, inputs and results (docs/runner.md), and the context windows of known models. */
 import type { CompactionStrategy } from '../../domain/compaction.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
 import type { Principal } from '../../types.js';
