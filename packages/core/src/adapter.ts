@@ -5,6 +5,7 @@
  * Every name here is listed in README.md.
  */
 
+export { bundleCapabilities, checkCapabilities, STRUCTURED_PORTS, storeBundle } from './adapter-kit/bundle.js';
 export { inOrder, parseTags } from './adapter-kit/rows.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export {
@@ -110,6 +111,7 @@ export type { QueryRewriter, RewriteInput, RewriteResult } from './ports/query-r
 export type { Reranker, RerankInput, RerankResult } from './ports/reranker.js';
 export type { SecretScanFinding, SecretScanner, SecretScanText } from './ports/secret-scanner.js';
 export type { SessionStateStore } from './ports/session-state-store.js';
+export type { StoreBundle, StoreBundleCapabilities, StructuredPort } from './ports/store-bundle.js';
 export type { StructuredStores } from './ports/structured-stores.js';
 export {
   NO_USAGE,
@@ -136,9 +138,11 @@ export type {
 } from './ports/transcript-store.js';
 export type { UserStore } from './ports/user-store.js';
 export {
+  type CandidateSearcher,
   type CandidateSearchOptions,
   type CandidateSearchResult,
   type CandidateSearchStore,
+  candidateSearcher,
   DEFAULT_CANDIDATE_SEARCH,
   embedText,
   searchCandidates,

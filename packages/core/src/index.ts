@@ -100,7 +100,7 @@ export {
   Conversation,
   type ConversationOptions,
   ConversationService,
-} from './services/conversation.js';
+} from './services/conversation/index.js';
 export {
   type ForgetOptions,
   type ForgetReport,
@@ -158,8 +158,8 @@ export {
   runnerTurnInput,
   type SpentTokens,
   type TurnInput,
-} from './services/runner.js';
-export { createStack, type Stack, type StackOptions, type StackPort } from './stack.js';
+} from './services/runner/index.js';
+export { createStack, type Stack, type StackCapabilities, type StackOptions, type StackPort } from './stack.js';
 export type { MemoryVersion, Principal, Role, Scope, Source } from './types.js';
 export type {
   Episode,

@@ -1,3 +1,4 @@
+import { bundleCapabilities, STRUCTURED_PORTS } from './adapter-kit/bundle.js';
 import type { PersonalDataSetting } from './domain/secrets.js';
 import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
@@ -8,11 +9,12 @@ import type { NotebookStore } from './ports/notebook-store.js';
 import type { QueryRewriter } from './ports/query-rewriter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { SecretScanner } from './ports/secret-scanner.js';
+import type { StoreBundle, StoreBundleCapabilities } from './ports/store-bundle.js';
 import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { TranscriptStore } from './ports/transcript-store.js';
-import { type ConversationOptions, ConversationService } from './services/conversation.js';
+import { type ConversationOptions, ConversationService } from './services/conversation/index.js';
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
@@ -23,8 +25,17 @@ interface Closable {
 }
 
 export interface StackOptions {
-  /** Where knowledge memories live (e.g. createSqliteStore from @mem/store-sqlite, or createInMemoryKnowledgeStore()). */
-  knowledge: KnowledgeStore;
+  /**
+   * Where knowledge memories live (e.g. createSqliteStore from @mem/store-sqlite, or createInMemoryKnowledgeStore()).
+   * Required unless one of `stores` serves one.
+   */
+  knowledge?: KnowledgeStore;
+  /**
+   * Store bundles (`createSqliteStores`, `createPostgresStores`, `createLanceStores`, `createMarkdownStores`): a port
+   * not given on its own option comes from the first bundle that serves it (structured ports one by one), and the
+   * stack's `close()` closes the bundles.
+   */
+  stores?: StoreBundle | readonly StoreBundle[];
   /** Turns text into vectors; without one, search uses the keyword arm alone. */
   embedder?: Embedder;
   /** Re-scores the fused top results of every search (e.g. createHttpReranker from @mem/rerank-http); off when absent. */
@@ -71,11 +82,20 @@ export interface StackOptions {
   secretScanner?: SecretScanner;
 }
 
+/** What the stack's ports can do, read and checked once when the stack was assembled. */
+export interface StackCapabilities extends StoreBundleCapabilities {
+  readonly knowledge: NonNullable<StoreBundleCapabilities['knowledge']>;
+  /** True when the stack has an embedder. */
+  readonly embedder: boolean;
+}
+
 export interface Stack {
   knowledge: KnowledgeService;
   knowledgeStore: KnowledgeStore;
   embedder: Embedder | undefined;
   clock: Clock;
+  /** What the ports can do, read once at assembly (a port that declares malformed capabilities fails assembly). */
+  capabilities: StackCapabilities;
   /** The structured stores, validated (secrets refused in facts, sizes capped), or undefined when not configured. */
   structured: Partial<StructuredStores>;
   /** A structured port, or CAPABILITY_MISSING naming adapters that provide it. */
@@ -116,8 +136,26 @@ export function missingPort(port: StackPort, what = 'This stack'): MemError {
 }
 
 /** Wire ports into services. Apps and users call this with the adapters they chose. */
-export function createStack(options: StackOptions): Stack {
+export function createStack(given: StackOptions): Stack {
+  const bundles: readonly StoreBundle[] = given.stores === undefined ? [] : [given.stores].flat();
+  const options = withBundlePorts(given, bundles);
+  const knowledgeStore = options.knowledge;
+  if (!knowledgeStore) {
+    throw new MemError(
+      'INVALID_INPUT',
+      'createStack needs a knowledge store: give `knowledge` (e.g. createSqliteStore from @mem/store-sqlite or createInMemoryKnowledgeStore()) or a bundle in `stores` that serves one.',
+    );
+  }
   const clock = options.clock ?? systemClock;
+  const capabilities = Object.freeze({
+    ...bundleCapabilities({
+      knowledge: knowledgeStore,
+      transcripts: options.transcripts,
+      notebooks: options.notebooks,
+      structured: options.structured,
+    }),
+    embedder: options.embedder !== undefined,
+  }) as StackCapabilities;
   const present = (p: StackPort): boolean =>
     p === 'transcripts'
       ? !!options.transcripts
@@ -125,7 +163,7 @@ export function createStack(options: StackOptions): Stack {
         ? !!options.notebooks
         : p === 'embedder'
           ? !!options.embedder
-          : !!options.structured?.[p];
+          : capabilities.structured.includes(p);
   for (const p of options.requires ?? []) if (!present(p)) throw missingPort(p, 'The stack being assembled');
   const pd = options.personalData === undefined ? {} : { personalData: options.personalData };
   const secretScanner = options.secretScanner;
@@ -133,7 +171,7 @@ export function createStack(options: StackOptions): Stack {
     ? guardStructuredStores(options.structured, options.structuredLimits, options.personalData, secretScanner)
     : {};
   const knowledge = new KnowledgeService({
-    store: options.knowledge,
+    store: knowledgeStore,
     embedder: options.embedder,
     reranker: options.reranker,
     queryRewriter: options.queryRewriter,
@@ -144,9 +182,10 @@ export function createStack(options: StackOptions): Stack {
   });
   return {
     knowledge,
-    knowledgeStore: options.knowledge,
+    knowledgeStore,
     embedder: options.embedder,
     clock,
+    capabilities,
     structured,
     port: (name) => {
       const store = structured[name];
@@ -175,10 +214,36 @@ export function createStack(options: StackOptions): Stack {
         })
       : undefined,
     close: async () => {
-      await options.transcripts?.close();
-      await options.notebooks?.close();
-      await options.structured?.close?.();
-      await options.knowledge.close();
+      // Ports given on their own first (as before bundles existed), then each bundle closes what it serves.
+      await given.transcripts?.close();
+      await given.notebooks?.close();
+      await given.structured?.close?.();
+      await given.knowledge?.close();
+      for (const bundle of bundles) await bundle.close();
     },
+  };
+}
+
+/**
+ * The options with every port not given filled in from the first bundle that serves it. `structured` stays the object
+ * given (with its own `close`) unless a bundle adds ports to it.
+ */
+function withBundlePorts(options: StackOptions, bundles: readonly StoreBundle[]): StackOptions {
+  if (bundles.length === 0) return options;
+  const first = <K extends 'knowledge' | 'transcripts' | 'notebooks'>(key: K) =>
+    options[key] ?? bundles.find((b) => b[key] !== undefined)?.[key];
+  const given = options.structured;
+  const structured: Partial<StructuredStores> = {};
+  for (const name of STRUCTURED_PORTS) {
+    const port = given?.[name] ?? bundles.find((b) => b.structured?.[name] !== undefined)?.structured?.[name];
+    if (port !== undefined) (structured as Record<string, unknown>)[name] = port;
+  }
+  const added = STRUCTURED_PORTS.some((name) => structured[name] !== undefined && given?.[name] === undefined);
+  return {
+    ...options,
+    knowledge: first('knowledge'),
+    transcripts: first('transcripts'),
+    notebooks: first('notebooks'),
+    structured: added ? structured : given,
   };
 }

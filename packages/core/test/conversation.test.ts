@@ -8,7 +8,7 @@ import type { Logger } from '../src/ports/logger.js';
 import type { Summarizer } from '../src/ports/summarizer.js';
 import type { Tokenizer } from '../src/ports/tokenizer.js';
 import type { TranscriptStore } from '../src/ports/transcript-store.js';
-import { Conversation, ConversationService } from '../src/services/conversation.js';
+import { Conversation, ConversationService } from '../src/services/conversation/index.js';
 
 const realTokenizer = createGptTokenizer();
 

@@ -10,7 +10,7 @@ import { ManualClock } from '../src/ports/clock.js';
 import { forgetInput } from '../src/schemas-forget.js';
 import { episodeAuthor, forget, withEpisodeAuthor } from '../src/services/forget.js';
 import { gc } from '../src/services/gc.js';
-import { Runner } from '../src/services/runner.js';
+import { Runner } from '../src/services/runner/index.js';
 import { createStack, type Stack } from '../src/stack.js';
 import type { Principal } from '../src/types.js';
 import type { Episode } from '../src/types-structured.js';

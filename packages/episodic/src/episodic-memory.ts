@@ -10,8 +10,10 @@ import {
 } from '@mem/core';
 import {
   assertNoSecrets,
+  type CandidateSearcher,
   type CandidateSearchOptions,
   type Clock,
+  candidateSearcher,
   DEFAULT_CANDIDATE_SEARCH,
   type Embedder,
   type EpisodeRecall,
@@ -23,7 +25,6 @@ import {
   episodeSearchText,
   NO_USAGE,
   newId,
-  searchCandidates,
   systemClock,
 } from '@mem/core/adapter';
 
@@ -71,10 +72,13 @@ export class EpisodicMemory implements EpisodicMemoryPort {
   readonly embedder: Embedder | undefined;
   readonly options: EpisodicMemoryOptions;
   private readonly clock: Clock;
+  /** The search over the store, its capabilities read once here. */
+  private readonly searcher: CandidateSearcher;
 
   constructor(deps: EpisodicMemoryDeps) {
     this.episodes = deps.store;
     this.embedder = deps.embedder;
+    this.searcher = candidateSearcher(deps.store, deps.embedder);
     this.clock = deps.clock ?? systemClock;
     this.options = { ...DEFAULT_EPISODIC_OPTIONS, ...deps.options };
   }
@@ -105,7 +109,7 @@ export class EpisodicMemory implements EpisodicMemoryPort {
     for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
     if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
     assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
-    const embedded = this.embedder && this.episodes.capabilities.vector ? await embedText(this.embedder, text) : null;
+    const embedded = this.searcher.vectorEmbedder ? await embedText(this.searcher.vectorEmbedder, text) : null;
     await this.episodes.insert(space, episode, embedded?.embedding ?? null);
     return { episode, usage: embedded?.usage ?? { ...NO_USAGE } };
   }
@@ -120,7 +124,7 @@ export class EpisodicMemory implements EpisodicMemoryPort {
     checkName(space, 'space');
     const input = parseInput(episodeRecallInput, 'episode recall', topK === undefined ? { query } : { query, topK });
     const k = input.topK ?? this.options.recallTopK;
-    const found = await searchCandidates(this.episodes, this.embedder, space, input.query, k, this.options);
+    const found = await this.searcher.search(space, input.query, k, this.options);
     const fused = found.candidates.slice(0, k);
     const byId = new Map(
       (

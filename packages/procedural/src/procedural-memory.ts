@@ -11,8 +11,10 @@ import {
 } from '@mem/core';
 import {
   assertNoSecrets,
+  type CandidateSearcher,
   type CandidateSearchOptions,
   type Clock,
+  candidateSearcher,
   DEFAULT_CANDIDATE_SEARCH,
   DEFAULT_PROCEDURE_RANKING,
   type Embedder,
@@ -27,7 +29,6 @@ import {
   type ProcedureSuggestReport,
   procedureSearchText,
   rankProcedures,
-  searchCandidates,
   systemClock,
 } from '@mem/core/adapter';
 
@@ -63,10 +64,13 @@ export class ProceduralMemory implements ProceduralMemoryPort {
   readonly embedder: Embedder | undefined;
   readonly options: ProceduralMemoryOptions;
   private readonly clock: Clock;
+  /** The search over the store, its capabilities read once here. */
+  private readonly searcher: CandidateSearcher;
 
   constructor(deps: ProceduralMemoryDeps) {
     this.procedures = deps.store;
     this.embedder = deps.embedder;
+    this.searcher = candidateSearcher(deps.store, deps.embedder);
     this.clock = deps.clock ?? systemClock;
     this.options = { ...DEFAULT_PROCEDURAL_OPTIONS, ...deps.options };
   }
@@ -102,7 +106,7 @@ export class ProceduralMemory implements ProceduralMemoryPort {
     assertNoSecrets(text, 'procedure');
     assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps');
     assertNoSecrets(JSON.stringify(procedure.metadata, null, 1), 'procedure metadata');
-    const embedded = this.embedder && this.procedures.capabilities.vector ? await embedText(this.embedder, text) : null;
+    const embedded = this.searcher.vectorEmbedder ? await embedText(this.searcher.vectorEmbedder, text) : null;
     await this.procedures.insert(space, procedure, embedded?.embedding ?? null);
     return { procedure, usage: embedded?.usage ?? { ...NO_USAGE } };
   }
@@ -124,11 +128,7 @@ export class ProceduralMemory implements ProceduralMemoryPort {
       topK === undefined ? { query } : { query, topK },
     );
     const k = input.topK ?? this.options.suggestTopK;
-    const {
-      candidates: found,
-      arms,
-      usage,
-    } = await searchCandidates(this.procedures, this.embedder, space, input.query, k, this.options);
+    const { candidates: found, arms, usage } = await this.searcher.search(space, input.query, k, this.options);
     const byId = new Map(
       (
         await this.procedures.getMany(

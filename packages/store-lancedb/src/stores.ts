@@ -1,3 +1,4 @@
+import { type StoreBundleCapabilities, storeBundle } from '@mem/core/adapter';
 import {
   createEpisodeStore,
   createProcedureStore,
@@ -13,6 +14,10 @@ export interface LanceStores {
   knowledge: LanceKnowledgeStore;
   episodes: LanceEpisodeStore;
   procedures: LanceProcedureStore;
+  /** The two structured ports again, in the shape every store bundle has (what `createStack({ stores })` reads). */
+  structured: { episodes: LanceEpisodeStore; procedures: LanceProcedureStore };
+  /** What the ports can do, read once when the bundle was built. */
+  readonly capabilities: StoreBundleCapabilities;
   /** Open the database and create every missing table now. */
   ready(): Promise<void>;
   /** `optimize()` of each store, one after the other. */
@@ -21,7 +26,10 @@ export interface LanceStores {
     episodes: LanceOptimizeReport;
     procedures: LanceOptimizeReport;
   }>;
-  /** Close the three stores (the connection closes with the last; closing one store alone keeps the others). */
+  /**
+   * Close the three stores (the connection closes with the last; closing one store alone keeps the others).
+   * Idempotent: later and concurrent calls wait for the first.
+   */
   close(): Promise<void>;
 }
 
@@ -34,26 +42,22 @@ export function createLanceStores(options: LanceStoreOptions): LanceStores {
   const knowledge = createKnowledgeStore(db, options);
   const episodes = createEpisodeStore(db, options);
   const procedures = createProcedureStore(db, options);
-  return {
+  return storeBundle({
     knowledge,
     episodes,
     procedures,
+    structured: { episodes, procedures },
     async ready() {
       await knowledge.ready();
       await episodes.ready();
       await procedures.ready();
     },
-    async optimize(opts = {}) {
+    async optimize(opts: { cleanupOlderThan?: Date } = {}) {
       return {
         knowledge: await knowledge.optimize(opts),
         episodes: await episodes.optimize(opts),
         procedures: await procedures.optimize(opts),
       };
     },
-    async close() {
-      const results = await Promise.allSettled([knowledge.close(), episodes.close(), procedures.close()]);
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    },
-  };
+  });
 }

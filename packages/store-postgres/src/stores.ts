@@ -1,5 +1,5 @@
 import { MemError } from '@mem/core';
-import type { CompactionStepHook } from '@mem/core/adapter';
+import { type CompactionStepHook, type StoreBundleCapabilities, storeBundle } from '@mem/core/adapter';
 import { ADAPTER, exec, type Sql, toStoreError } from './connection.js';
 import { createPostgresStore, type PostgresKnowledgeStore, type PostgresStoreOptions } from './knowledge-store.js';
 import {
@@ -27,6 +27,8 @@ export interface PostgresStores {
   transcripts: PostgresTranscriptStore;
   notebooks: PostgresNotebookStore;
   structured: PostgresStructuredStores;
+  /** What the ports can do, read once when the bundle was built. */
+  readonly capabilities: StoreBundleCapabilities;
   /** The postgres.js client every port uses. */
   readonly sql: Sql;
   /** The schema holding the tables (unquoted). */
@@ -35,7 +37,8 @@ export interface PostgresStores {
   migrate(): Promise<MigrationResult>;
   /**
    * Close every port (each reports STORE_UNAVAILABLE afterwards), then end the client when it was created from
-   * `url`. Idempotent. Closing one port alone leaves the others and the client open.
+   * `url`. Idempotent: later and concurrent calls wait for the first. Closing one port alone leaves the others and
+   * the client open.
    */
   close(): Promise<void>;
 }
@@ -73,37 +76,31 @@ export async function createPostgresStores(options: PostgresStoresOptions): Prom
     const transcripts = transcriptStoreOn(transcriptsRt, options.onCompactionStep);
     const notebooks = notebookStoreOn(notebooksRt);
     const structured = structuredStoresOn(structuredRt);
-    const all = knowledge;
-    return {
-      knowledge: all,
-      transcripts,
-      notebooks,
-      structured,
-      sql,
-      schema,
-      async migrate() {
-        if (conn.ended) {
-          throw new MemError('STORE_UNAVAILABLE', `${ADAPTER}: the stores for ${target} are closed; create new ones.`);
-        }
-        try {
-          // Every port re-checks its schema on its next call (a failed check is not cached).
-          return await runMigrations(sql, { schema, ports: migrations, target });
-        } catch (error) {
-          throw toStoreError(error, 'migrating', target);
-        }
+    return storeBundle(
+      {
+        knowledge,
+        transcripts,
+        notebooks,
+        structured,
+        sql,
+        schema,
+        async migrate() {
+          if (conn.ended) {
+            throw new MemError(
+              'STORE_UNAVAILABLE',
+              `${ADAPTER}: the stores for ${target} are closed; create new ones.`,
+            );
+          }
+          try {
+            // Every port re-checks its schema on its next call (a failed check is not cached).
+            return await runMigrations(sql, { schema, ports: migrations, target });
+          } catch (error) {
+            throw toStoreError(error, 'migrating', target);
+          }
+        },
       },
-      async close() {
-        const results = await Promise.allSettled([
-          all.close(),
-          transcripts.close(),
-          notebooks.close(),
-          structured.close(),
-        ]);
-        await conn.end();
-        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failed) throw failed.reason;
-      },
-    };
+      () => conn.end(),
+    );
   } catch (error) {
     await knowledge?.close().catch(() => undefined);
     if (conn.owned) await sql.end({ timeout: 1 }).catch(() => undefined);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { MemError, type MemErrorCode } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
+import { memoryRecord } from '@mem/testkit';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 
@@ -24,37 +25,19 @@ export async function dropSchema(sql: postgres.Sql, schema: string): Promise<voi
 
 let counter = 0;
 
-/** A chunk for port-level tests; every field can be overridden. */
+/** A one-chunk memory for port-level tests (the testkit's `memoryRecord`, with ids unique across processes). */
 export function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
   counter++;
   const id = overrides.id ?? `c${process.pid}x${counter}x${randomBytes(3).toString('hex')}`;
-  return {
+  return memoryRecord({
     id,
     docId: id,
-    space: 'acme',
-    scope: 'agent',
-    agentId: 'alice',
     key: `/notes/n-${counter}`,
     name: `note ${counter}`,
     content: `note number ${counter}`,
-    bodyStart: 0,
-    chunkIndex: 0,
-    chunkCount: 1,
-    source: 'manual',
-    tags: [],
-    embedding: null,
-    embeddingModel: null,
     contentHash: `hash-${id}`,
-    createdAt: '2026-03-01T12:00:00.000Z',
-    updatedAt: '2026-03-01T12:00:00.000Z',
-    expiresAt: null,
-    accessCount: 0,
-    lastAccessedAt: null,
-    alpha: 1,
-    beta: 1,
-    version: 1,
     ...overrides,
-  };
+  });
 }
 
 /** A deterministic pseudo-random unit vector (mulberry32). */

@@ -22,6 +22,7 @@ export {
   schemaVersion,
 } from './migrations.js';
 export { createSqliteNotebookStore, type SqliteNotebookStore } from './notebook-store.js';
+export { createSqliteStores, type SqliteStores, type SqliteStoresOptions } from './stores.js';
 export { createSqliteStructuredStores, type SqliteStructuredStores } from './structured-stores.js';
 export {
   createSqliteTranscriptStore,

@@ -6,40 +6,29 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
-import { modeOf, notPrivate, withUmask } from '@mem/testkit';
+import { memoryRecord, modeOf, notPrivate, withUmask } from '@mem/testkit';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, migrations, runMigrations, type SqliteKnowledgeStore } from './index.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 
+/** A one-chunk memory of agent a1 in space s1 (swarm scope) whose document id is its chunk id. */
 function record(over: Partial<MemoryRecord> & { id: string }): MemoryRecord {
-  return {
-    docId: over.id,
+  const id = over.id;
+  return memoryRecord({
+    docId: id,
     space: 's1',
     scope: 'swarm',
     agentId: 'a1',
-    key: `/swarm/manual/${over.id}`,
-    name: `name ${over.id}`,
-    content: `content of ${over.id}`,
-    bodyStart: 0,
-    chunkIndex: 0,
-    chunkCount: 1,
-    source: 'manual',
-    tags: [],
-    embedding: null,
-    embeddingModel: null,
-    contentHash: `hash-${over.id}`,
+    key: `/swarm/manual/${id}`,
+    name: `name ${id}`,
+    content: `content of ${id}`,
+    contentHash: `hash-${id}`,
     createdAt: NOW,
     updatedAt: NOW,
-    expiresAt: null,
-    accessCount: 0,
-    lastAccessedAt: null,
-    alpha: 1,
-    beta: 1,
-    version: 1,
     ...over,
-  };
+  });
 }
 
 const filter = { space: 's1', viewerAgentId: 'a1', now: NOW };
@@ -81,17 +70,18 @@ describe('migrations', () => {
     const path = join(dir, 'race', 'shared.db');
     const script = join(dir, 'open.mts');
     const entry = join(fileURLToPath(new URL('.', import.meta.url)), 'index.ts');
+    // The testkit's builder file itself: its package entry loads vitest, which a plain child process cannot.
+    const builder = fileURLToPath(new URL('../../../tooling/testkit/src/memory-record.ts', import.meta.url));
     writeFileSync(
       script,
       `import { createSqliteStore } from ${JSON.stringify(entry)};
+       import { memoryRecord } from ${JSON.stringify(builder)};
        const start = Number(process.argv[2]);
        while (Date.now() < start) {}
        const store = createSqliteStore({ path: ${JSON.stringify(path)} });
        const id = 'p' + process.pid;
-       await store.insertDocument([{ id, docId: id, space: 's', scope: 'swarm', agentId: 'a', key: '/k/' + id, name: id,
-         content: 'race ' + id, bodyStart: 0, chunkIndex: 0, chunkCount: 1, source: 'manual', tags: [], embedding: null, embeddingModel: null,
-         contentHash: id, createdAt: '${NOW}', updatedAt: '${NOW}', expiresAt: null, accessCount: 0, lastAccessedAt: null,
-         alpha: 1, beta: 1, version: 1 }]);
+       await store.insertDocument([memoryRecord({ id, docId: id, space: 's', scope: 'swarm', agentId: 'a', key: '/k/' + id,
+         name: id, content: 'race ' + id, contentHash: id, createdAt: '${NOW}', updatedAt: '${NOW}' })]);
        await store.close();`,
     );
     const start = Date.now() + 1500;

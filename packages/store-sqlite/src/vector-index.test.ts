@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
+import { memoryRecord } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
 
@@ -20,9 +21,10 @@ const r = seeded(17);
 const centers = Array.from({ length: 12 }, () => Float32Array.from({ length: DIM }, () => r()));
 const vectorNear = (i: number, noise = 0.3) => Float32Array.from(centers[i % 12]!, (x) => x + noise * r());
 
+/** Memory `i` of a 600-row corpus: scope, owner, key, source, tags and expiry vary with `i`; a vector near centre i % 12. */
 function record(i: number, over: Partial<MemoryRecord> = {}): MemoryRecord {
   const id = `r${String(i).padStart(4, '0')}`;
-  return {
+  return memoryRecord({
     id,
     docId: id,
     space: 's1',
@@ -31,24 +33,15 @@ function record(i: number, over: Partial<MemoryRecord> = {}): MemoryRecord {
     key: i % 10 === 0 ? `/longterm/facts/${id}` : `/swarm/manual/${id}`,
     name: `name ${id}`,
     content: `content of ${id}`,
-    bodyStart: 0,
-    chunkIndex: 0,
-    chunkCount: 1,
     source: i % 4 === 0 ? 'file_index' : 'manual',
     tags: i % 5 === 0 ? ['five'] : [],
     embedding: vectorNear(i),
     embeddingModel: 'test',
-    contentHash: `hash-${id}`,
     createdAt: NOW,
     updatedAt: NOW,
     expiresAt: i % 7 === 0 ? '2024-06-01T00:00:00.000Z' : null,
-    accessCount: 0,
-    lastAccessedAt: null,
-    alpha: 1,
-    beta: 1,
-    version: 1,
     ...over,
-  };
+  });
 }
 
 const base: SearchFilter = { space: 's1', viewerAgentId: 'a1', now: NOW };

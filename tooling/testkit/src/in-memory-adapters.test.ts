@@ -1,6 +1,17 @@
-import { createHashingEmbedder, createInMemoryKnowledgeStore } from '@mem/core';
-import type { KnowledgeStore } from '@mem/core/adapter';
-import { describeEmbedder, describeKnowledgeCounterRaces, describeKnowledgeStore } from './index.js';
+import {
+  createHashingEmbedder,
+  createInMemoryKnowledgeStore,
+  createInMemoryNotebookStore,
+  createInMemoryStructuredStores,
+  createInMemoryTranscriptStore,
+} from '@mem/core';
+import { type KnowledgeStore, storeBundle } from '@mem/core/adapter';
+import {
+  describeEmbedder,
+  describeKnowledgeCounterRaces,
+  describeKnowledgeStore,
+  describeStoreBundle,
+} from './index.js';
 
 // The in-memory adapters of @mem/core run every suite too.
 describeKnowledgeStore('in-memory', async () => ({ store: createInMemoryKnowledgeStore(), cleanup: async () => {} }), {
@@ -17,3 +28,15 @@ describeKnowledgeCounterRaces('in-memory', async () => {
 
 // The hashing embedder of @mem/core spends no tokens: no embedWithUsage, zero in every result.
 describeEmbedder('hashing', async () => ({ embedder: createHashingEmbedder({ dimension: 64 }) }));
+
+// Every in-memory port as one bundle (the adapter kit's storeBundle): the shape the store packages share.
+describeStoreBundle('in-memory', async () => ({
+  bundle: storeBundle({
+    knowledge: createInMemoryKnowledgeStore(),
+    transcripts: createInMemoryTranscriptStore(),
+    notebooks: createInMemoryNotebookStore(),
+    structured: createInMemoryStructuredStores(),
+  }),
+  unavailableAfterClose: false,
+  cleanup: async () => {},
+}));

@@ -67,10 +67,45 @@ export async function embedText(
   return { embedding: { vector: vectors[0]!, model: embedder.id }, usage };
 }
 
+/** A candidate search over one store and embedder, the store's capabilities read once, when it is made. */
+export interface CandidateSearcher {
+  /** The embedder when the store keeps vectors, else undefined: what a write embeds with. */
+  readonly vectorEmbedder: Embedder | undefined;
+  /** `searchCandidates` over this store and embedder. */
+  search(space: string, query: string, topK: number, options: CandidateSearchOptions): Promise<CandidateSearchResult>;
+}
+
+/**
+ * The search of `searchCandidates` for one store and embedder, made once (e.g. when an episodic or procedural memory
+ * is built): which arms can run is decided here from the store's capabilities, not on every call.
+ */
+export function candidateSearcher(store: CandidateSearchStore, embedder: Embedder | undefined): CandidateSearcher {
+  const keyword = store.capabilities.keyword;
+  const vectorEmbedder = embedder !== undefined && store.capabilities.vector ? embedder : undefined;
+  const embed = vectorEmbedder ? (texts: string[]) => embedTexts(vectorEmbedder, texts) : undefined;
+  return {
+    vectorEmbedder,
+    search: (space, query, topK, options) =>
+      fuseCandidates(
+        runSearchArms(query, topK, options, {
+          keyword,
+          embed,
+          keywordSearch: (terms, n) => store.keywordSearch(space, terms, n),
+          vectorSearch: async (v, n) =>
+            (await store.vectorSearch(space, v, vectorEmbedder!.id, n)).filter(
+              (h) => h.similarity > options.minSimilarity,
+            ),
+        }),
+        options,
+      ),
+  };
+}
+
 /**
  * Fused candidates for a query, best first (all of them, up to the arms' candidate counts; the caller cuts).
  * The keyword arm ORs the query terms (any term may match); the vector arm runs when an embedder is given and the
- * store supports vectors, comparing only vectors of the same embedder model.
+ * store supports vectors, comparing only vectors of the same embedder model. Reads the store's capabilities on each
+ * call: a caller that searches the same store again makes a `candidateSearcher` once instead.
  */
 export async function searchCandidates(
   store: CandidateSearchStore,
@@ -80,18 +115,14 @@ export async function searchCandidates(
   topK: number,
   options: CandidateSearchOptions,
 ): Promise<CandidateSearchResult> {
-  const {
-    keywordHits: keyword,
-    vectorHits: vector,
-    ran: arms,
-    usage,
-  } = await runSearchArms(query, topK, options, {
-    keyword: store.capabilities.keyword,
-    embed: embedder !== undefined && store.capabilities.vector ? (texts) => embedTexts(embedder, texts) : undefined,
-    keywordSearch: (terms, n) => store.keywordSearch(space, terms, n),
-    vectorSearch: async (v, n) =>
-      (await store.vectorSearch(space, v, embedder!.id, n)).filter((h) => h.similarity > options.minSimilarity),
-  });
+  return candidateSearcher(store, embedder).search(space, query, topK, options);
+}
+
+async function fuseCandidates(
+  ran: ReturnType<typeof runSearchArms>,
+  options: CandidateSearchOptions,
+): Promise<CandidateSearchResult> {
+  const { keywordHits: keyword, vectorHits: vector, ran: arms, usage } = await ran;
   const keywordScore = new Map(keyword.map((h) => [h.id, h.score]));
   const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
   const candidates = fuseRRF(

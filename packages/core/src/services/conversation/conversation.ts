@@ -1,29 +1,17 @@
-import { defaultTokenizer } from '../adapters/gpt-tokenizer.js';
-import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
-import { contextSettingsSessionId } from '../domain/agent-sessions.js';
-import { invalidArchiveId, parseArchiveId } from '../domain/archive-names.js';
-import {
-  COMPACTION_STRATEGIES,
-  type CompactionPolicy,
-  type CompactionStrategy,
-  DEFAULT_COMPACTION_POLICY,
-  dropOldToolResults,
-  shouldCompress,
-  slidingWindow,
-  summaryMessage,
-} from '../domain/compaction.js';
-import { newId } from '../domain/ids.js';
-import { checkName } from '../domain/names.js';
-import { PERSONAL_DATA_RULES, type PersonalDataSetting, personalDataPolicy, redactSecrets } from '../domain/secrets.js';
-import { RunningTokens } from '../domain/token-budget.js';
-import { isEmptyContent, renderMessageLine } from '../domain/transcript-format.js';
-import { MemError } from '../errors.js';
-import { type Clock, systemClock } from '../ports/clock.js';
-import { type Logger, stderrLogger } from '../ports/logger.js';
-import type { SecretScanner } from '../ports/secret-scanner.js';
-import type { SessionStateStore } from '../ports/session-state-store.js';
-import type { Summarizer, TokenUsage } from '../ports/summarizer.js';
-import type { Tokenizer } from '../ports/tokenizer.js';
+import { defaultTokenizer } from '../../adapters/gpt-tokenizer.js';
+import { createTemplateSummarizer } from '../../adapters/template-summarizer.js';
+import { invalidArchiveId, parseArchiveId } from '../../domain/archive-names.js';
+import { type CompactionStrategy, shouldCompress, summaryMessage } from '../../domain/compaction.js';
+import { newId } from '../../domain/ids.js';
+import { checkName } from '../../domain/names.js';
+import { RunningTokens } from '../../domain/token-budget.js';
+import { isEmptyContent, renderMessageLine } from '../../domain/transcript-format.js';
+import { MemError } from '../../errors.js';
+import { type Clock, systemClock } from '../../ports/clock.js';
+import { type Logger, stderrLogger } from '../../ports/logger.js';
+import type { SecretScanner } from '../../ports/secret-scanner.js';
+import type { Summarizer } from '../../ports/summarizer.js';
+import type { Tokenizer } from '../../ports/tokenizer.js';
 import {
   type ArchiveInfo,
   TRANSCRIPT_ROLES,
@@ -32,98 +20,21 @@ import {
   type TranscriptMessage,
   type TranscriptRole,
   type TranscriptStore,
-} from '../ports/transcript-store.js';
-import { parseInput } from '../schemas.js';
-import { contextSettingsInput } from '../schemas-notebook.js';
-import type { JsonValue } from '../types-structured.js';
-import { scanAndRedact } from './secret-scan.js';
-
-/** Every number of the conversation memory (docs/conversations.md), with defaults. */
-export interface ConversationOptions extends CompactionPolicy {
-  /** Tokens added per message for the chat framing (role markers), on top of its text. */
-  messageOverheadTokens: number;
-  /**
-   * Personal data (payment cards, IBANs) in transcripts: redacted unless the space's policy is allow (a turn is never
-   * refused, so refuse redacts too).
-   */
-  personalData?: PersonalDataSetting;
-  /** Replace secrets by `[REDACTED:<kind>]` before anything is written (default true). */
-  redactSecrets: boolean;
-  /** Heading of the system message that carries the stored transcript. */
-  persistentMemoryTitle: string;
-  /** Archive retention applied after each compaction; null = keep forever (the default). */
-  retention: { maxAgeDays: number | null; maxCount: number | null };
-}
-
-export const DEFAULT_CONVERSATION_OPTIONS: ConversationOptions = {
-  ...DEFAULT_COMPACTION_POLICY,
-  messageOverheadTokens: 4,
-  redactSecrets: true,
-  persistentMemoryTitle: '# Persistent Memory\n\nThe conversation so far, from your transcript (oldest first):',
-  retention: { maxAgeDays: null, maxCount: null },
-};
-
-/** A message as sent to a model. */
-export interface ContextMessage {
-  role: TranscriptRole;
-  content: string;
-}
-
-export interface ContextInput {
-  /** The notebook block (`Notebook.inject(...).text`), placed with the persistent memory. */
-  notebook?: string | undefined;
-  /** The recall block (`### Relevant Past Knowledge` …) for this turn. */
-  recall?: string | undefined;
-  /** The current turn, not yet added to the conversation. */
-  turn?: string | ContextMessage | undefined;
-  /** Tokens kept free for the model's answer (default 0). */
-  reserveTokens?: number | undefined;
-}
-
-export interface AssembledContext {
-  /** System prompt → rules → persistent memory (notebook, transcript) → this session's messages → recall → turn. */
-  messages: ContextMessage[];
-  /** Token count of `messages` (incremental estimate: each text counted once when it entered). */
-  tokens: number;
-  /** Oldest history messages left out because they did not fit in the context length. */
-  omittedMessages: number;
-}
-
-export type CompressionOutcome =
-  | {
-      status: 'compacted';
-      strategy: CompactionStrategy;
-      archive: ArchiveInfo;
-      tokensBefore: number;
-      tokensAfter: number;
-      /** Messages appended by other writers after the snapshot, carried into the new transcript. */
-      carried: number;
-      summarizer?: string;
-      usage?: TokenUsage;
-      fallback?: { from: string; reason: string };
-      /** drop-tool-results: tool results replaced by a placeholder. */
-      replacedToolResults?: number;
-      /** Window strategies: messages left out of the new transcript (kept in the archive). */
-      droppedMessages?: number;
-    }
-  | { status: 'failed'; strategy: CompactionStrategy; tokensBefore: number; error: string }
-  | { status: 'skipped'; strategy: CompactionStrategy; tokensBefore: number; reason: string };
-
-export interface ConversationDeps {
-  store: TranscriptStore;
-  space: string;
-  agentId: string;
-  clock?: Clock | undefined;
-  tokenizer?: Tokenizer | undefined;
-  /** Writes the summary for the `summarize` strategy; default: the template summariser. */
-  summarizer?: Summarizer | undefined;
-  logger?: Logger | undefined;
-  systemPrompt?: string | undefined;
-  rules?: readonly string[] | undefined;
-  options?: Partial<ConversationOptions> | undefined;
-  /** An extra asynchronous secret scan after mem's own rules; what it finds is redacted too (docs/safety.md). */
-  secretScanner?: SecretScanner | undefined;
-}
+} from '../../ports/transcript-store.js';
+import { scanAndRedact } from '../secret-scan.js';
+import { type Compacted, summaryReplacement, windowReplacement } from './compaction.js';
+import { cleanTranscriptText, type Framed, framing } from './context.js';
+import {
+  type AssembledContext,
+  type CompressionOutcome,
+  type ContextInput,
+  type ContextMessage,
+  type ConversationDeps,
+  type ConversationOptions,
+  checkOptions,
+  DEFAULT_CONVERSATION_OPTIONS,
+} from './options.js';
+import { pruneArchives } from './retention.js';
 
 interface Entry {
   message: TranscriptMessage;
@@ -133,29 +44,6 @@ interface Entry {
 }
 
 const iso = (d: Date) => d.toISOString();
-
-/** The context window, threshold and strategy an agent's conversation uses (settable per agent). */
-export type ContextSettings = Pick<ConversationOptions, 'contextLength' | 'threshold' | 'strategy'>;
-
-/** Stored settings, re-checked on read (a hand-edited row must not break every later call): bad fields are dropped. */
-function storedSettings(state: JsonValue): Partial<ContextSettings> {
-  const parsed = contextSettingsInput.safeParse(state);
-  if (!parsed.success) return {};
-  const out: Partial<ContextSettings> = {};
-  for (const [k, v] of Object.entries(parsed.data)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
-}
-
-function checkOptions(o: ConversationOptions): ConversationOptions {
-  const bad = (what: string) => new MemError('INVALID_INPUT', `Invalid conversation option: ${what}.`);
-  if (!(Number.isFinite(o.contextLength) && o.contextLength > 0))
-    throw bad(`contextLength must be a positive number of tokens (got ${o.contextLength})`);
-  if (!(o.threshold > 0 && o.threshold <= 1)) throw bad(`threshold must be in (0, 1] (got ${o.threshold})`);
-  if (!(o.target > 0 && o.target < 1)) throw bad(`target must be in (0, 1) (got ${o.target})`);
-  if (!COMPACTION_STRATEGIES.includes(o.strategy))
-    throw bad(`strategy must be one of ${COMPACTION_STRATEGIES.join(', ')} (got "${String(o.strategy)}")`);
-  return o;
-}
 
 /**
  * One agent's conversation memory (docs/conversations.md): a history written through to a TranscriptStore, reloaded on start,
@@ -177,7 +65,7 @@ export class Conversation {
   private readonly summarizer: Summarizer;
   private readonly logger: Logger;
   private readonly secretScanner: SecretScanner | undefined;
-  private readonly fixed: { message: ContextMessage; tokens: number }[] = [];
+  private readonly fixed: Framed[] = [];
   private readonly titleTokens: number;
 
   private header: TranscriptHeader | null = null;
@@ -270,17 +158,9 @@ export class Conversation {
     return run;
   }
 
-  private clean(text: string): string {
-    const noNul = text.includes('\u0000') ? text.replace(/\u0000/g, '') : text;
-    const noSecrets = this.options.redactSecrets ? redactSecrets(noNul) : noNul;
-    return personalDataPolicy(this.options.personalData, this.space) === 'allow'
-      ? noSecrets
-      : redactSecrets(noSecrets, PERSONAL_DATA_RULES);
-  }
-
   /** `clean`, then the stack's secret scanner (when secrets are redacted) over all the texts in one call. */
   private async cleanAll(texts: readonly string[]): Promise<string[]> {
-    const cleaned = texts.map((t) => this.clean(t));
+    const cleaned = texts.map((t) => cleanTranscriptText(t, this.options, this.space));
     return this.options.redactSecrets ? scanAndRedact(this.secretScanner, cleaned, 'transcript') : cleaned;
   }
 
@@ -400,25 +280,7 @@ export class Conversation {
   async context(input: ContextInput = {}): Promise<AssembledContext> {
     await this.load();
     const overhead = this.options.messageOverheadTokens;
-    const before: { message: ContextMessage; tokens: number }[] = [...this.fixed];
-    const after: { message: ContextMessage; tokens: number }[] = [];
-    if (input.notebook && !isEmptyContent(input.notebook)) {
-      before.push({
-        message: { role: 'system', content: input.notebook },
-        tokens: this.tokenizer.count(input.notebook) + overhead,
-      });
-    }
-    if (input.recall && !isEmptyContent(input.recall)) {
-      after.push({
-        message: { role: 'system', content: input.recall },
-        tokens: this.tokenizer.count(input.recall) + overhead,
-      });
-    }
-    if (input.turn !== undefined) {
-      const turn = typeof input.turn === 'string' ? { role: 'user' as const, content: input.turn } : input.turn;
-      if (!isEmptyContent(turn.content))
-        after.push({ message: { ...turn }, tokens: this.tokenizer.count(turn.content) + overhead });
-    }
+    const { before, after } = framing(input, this.fixed, (text) => this.tokenizer.count(text) + overhead);
     const P = this.persisted.length;
     let outside = P > 0 ? this.titleTokens : 0;
     for (const x of before) outside += x.tokens;
@@ -523,51 +385,29 @@ export class Conversation {
     if (!snapshot || snapshot.messages.length === 0) {
       return { status: 'skipped', strategy, tokensBefore, reason: 'the stored transcript holds no messages' };
     }
-    const now = this.clock.now();
-    let replacement: TranscriptMessage[];
-    const extra: Partial<Extract<CompressionOutcome, { status: 'compacted' }>> = {};
-    if (strategy === 'summarize') {
-      let summary: string;
-      try {
-        const result = await this.summarizer.summarize({ messages: snapshot.messages, agent: this.agentId });
-        [summary] = (await this.cleanAll([result.summary ?? ''])) as [string];
-        extra.summarizer = result.summarizer;
-        extra.usage = result.usage;
-        if (result.fallback) {
-          extra.fallback = result.fallback;
-          this.logger.warn(
-            `summariser "${result.fallback.from}" fell back to "${result.summarizer}": ${result.fallback.reason}`,
+    const planned =
+      strategy === 'summarize'
+        ? await summaryReplacement(
             {
+              summarizer: this.summarizer,
+              logger: this.logger,
               space: this.space,
-              agent: this.agentId,
+              agentId: this.agentId,
+              cleanAll: (texts) => this.cleanAll(texts),
             },
+            snapshot,
+            iso(this.clock.now()),
+          )
+        : windowReplacement(
+            strategy,
+            snapshot,
+            this.countsFor(snapshot),
+            Math.max(0, this.options.target * this.options.contextLength - this.fixedWithoutTitle()),
+            this.options,
+            (m) => this.entry(m).tokens,
           );
-        }
-      } catch (error) {
-        return this.failed(strategy, tokensBefore, `summariser "${this.summarizer.id}" failed`, error);
-      }
-      if (isEmptyContent(summary))
-        return this.failed(
-          strategy,
-          tokensBefore,
-          `summariser "${this.summarizer.id}" returned an empty summary`,
-          null,
-        );
-      replacement = [summaryMessage(summary, iso(now))];
-    } else {
-      const counts = this.countsFor(snapshot);
-      const budget = Math.max(0, this.options.target * this.options.contextLength - this.fixedWithoutTitle());
-      let messages = snapshot.messages;
-      let current = counts;
-      if (strategy === 'drop-tool-results') {
-        const dropped = dropOldToolResults(messages, counts, this.options);
-        extra.replacedToolResults = dropped.replaced;
-        messages = dropped.messages;
-        current = messages.map((m, i) => (m === snapshot.messages[i] ? counts[i]! : this.entry(m).tokens));
-      }
-      replacement = slidingWindow(messages, current, budget);
-      extra.droppedMessages = messages.length - replacement.length;
-    }
+    if ('failed' in planned) return this.failed(strategy, tokensBefore, planned.failed, planned.error);
+    const { messages: replacement, extra } = planned;
     try {
       return await this.replace(snapshot, replacement, strategy, tokensBefore, extra);
     } catch (error) {
@@ -616,8 +456,8 @@ export class Conversation {
     replacement: TranscriptMessage[],
     strategy: CompactionStrategy,
     tokensBefore: number,
-    extra: Partial<Extract<CompressionOutcome, { status: 'compacted' }>>,
-  ): Promise<CompressionOutcome & { status: 'compacted' }> {
+    extra: Partial<Compacted>,
+  ): Promise<Compacted> {
     const now = this.clock.now();
     const result = await this.store.compact(this.space, this.agentId, {
       basis: { conversationId: snapshot.header.conversationId, messageCount: snapshot.messages.length },
@@ -646,156 +486,5 @@ export class Conversation {
     } catch (error) {
       this.logger.warn('archive retention failed; archives kept', { space: this.space, agent: this.agentId, error });
     }
-  }
-}
-
-/** Delete archives beyond a retention policy (oldest first). Returns the ids removed. */
-export async function pruneArchives(
-  store: TranscriptStore,
-  space: string,
-  agentId: string,
-  policy: { maxAgeDays?: number | null; maxCount?: number | null },
-  now: Date,
-): Promise<string[]> {
-  const archives = await store.listArchives(space, agentId);
-  const doomed = new Set<string>();
-  if (policy.maxCount !== null && policy.maxCount !== undefined && archives.length > policy.maxCount) {
-    for (const a of archives.slice(0, archives.length - Math.max(0, policy.maxCount))) doomed.add(a.id);
-  }
-  if (policy.maxAgeDays !== null && policy.maxAgeDays !== undefined) {
-    const limit = now.getTime() - policy.maxAgeDays * 86_400_000;
-    for (const a of archives) if (Date.parse(a.archivedAt) < limit) doomed.add(a.id);
-  }
-  const removed: string[] = [];
-  for (const id of doomed) if (await store.deleteArchive(space, agentId, id)) removed.push(id);
-  return removed;
-}
-
-export interface ConversationServiceDeps {
-  store: TranscriptStore;
-  /** Where per-agent context settings persist (the stack passes its session-state store); absent: not settable. */
-  settings?: SessionStateStore | undefined;
-  clock?: Clock | undefined;
-  tokenizer?: Tokenizer | undefined;
-  summarizer?: Summarizer | undefined;
-  logger?: Logger | undefined;
-  options?: Partial<ConversationOptions> | undefined;
-  secretScanner?: SecretScanner | undefined;
-}
-
-/** Opens conversations over one TranscriptStore with shared defaults; what a stack exposes as `conversations`. */
-export class ConversationService {
-  readonly store: TranscriptStore;
-  private readonly deps: ConversationServiceDeps;
-
-  constructor(deps: ConversationServiceDeps) {
-    this.store = deps.store;
-    this.deps = deps;
-  }
-
-  /** The conversation of one agent; per-call options override the service's. Load happens on first use. */
-  open(args: {
-    space: string;
-    agentId: string;
-    systemPrompt?: string | undefined;
-    rules?: readonly string[] | undefined;
-    options?: Partial<ConversationOptions> | undefined;
-    /** Writes this conversation's compaction summaries instead of the service's summariser. */
-    summarizer?: Summarizer | undefined;
-  }): Conversation {
-    return new Conversation({
-      ...this.deps,
-      ...(args.summarizer ? { summarizer: args.summarizer } : {}),
-      space: args.space,
-      agentId: args.agentId,
-      systemPrompt: args.systemPrompt,
-      rules: args.rules,
-      options: { ...this.deps.options, ...args.options },
-    });
-  }
-
-  /**
-   * The context settings of an agent: the service's, overridden by what was set for the agent (`setContextSettings`).
-   * `stored` holds only the fields set for the agent.
-   */
-  async contextSettings(
-    space: string,
-    agentId: string,
-  ): Promise<{ settings: ContextSettings; stored: Partial<ContextSettings> }> {
-    checkName(agentId, 'agent');
-    const record = this.deps.settings ? await this.deps.settings.get(space, contextSettingsSessionId(agentId)) : null;
-    const stored = record ? storedSettings(record.state) : {};
-    const base = { ...DEFAULT_CONVERSATION_OPTIONS, ...this.deps.options };
-    const merged = { ...base, ...stored };
-    return {
-      settings: { contextLength: merged.contextLength, threshold: merged.threshold, strategy: merged.strategy },
-      stored,
-    };
-  }
-
-  /**
-   * Set an agent's context window, threshold and strategy (each field given replaces the stored one), persisted in the
-   * session-state store so every later `openWithSettings` uses them. `INVALID_INPUT` for bad values (nothing stored);
-   * `CAPABILITY_MISSING` without a session-state store.
-   */
-  async setContextSettings(
-    space: string,
-    agentId: string,
-    raw: unknown,
-  ): Promise<{ settings: ContextSettings; stored: Partial<ContextSettings> }> {
-    checkName(agentId, 'agent');
-    const input = parseInput(contextSettingsInput, 'context settings', raw);
-    if (!this.deps.settings) {
-      throw new MemError(
-        'CAPABILITY_MISSING',
-        'Per-agent context settings are kept in the session-state store, and this stack has none: configure structured stores (SQLite, PostgreSQL or in-memory).',
-      );
-    }
-    const { stored } = await this.contextSettings(space, agentId);
-    const next: Partial<ContextSettings> = { ...stored };
-    for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
-    checkOptions({ ...DEFAULT_CONVERSATION_OPTIONS, ...this.deps.options, ...next });
-    const at = iso((this.deps.clock ?? systemClock).now());
-    await this.deps.settings.set(space, contextSettingsSessionId(agentId), next as JsonValue, at);
-    return this.contextSettings(space, agentId);
-  }
-
-  /** `open` with the agent's stored context settings applied (per-call options still win). */
-  async openWithSettings(args: Parameters<ConversationService['open']>[0]): Promise<Conversation> {
-    const { stored } = await this.contextSettings(args.space, args.agentId);
-    return this.open({ ...args, options: { ...stored, ...args.options } });
-  }
-
-  agents(space: string): Promise<string[]> {
-    return this.store.agents(space);
-  }
-
-  archives(space: string, agentId: string): Promise<ArchiveInfo[]> {
-    return this.store.listArchives(space, agentId);
-  }
-
-  async readArchive(space: string, agentId: string, id: string): Promise<Transcript> {
-    // Checked before any store sees it: an archive id is never a path.
-    if (!parseArchiveId(id)) throw invalidArchiveId(id);
-    return this.store.readArchive(space, agentId, id);
-  }
-
-  /** The archive retention configured for this service (per-call options aside); nulls mean keep forever. */
-  get retention(): { maxAgeDays: number | null; maxCount: number | null } {
-    return { ...DEFAULT_CONVERSATION_OPTIONS.retention, ...this.deps.options?.retention };
-  }
-
-  /** Delete archives beyond a retention policy. */
-  prune(
-    space: string,
-    agentId: string,
-    policy: { maxAgeDays?: number | null; maxCount?: number | null },
-  ): Promise<string[]> {
-    return pruneArchives(this.store, space, agentId, policy, (this.deps.clock ?? systemClock).now());
-  }
-
-  /** Delete an agent's transcript and archives (`forget`). */
-  forget(space: string, agentId: string): Promise<{ transcripts: number; archives: number }> {
-    return this.store.remove(space, agentId);
   }
 }

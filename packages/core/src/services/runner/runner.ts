@@ -1,279 +1,37 @@
-/**
- * The runner (docs/runner.md): one agent turn and one task over a stack's services, so that every framework adapter
- * (and every door) gets the same loop — write the new messages through, compress at threshold × context window,
- * assemble system prompt → rules → notebook → persisted conversation (with its compaction summary) → this session's
- * messages → recall block → the new messages, and store a `task_completion` / `session_summary` memory at the end.
- * Pure domain: every byte goes through the stack's ports.
- */
-import { z } from 'zod';
-import { createTemplateSummarizer } from '../adapters/template-summarizer.js';
-import { openTasksSessionId } from '../domain/agent-sessions.js';
-import { COMPACTION_STRATEGIES, type CompactionStrategy } from '../domain/compaction.js';
-import { checkName } from '../domain/names.js';
-import { renderMessageLine } from '../domain/transcript-format.js';
-import { MemError } from '../errors.js';
-import { type Summarizer, sumUsage, type TokenUsage } from '../ports/summarizer.js';
-import { parseInput } from '../schemas.js';
-import { transcriptRoleSchema } from '../schemas-notebook.js';
-import type { Stack } from '../stack.js';
-import type { Principal } from '../types.js';
-import type { CompressionOutcome, ContextMessage, Conversation } from './conversation.js';
-import { defaultName, type StoreResult } from './knowledge/index.js';
-
-/** Context window, threshold and strategy a runner uses when the caller sets none. */
-export interface ModelContextDefaults {
-  contextWindow: number;
-  threshold: number;
-  strategy: CompactionStrategy;
-}
-
-/** Context windows of well-known model families, first match wins; anything else gets 128,000 tokens. */
-const MODEL_WINDOWS: readonly [RegExp, number][] = [
-  [/gpt-4\.1/i, 1_047_576],
-  [/gpt-5/i, 400_000],
-  [/gpt-4o|gpt-4-turbo/i, 128_000],
-  [/gpt-3\.5/i, 16_385],
-  [/gpt-4/i, 8_192],
-  [/(^|\/)o[1345](-|$)/i, 200_000],
-  [/claude/i, 200_000],
-  [/gemini/i, 1_048_576],
-  [/llama-?3\.[1-3]/i, 128_000],
-  [/llama/i, 8_192],
-  [/mistral|mixtral|qwen/i, 32_768],
-];
-
-/** The defaults for a model id: its family's context window (128,000 when unknown), threshold 0.9, `summarize`. */
-export function modelContextDefaults(model?: string | null): ModelContextDefaults {
-  const hit = model ? MODEL_WINDOWS.find(([re]) => re.test(model)) : undefined;
-  return { contextWindow: hit?.[1] ?? 128_000, threshold: 0.9, strategy: 'summarize' };
-}
-
-export interface RunnerOptions {
-  /** The model id; picks the default context window (`modelContextDefaults`). */
-  model?: string | undefined;
-  /** The model's context window in tokens (default: per model). */
-  contextWindow?: number | undefined;
-  /** Compress when the context reaches threshold × contextWindow (default 0.9). */
-  threshold?: number | undefined;
-  /** `summarize` (default), `sliding-window` or `drop-tool-results`. */
-  strategy?: CompactionStrategy | undefined;
-  /** Writes compaction and session summaries (default: the stack's summariser for compaction, the template one for sessions). */
-  summarizer?: Summarizer | undefined;
-  /** Tokens kept free for the model's answer (default 0). */
-  reserveTokens?: number | undefined;
-  /** Most memories in the recall block (default: the knowledge service's `recallLimit`). */
-  recallLimit?: number | undefined;
-  /** Role of the recall block's message: `user` (default, accepted by every provider mid-conversation) or `system`. */
-  recallRole?: 'user' | 'system' | undefined;
-}
-
-/** Options after defaults. */
-export interface ResolvedRunnerOptions {
-  model: string | null;
-  contextWindow: number;
-  threshold: number;
-  strategy: CompactionStrategy;
-  reserveTokens: number;
-  recallLimit: number | undefined;
-  recallRole: 'user' | 'system';
-}
-
-/** A message of a turn, as the caller has it (a tool result's content is its text). */
-export interface RunnerMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-}
-
-export interface TurnInput {
-  principal: Principal;
-  /** The task text: the recall query. Later turns of the same `taskId` may leave it out. */
-  task?: string | undefined;
-  /** Ties turns, recall and the task memory together. */
-  taskId?: string | undefined;
-  systemPrompt?: string | undefined;
-  rules?: readonly string[] | undefined;
-  /** The messages since the last turn; written through before the context is assembled. */
-  messages?: readonly RunnerMessage[] | undefined;
-  /**
-   * The newest N history messages the caller sends itself in its own format (a framework's tool calls and results);
-   * they are left out of `messages` and the recall block goes last. Default 0.
-   */
-  omitNewest?: number | undefined;
-}
-
-/**
- * A model call a turn (or a task's or session's end) made and what it spent: `compaction` and `session-summary` by
- * the summariser, `recall-embedding` (the recall query) and `memory-embedding` (the stored task or session memory) by
- * the embedder. Embedder calls that spent no tokens (a local embedder) are not listed.
- */
-export interface SpentTokens {
-  operation: 'compaction' | 'session-summary' | 'recall-embedding' | 'memory-embedding';
-  by: string;
-  usage: TokenUsage;
-}
-
-/** What assembleTurn did and what the context holds. */
-export interface ContextReport {
-  model: string | null;
-  contextWindow: number;
-  threshold: number;
-  strategy: CompactionStrategy;
-  /** Tokens at which compaction fires: threshold × contextWindow. */
-  compressAt: number;
-  /** Tokens of the assembled context (with the tokenizer of the stack), the omitted newest messages included. */
-  tokens: number;
-  reserveTokens: number;
-  /** Oldest history messages left out because they did not fit. */
-  omittedMessages: number;
-  /** Tokens of the notebook block (0 without a notebook). */
-  notebookTokens: number;
-  /** The memories in the recall block. */
-  recalled: { id: string; key: string; name: string; similarity: number | null; relevance: number }[];
-  recallQuery: string | null;
-  taskId: string | null;
-  /** Messages written through by this call. */
-  written: number;
-  /** What the compaction check did (null: under the threshold). */
-  compaction: CompressionOutcome | null;
-  /** Model calls made for this turn and their token usage. */
-  spent: SpentTokens[];
-  /** Sum of `spent`. */
-  usage: TokenUsage;
-}
-
-export interface AssembledTurn {
-  /** The messages to send, oldest first. */
-  messages: ContextMessage[];
-  report: ContextReport;
-}
-
-export interface RecordInput {
-  principal: Principal;
-  messages: readonly RunnerMessage[];
-}
-
-export interface EndTaskInput {
-  principal: Principal;
-  taskId: string;
-  /** What was done and learned: the content of the task memory. */
-  summary: string;
-  /** The task text (default: the one given to assembleTurn for this taskId). */
-  task?: string | undefined;
-  outcome?: 'success' | 'failure' | 'partial' | undefined;
-  /** A task the agent started on its own (a schedule, a trigger): no memory unless `persistMemory`. */
-  automatic?: boolean | undefined;
-  persistMemory?: boolean | undefined;
-  tags?: readonly string[] | undefined;
-  /** Ratings of recalled memories for this task (recorded with its taskId). */
-  ratings?: readonly { id: string; useful: boolean; note?: string | undefined }[] | undefined;
-}
-
-export interface EndTaskResult {
-  taskId: string;
-  stored: StoreResult | null;
-  /** Why no memory was stored. */
-  skipped?: string;
-  rated: number;
-  /** Model calls made to end the task (the embedding of its memory) and their token usage. */
-  spent: SpentTokens[];
-  /** Sum of `spent`. */
-  usage: TokenUsage;
-}
-
-export interface EndSessionInput {
-  principal: Principal;
-  /** The summary to store; without it the summariser writes one from the transcript. */
-  summary?: string | undefined;
-  /** Summarise only the messages written at or after this time (ISO-8601; e.g. when the session started). */
-  since?: string | undefined;
-  tags?: readonly string[] | undefined;
-}
-
-export interface EndSessionResult {
-  stored: StoreResult | null;
-  skipped?: string;
-  /** Model calls made to end the session (the summariser, the embedding of its memory) and their token usage. */
-  spent: SpentTokens[];
-  /** Sum of `spent`. */
-  usage: TokenUsage;
-}
-
-/** Open tasks kept per agent; the oldest go first. */
-const MAX_OPEN_TASKS = 100;
-
-const text = (what: string, max: number) =>
-  z
-    .string()
-    .max(max, `${what} has at most ${max} characters`)
-    .refine((s) => s.trim().length > 0, `${what} must not be empty`);
-const taskIdSchema = z.string().trim().min(1, 'taskId must not be empty').max(200, 'taskId has at most 200 characters');
-const messageSchema = z.object({ role: transcriptRoleSchema, content: z.string() }).strict();
-
-/** The input of `assembleTurn` without the principal (what the HTTP, MCP and CLI doors accept). */
-export const runnerTurnInput = z
-  .object({
-    task: text('task', 20_000).optional(),
-    taskId: taskIdSchema.optional(),
-    systemPrompt: z.string().max(200_000).optional(),
-    rules: z.array(z.string().max(4_000)).max(100).optional(),
-    messages: z.array(messageSchema).max(1_000, 'at most 1000 messages per turn').optional(),
-    omitNewest: z.number().int().min(0).optional(),
-  })
-  .strict();
-
-/** The input of `recordTurn` without the principal. */
-export const runnerRecordInput = z.object({ messages: z.array(messageSchema).max(1_000) }).strict();
-
-/** The input of `endTask` without the principal. */
-export const runnerEndTaskInput = z
-  .object({
-    taskId: taskIdSchema,
-    summary: text('summary', 100_000),
-    task: text('task', 20_000).optional(),
-    outcome: z.enum(['success', 'failure', 'partial']).optional(),
-    automatic: z.boolean().optional(),
-    persistMemory: z.boolean().optional(),
-    tags: z.array(z.string()).max(16).optional(),
-    ratings: z
-      .array(z.object({ id: z.string().min(1), useful: z.boolean(), note: z.string().max(280).optional() }).strict())
-      .max(100)
-      .optional(),
-  })
-  .strict();
-
-/** The input of `endSession` without the principal. */
-export const runnerEndSessionInput = z
-  .object({
-    summary: text('summary', 100_000).optional(),
-    since: z.iso
-      .datetime({ offset: true, message: 'since must be an ISO-8601 time, e.g. 2026-05-01T09:00:00Z' })
-      .optional(),
-    tags: z.array(z.string()).max(16).optional(),
-  })
-  .strict();
-
-function addUsage(spent: readonly SpentTokens[]): TokenUsage {
-  return sumUsage(spent.map((s) => s.usage));
-}
-
-const spentAny = (u: TokenUsage) => u.inputTokens > 0 || u.outputTokens > 0 || u.totalTokens > 0;
-
-function checkPrincipal(p: Principal): Principal {
-  if (!p || typeof p !== 'object')
-    throw new MemError('INVALID_INPUT', 'principal is required: give {space, agentId, role}.');
-  checkName(p.space, 'space');
-  checkName(p.agentId, 'agent');
-  if (p.role !== 'lead' && p.role !== 'worker') {
-    throw new MemError('INVALID_INPUT', `Invalid role "${String(p.role)}": use "lead" or "worker".`);
-  }
-  return p;
-}
-
-function split<T extends { principal: Principal }>(input: T): [Principal, Omit<T, 'principal'>] {
-  if (!input || typeof input !== 'object') throw new MemError('INVALID_INPUT', 'Give an object with a principal.');
-  const { principal, ...rest } = input;
-  return [checkPrincipal(principal), rest];
-}
+import { createTemplateSummarizer } from '../../adapters/template-summarizer.js';
+import { openTasksSessionId } from '../../domain/agent-sessions.js';
+import { COMPACTION_STRATEGIES } from '../../domain/compaction.js';
+import { renderMessageLine } from '../../domain/transcript-format.js';
+import { MemError } from '../../errors.js';
+import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
+import { parseInput } from '../../schemas.js';
+import type { Stack } from '../../stack.js';
+import type { Principal } from '../../types.js';
+import type { ContextMessage, Conversation } from '../conversation/index.js';
+import { defaultName, type StoreResult } from '../knowledge/index.js';
+import {
+  addUsage,
+  MAX_OPEN_TASKS,
+  runnerEndSessionInput,
+  runnerEndTaskInput,
+  runnerRecordInput,
+  runnerTurnInput,
+  spentAny,
+  split,
+} from './inputs.js';
+import {
+  type AssembledTurn,
+  type EndSessionInput,
+  type EndSessionResult,
+  type EndTaskInput,
+  type EndTaskResult,
+  modelContextDefaults,
+  type RecordInput,
+  type ResolvedRunnerOptions,
+  type RunnerOptions,
+  type SpentTokens,
+  type TurnInput,
+} from './types.js';
 
 /**
  * One agent turn and one task (docs/runner.md). Keeps one `Conversation` per agent (and system prompt/rules), so call

@@ -1,0 +1,118 @@
+/** The knowledge port's schema steps on SQLite. */
+import type { Migration } from './types.js';
+
+/** Knowledge memory: chunks, tags, FTS5 keyword index, versions, ratings, meta. */
+export const knowledgeV1: Migration = {
+  version: 1,
+  name: 'knowledge',
+  up(db) {
+    db.exec(`
+      CREATE TABLE chunks (
+        rid              INTEGER PRIMARY KEY,
+        id               TEXT    NOT NULL,
+        doc_id           TEXT    NOT NULL,
+        space            TEXT    NOT NULL,
+        scope            TEXT    NOT NULL CHECK (scope IN ('agent', 'swarm')),
+        agent_id         TEXT    NOT NULL,
+        key              TEXT    NOT NULL,
+        name             TEXT    NOT NULL,
+        content          TEXT    NOT NULL,
+        body_start       INTEGER NOT NULL DEFAULT 0,
+        chunk_index      INTEGER NOT NULL,
+        chunk_count      INTEGER NOT NULL,
+        source           TEXT    NOT NULL,
+        tags             TEXT    NOT NULL DEFAULT '[]',
+        embedding        BLOB,
+        embedding_model  TEXT,
+        content_hash     TEXT    NOT NULL,
+        created_at       TEXT    NOT NULL,
+        updated_at       TEXT    NOT NULL,
+        expires_at       TEXT,
+        access_count     INTEGER NOT NULL DEFAULT 0,
+        last_accessed_at TEXT,
+        alpha            REAL    NOT NULL DEFAULT 1,
+        beta             REAL    NOT NULL DEFAULT 1,
+        version          INTEGER NOT NULL DEFAULT 1
+      );
+      -- (id, space): unique per space, and serves lookups by id alone (updateEmbeddings).
+      CREATE UNIQUE INDEX chunks_id ON chunks (id, space);
+      -- One key per (space, scope, owner); chunks of one document share the key with distinct chunk_index.
+      CREATE UNIQUE INDEX chunks_key ON chunks (space, scope, agent_id, key, chunk_index);
+      CREATE INDEX chunks_doc ON chunks (space, doc_id, chunk_index);
+      CREATE INDEX chunks_hash ON chunks (space, scope, agent_id, content_hash);
+      CREATE INDEX chunks_scan ON chunks (created_at, id);
+      CREATE INDEX chunks_space_scan ON chunks (space, created_at, id);
+      CREATE INDEX chunks_expiry ON chunks (expires_at) WHERE expires_at IS NOT NULL;
+
+      CREATE TABLE chunk_tags (
+        chunk_rid INTEGER NOT NULL REFERENCES chunks (rid) ON DELETE CASCADE,
+        tag       TEXT    NOT NULL,
+        PRIMARY KEY (chunk_rid, tag)
+      ) WITHOUT ROWID;
+      CREATE INDEX chunk_tags_tag ON chunk_tags (tag, chunk_rid);
+
+      -- External-content FTS5 index over name + content: the text is stored once (in chunks),
+      -- bm25() works, and 'rebuild' / 'integrity-check' can repair or verify the index from chunks.
+      CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+        name, content,
+        content = 'chunks', content_rowid = 'rid',
+        tokenize = 'porter unicode61'
+      );
+      CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts (rowid, name, content) VALUES (new.rid, new.name, new.content);
+      END;
+      CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, name, content) VALUES ('delete', old.rid, old.name, old.content);
+      END;
+      CREATE TRIGGER chunks_fts_update AFTER UPDATE OF name, content ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, name, content) VALUES ('delete', old.rid, old.name, old.content);
+        INSERT INTO chunks_fts (rowid, name, content) VALUES (new.rid, new.name, new.content);
+      END;
+
+      CREATE TABLE versions (
+        vid         INTEGER PRIMARY KEY,
+        space       TEXT    NOT NULL,
+        doc_id      TEXT    NOT NULL,
+        version     INTEGER NOT NULL,
+        old_content TEXT    NOT NULL,
+        old_key     TEXT    NOT NULL,
+        intent      TEXT    NOT NULL,
+        agent_id    TEXT    NOT NULL,
+        at          TEXT    NOT NULL
+      );
+      CREATE INDEX versions_doc ON versions (space, doc_id, version);
+
+      CREATE TABLE ratings (
+        space    TEXT    NOT NULL,
+        doc_id   TEXT    NOT NULL,
+        task_id  TEXT    NOT NULL,
+        useful   INTEGER NOT NULL,
+        note     TEXT,
+        agent_id TEXT    NOT NULL,
+        at       TEXT    NOT NULL,
+        PRIMARY KEY (space, doc_id, task_id)
+      );
+
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `);
+  },
+};
+
+/**
+ * Ratings cannot be stuffed (issue 15): a rating row says whether it counts. A rater's newer vote on a memory takes
+ * back its earlier counted ones (the rows stay, uncounted); an author's votes on its own memory never count.
+ * Existing rows keep counting as they did.
+ */
+export const ratingsCountedV5: Migration = {
+  version: 5,
+  name: 'ratings-counted',
+  up(db) {
+    db.exec(`
+      ALTER TABLE ratings ADD COLUMN counted INTEGER NOT NULL DEFAULT 1;
+      CREATE INDEX ratings_rater ON ratings (space, doc_id, agent_id) WHERE counted = 1;
+    `);
+  },
+};
