@@ -127,22 +127,33 @@ async function openEmbedder(g: GlobalOptions, env: Env): Promise<Embedder | unde
   }
 }
 
+/** The chat endpoint of the LLM-backed parts (MEM_LLM_MODEL, MEM_LLM_BASE_URL, MEM_LLM_API_KEY or OPENAI_API_KEY). */
+function llmEndpoint(env: Env, setting: string): { model: string; baseURL?: string; apiKey?: string } {
+  const model = env.MEM_LLM_MODEL;
+  if (!model)
+    throw new UsageError(`${setting} needs MEM_LLM_MODEL (and MEM_LLM_BASE_URL / MEM_LLM_API_KEY for your endpoint).`);
+  const apiKey = env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY;
+  return { model, ...(env.MEM_LLM_BASE_URL ? { baseURL: env.MEM_LLM_BASE_URL } : {}), ...(apiKey ? { apiKey } : {}) };
+}
+
 /** The summariser MEM_SUMMARIZER asks for (the template one by default). */
 async function openSummarizer(env: Env): Promise<StackOptions['summarizer']> {
   const kind = env.MEM_SUMMARIZER ?? 'template';
   if (kind === 'template') return undefined;
   if (kind !== 'llm') throw new UsageError(`MEM_SUMMARIZER must be "template" or "llm" (got "${kind}").`);
-  const model = env.MEM_LLM_MODEL;
-  if (!model)
-    throw new UsageError(
-      'MEM_SUMMARIZER=llm needs MEM_LLM_MODEL (and MEM_LLM_BASE_URL / MEM_LLM_API_KEY for your endpoint).',
-    );
+  const endpoint = llmEndpoint(env, 'MEM_SUMMARIZER=llm');
   const { createLlmSummarizer } = await import('@mem/summarizer-llm');
-  return createLlmSummarizer({
-    model,
-    ...(env.MEM_LLM_BASE_URL ? { baseURL: env.MEM_LLM_BASE_URL } : {}),
-    ...((env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY) ? { apiKey: env.MEM_LLM_API_KEY ?? env.OPENAI_API_KEY } : {}),
-  });
+  return createLlmSummarizer(endpoint);
+}
+
+/** The query rewriter MEM_QUERY_REWRITE asks for (none by default). */
+async function openQueryRewriter(env: Env): Promise<StackOptions['queryRewriter']> {
+  const kind = env.MEM_QUERY_REWRITE ?? 'off';
+  if (kind === 'off') return undefined;
+  if (kind !== 'llm') throw new UsageError(`MEM_QUERY_REWRITE must be "off" or "llm" (got "${kind}").`);
+  const endpoint = llmEndpoint(env, 'MEM_QUERY_REWRITE=llm');
+  const { createLlmQueryRewriter } = await import('@mem/summarizer-llm');
+  return createLlmQueryRewriter(endpoint);
 }
 
 /** The reranker MEM_RERANK_URL asks for (none by default), and MEM_RERANK_DEPTH. */
@@ -264,6 +275,8 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
   const summarizer = await openSummarizer(env);
   if (summarizer) options.summarizer = summarizer;
   Object.assign(options, await openReranker(env));
+  const queryRewriter = await openQueryRewriter(env);
+  if (queryRewriter) options.queryRewriter = queryRewriter;
   if (g.secretlint) {
     const { createSecretlintScanner } = await import('@mem/secrets-secretlint');
     options.secretScanner = createSecretlintScanner();
