@@ -224,16 +224,17 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return this.holderOfKey({ space, scope, agentId, key });
   }
 
-  async findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null> {
+  async findDocIdsByHashes(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]> {
+    return lookups.map((l) => this.holderOfHash(space, l));
+  }
+
+  /** The document of the first stored chunk (insertion order) with this hash, scope and agent, or null. */
+  private holderOfHash(space: string, { scope, agentId, contentHash }: HashLookup): string | null {
     for (const c of this.chunks.values()) {
       if (c.space === space && c.scope === scope && c.agentId === agentId && c.contentHash === contentHash)
         return c.docId;
     }
     return null;
-  }
-
-  async findDocIdsByHashes(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]> {
-    return Promise.all(lookups.map((l) => this.findDocIdByHash(space, l.scope, l.agentId, l.contentHash)));
   }
 
   async keywordSearch(q: KeywordQuery): Promise<KeywordHit[]> {

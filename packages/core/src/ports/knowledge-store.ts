@@ -150,10 +150,10 @@ export interface KnowledgeReader {
   getDocument(space: string, docId: string): Promise<MemoryRecord[]>;
   getChunks(space: string, ids: string[]): Promise<MemoryRecord[]>;
   findDocIdByKey(space: string, scope: Scope, agentId: string, key: string): Promise<string | null>;
-  findDocIdByHash(space: string, scope: Scope, agentId: string, contentHash: string): Promise<string | null>;
   /**
-   * `findDocIdByHash` for many lookups in one round trip: every store (single or batch) asks through it, once per
-   * call. Answers in the order of `lookups`, each exactly what `findDocIdByHash` would answer.
+   * Content-hash lookups, many in one round trip: every store (single or batch) asks through it, once per call. For
+   * each lookup, the document of the oldest chunk (createdAt, then insertion order) of that scope and agent in the space
+   * whose content hash matches, or null; answers in the order of `lookups`.
    */
   findDocIdsByHashes(space: string, lookups: readonly HashLookup[]): Promise<(string | null)[]>;
   /** Rows ordered by (createdAt, id) after the cursor: export and re-embedding. */

@@ -7,7 +7,7 @@ import { guardFields, guardText, personalDataPolicy } from '../../domain/secrets
 import { MemError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Embedder, EmbeddingResult } from '../../ports/embedder.js';
-import type { KnowledgeStore } from '../../ports/knowledge-store.js';
+import type { KnowledgeStore, KnowledgeStoreCapabilities } from '../../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../../ports/logger.js';
 import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
@@ -51,6 +51,11 @@ export class KnowledgeContext {
   readonly options: KnowledgeOptions;
   readonly clock: Clock;
   readonly secretScanner: SecretScanner | undefined;
+  /**
+   * The store's search capabilities, read once when the service is built (the stack checks them when it is assembled):
+   * whether the keyword arm runs and how its scores scale with length. The vector arm shows in `useVectors`.
+   */
+  readonly searchCapabilities: Readonly<Pick<KnowledgeStoreCapabilities, 'keyword' | 'keywordLengthNorm'>>;
 
   constructor(deps: KnowledgeServiceDeps) {
     this.secretScanner = deps.secretScanner;
@@ -61,8 +66,10 @@ export class KnowledgeContext {
     this.clock = deps.clock;
     this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };
+    const { keyword, vector, keywordLengthNorm } = this.knowledge.capabilities;
+    this.searchCapabilities = Object.freeze({ keyword, keywordLengthNorm });
     this.embeddingSpace =
-      this.embedder && this.knowledge.capabilities.vector
+      this.embedder && vector
         ? new EmbeddingSpace(this.knowledge, this.embedder, this.clock)
         : undefined;
   }

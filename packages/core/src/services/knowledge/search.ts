@@ -154,7 +154,7 @@ async function fusedSearch(
   // The roles this path uses: the two arms and a row read (the embedding space is checked inside `ctx.embed`).
   const store: KnowledgeSearcher & Pick<KnowledgeReader, 'getChunks'> = ctx.knowledge;
   const { keywordHits, vectorHits, vector, ran, usage } = await runSearchArms(query, limit, ctx.options, {
-    keyword: store.capabilities.keyword,
+    keyword: ctx.searchCapabilities.keyword,
     embed: (texts) => ctx.embed(texts),
     keywordSearch: (terms, n) => store.keywordSearch({ filter, terms, limit: n }),
     vectorSearch: (v, n) => ctx.withVectors(() => store.vectorSearch({ filter, vector: v, limit: n })),
@@ -168,7 +168,7 @@ async function fusedSearch(
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const fused = fuseScores(
-    lengthFreeHits(keywordHits, byId, store.capabilities.keywordLengthNorm),
+    lengthFreeHits(keywordHits, byId, ctx.searchCapabilities.keywordLengthNorm),
     vectorHits,
     ctx.options.fusion,
     ran,
