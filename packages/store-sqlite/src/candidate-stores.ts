@@ -35,7 +35,8 @@ import {
   sqlLimit,
 } from './connection.js';
 import { ADAPTER } from './database.js';
-import { blobToVector, buildMatchExpression, vectorToBlob } from './knowledge-store.js';
+import { blobToVector, vectorToBlob } from './knowledge/rows.js';
+import { buildMatchExpression } from './knowledge/searcher.js';
 import { STRUCTURED_SCHEMA_VERSION } from './migrations.js';
 
 const CAPABILITIES: CandidateStoreCapabilities = { keyword: true, vector: true };

@@ -1,0 +1,184 @@
+import {
+  clampSimilarity,
+  cosine,
+  type KeywordHit,
+  type KeywordQuery,
+  type KnowledgeSearcher,
+  type KnowledgeStoreCapabilities,
+  type MemoryRecord,
+  type NeighbourQuery,
+  type SearchFilter,
+  type VectorHit,
+  type VectorQuery,
+} from '@mem/core/adapter';
+import { FILTER_INDEX } from '../search-indexes.js';
+import type { SqliteKnowledgeContext } from './context.js';
+import { blobToVector, type ChunkRow, COLUMNS, rowToRecord, vectorToBlob } from './rows.js';
+
+/** Quote one term as an FTS5 string ("..." with inner quotes doubled): no FTS5 operator can leak in. */
+export function ftsString(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
+
+/** OR the terms as FTS5 strings; null when nothing is left to search for. */
+export function buildMatchExpression(terms: readonly string[]): string | null {
+  const seen = new Set<string>();
+  for (const term of terms) {
+    // NUL cannot appear inside an FTS5 string; it separates nothing a user typed.
+    const clean = term.replaceAll('\u0000', ' ').trim();
+    if (clean !== '') seen.add(clean);
+  }
+  if (seen.size === 0) return null;
+  return [...seen].map(ftsString).join(' OR ');
+}
+
+/**
+ * The WHERE clause every search arm shares (alias `c` for chunks), with its parameters appended to `params`.
+ * Space, visibility, expiry, then the optional scope, key prefix, tags and source — all before any LIMIT.
+ */
+export function filterClause(filter: SearchFilter, params: unknown[]): string {
+  const parts = [
+    'c.space = ?',
+    "(c.scope = 'swarm' OR (c.scope = 'agent' AND c.agent_id = ?))",
+    '(c.expires_at IS NULL OR c.expires_at > ?)',
+  ];
+  params.push(filter.space, filter.viewerAgentId, filter.now);
+  if (filter.scope !== undefined) {
+    parts.push('c.scope = ?');
+    params.push(filter.scope);
+  }
+  if (filter.keyPrefix !== undefined && filter.keyPrefix !== '') {
+    // Literal and case-sensitive: no LIKE wildcards, no case folding.
+    parts.push('substr(c.key, 1, length(?)) = ?');
+    params.push(filter.keyPrefix, filter.keyPrefix);
+  }
+  if (filter.tags !== undefined) {
+    for (const tag of new Set(filter.tags)) {
+      parts.push('EXISTS (SELECT 1 FROM chunk_tags t WHERE t.chunk_rid = c.rid AND t.tag = ?)');
+      params.push(tag);
+    }
+  }
+  if (filter.source !== undefined) {
+    parts.push('c.source = ?');
+    params.push(filter.source);
+  }
+  return parts.join(' AND ');
+}
+
+/**
+ * The search role: FTS5 for the keyword arm, sqlite-vec's exact cosine (or the trained approximate index) for the vector
+ * arm, a JavaScript cosine over the same filtered rows when the extension cannot load, and the neighbouring turns.
+ */
+export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
+  const { stmt, run } = ctx;
+
+  const capabilities: KnowledgeStoreCapabilities = {
+    keyword: true,
+    vector: true,
+    // FTS5's bm25(): k1 = 1.2, b = 0.75.
+    keywordLengthNorm: { kind: 'bm25', k1: 1.2, b: 0.75 },
+    /** Exact until the approximate vector index is trained (then its recall is measured, not guaranteed). */
+    get exactVector() {
+      return !ctx.indexTrained();
+    },
+  };
+
+  return {
+    capabilities,
+
+    keywordSearch(query: KeywordQuery): Promise<KeywordHit[]> {
+      return run('keywordSearch', () => {
+        const match = buildMatchExpression(query.terms);
+        const limit = Math.floor(query.limit);
+        if (match === null || !(limit > 0)) return [];
+        const params: unknown[] = [match];
+        const where = filterClause(query.filter, params);
+        params.push(limit);
+        const rows = stmt(
+          `SELECT c.id AS id, bm25(chunks_fts) AS bm
+           FROM chunks_fts CROSS JOIN chunks c ${ctx.filterIndex ? `INDEXED BY ${FILTER_INDEX}` : ''} ON c.rid = chunks_fts.rowid
+           WHERE chunks_fts MATCH ? AND ${where}
+           ORDER BY bm, c.rid LIMIT ?`,
+        ).all(...params) as { id: string; bm: number }[];
+        // CROSS JOIN keeps the FTS index as the outer loop (otherwise the planner may walk every chunk of the
+        // space and run one full-text lookup per row). The filter index covers the join (see search-indexes.ts).
+        // bm25() is lower-is-better; the port wants higher-is-better.
+        return rows.map((row) => ({ id: row.id, score: -row.bm }));
+      });
+    },
+
+    vectorSearch(query: VectorQuery): Promise<VectorHit[]> {
+      return run('vectorSearch', () => {
+        const limit = Math.floor(query.limit);
+        const dims = query.vector.length;
+        if (dims === 0 || !(limit > 0)) return [];
+        const blob = vectorToBlob(query.vector);
+        if (ctx.vectorIndex) {
+          const hits = ctx.vectorIndex.search(query.vector, limit, query.filter, filterClause);
+          if (hits !== null) return hits.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - row.d) }));
+        }
+        if (ctx.nativeVector) {
+          const params: unknown[] = [blob];
+          const where = filterClause(query.filter, params);
+          params.push(blob.byteLength, limit);
+          // A zero vector has no direction: sqlite-vec gives NULL, scored as similarity 0 (distance 1).
+          const rows = stmt(
+            `SELECT c.id AS id, coalesce(vec_distance_cosine(c.embedding, ?), 1.0) AS d
+             FROM chunks c
+             WHERE ${where} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
+             ORDER BY d, c.rid LIMIT ?`,
+          ).all(...params) as { id: string; d: number }[];
+          return rows.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - row.d) }));
+        }
+        const params: unknown[] = [];
+        const where = filterClause(query.filter, params);
+        params.push(blob.byteLength);
+        const rows = stmt(
+          `SELECT c.id AS id, c.embedding AS embedding
+           FROM chunks c
+           WHERE ${where} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
+           ORDER BY c.rid`,
+        ).all(...params) as { id: string; embedding: Buffer }[];
+        const scored = rows.map((row) => ({
+          id: row.id,
+          similarity: clampSimilarity(cosine(query.vector, blobToVector(row.embedding))),
+        }));
+        // Stable sort keeps rid order among ties, as the SQL path does.
+        scored.sort((a, b) => b.similarity - a.similarity);
+        return scored.slice(0, limit);
+      });
+    },
+
+    neighbours(query: NeighbourQuery): Promise<MemoryRecord[]> {
+      return run('neighbours', () => {
+        const radius = Math.floor(query.radius);
+        const out = new Map<string, MemoryRecord>();
+        if (!(radius > 0)) return [];
+        for (const id of new Set(query.ids)) {
+          const params: unknown[] = [id];
+          const where = filterClause(query.filter, params);
+          const at = stmt(
+            `SELECT c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id FROM chunks c WHERE c.id = ? AND ${where}`,
+          ).get(...params) as { created_at: string; scope: string; agent_id: string } | undefined;
+          if (!at) continue;
+          // The (space, created_at, id) index walked from the memory outwards, one direction per query.
+          for (const [cmp, order] of [
+            ['<', 'DESC'],
+            ['>', 'ASC'],
+          ] as const) {
+            const side: unknown[] = [];
+            const sideWhere = filterClause(query.filter, side);
+            side.push(at.scope, at.agent_id, at.created_at, id, radius);
+            const rows = stmt(
+              `SELECT ${COLUMNS} FROM chunks c
+               WHERE ${sideWhere} AND c.scope = ? AND c.agent_id = ? AND (c.created_at, c.id) ${cmp} (?, ?)
+               ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?`,
+            ).all(...side) as ChunkRow[];
+            for (const row of rows) out.set(row.id, rowToRecord(row));
+          }
+        }
+        return [...out.values()];
+      });
+    },
+  };
+}
