@@ -69,9 +69,7 @@ export class KnowledgeContext {
     const { keyword, vector, keywordLengthNorm } = this.knowledge.capabilities;
     this.searchCapabilities = Object.freeze({ keyword, keywordLengthNorm });
     this.embeddingSpace =
-      this.embedder && vector
-        ? new EmbeddingSpace(this.knowledge, this.embedder, this.clock)
-        : undefined;
+      this.embedder && vector ? new EmbeddingSpace(this.knowledge, this.embedder, this.clock) : undefined;
   }
 
   now(): Date {

@@ -1,0 +1,193 @@
+import type * as lancedb from '@lancedb/lancedb';
+import { MemError } from '@mem/core';
+import type { MemoryRecord } from '@mem/core/adapter';
+import { ADAPTER, type LanceDatabase, PortRunner } from '../database.js';
+import { backgroundSettings, indexSettings, type LanceStoreOptions } from '../options.js';
+import {
+  accessSchema,
+  chunkSchema,
+  type DocCounters,
+  metaSchema,
+  REQUIRED_CHUNK_COLUMNS,
+  type Row,
+  ratingCountedField,
+  ratingSchema,
+  rowToRecord,
+  SCHEMA_VERSION,
+  versionSchema,
+} from '../schema.js';
+import { chunked, rows, sqlIn, sqlString } from '../sql.js';
+import { ManagedTable } from '../upkeep.js';
+
+/** Chunk columns looked up by equality (get, hydration, dedup, keys): each gets a BTREE index. */
+const CHUNK_LOOKUP_COLUMNS = ['id', 'doc_id', 'content_hash', 'key'];
+const META_SCHEMA = 'schema.version';
+export const META_MODEL = 'embedding.model';
+export const META_DIMENSION = 'embedding.dimension';
+
+export function notFound(space: string, docId: string, what = 'memory'): MemError {
+  return new MemError('NOT_FOUND', `${ADAPTER}: no ${what} ${docId} in space ${space}.`, {
+    details: { space, docId },
+  });
+}
+
+/** The tables of the knowledge store, opened once per runner. */
+export interface Tables {
+  chunks: lancedb.Table;
+  versions: lancedb.Table;
+  ratings: lancedb.Table;
+  meta: lancedb.Table;
+  access: lancedb.Table;
+  /** The same tables with their index upkeep. */
+  upkeep: {
+    chunks: ManagedTable;
+    versions: ManagedTable;
+    ratings: ManagedTable;
+    meta: ManagedTable;
+    access: ManagedTable;
+  };
+}
+
+export async function metaGet(t: Tables, key: string): Promise<string | null> {
+  const [row] = await rows(t.meta, `key = ${sqlString(key)}`, 1);
+  return row ? String(row.value) : null;
+}
+
+export async function metaPut(t: Tables, entries: Record<string, string>): Promise<void> {
+  const data = Object.entries(entries).map(([key, value]) => ({ key, value }));
+  await t.meta.mergeInsert('key').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+}
+
+/** Accesses and ratings of documents since they were written (added to the stored base counters on read). */
+async function docCounters(t: Tables, space: string, docIds: Iterable<string>): Promise<Map<string, DocCounters>> {
+  const counters = new Map<string, DocCounters>();
+  const get = (id: string) => {
+    let c = counters.get(id);
+    if (!c) {
+      c = { accesses: 0, lastAccessAt: null, useful: 0, useless: 0 };
+      counters.set(id, c);
+    }
+    return c;
+  };
+  for (const batch of chunked([...new Set(docIds)])) {
+    const where = `space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`;
+    for (const r of await rows(t.ratings, where, undefined, ['doc_id', 'useful', 'counted'])) {
+      if (r.counted === false) continue;
+      const c = get(String(r.doc_id));
+      if (r.useful) c.useful += 1;
+      else c.useless += 1;
+    }
+    for (const r of await rows(t.access, where, undefined, ['doc_id', 'count', 'last_at'])) {
+      const c = get(String(r.doc_id));
+      c.accesses += Number(r.count);
+      c.lastAccessAt = String(r.last_at);
+    }
+  }
+  return counters;
+}
+
+/** Records of chunk rows, their counters added (accesses and ratings since they were written). */
+export async function toRecords(t: Tables, found: Row[]): Promise<MemoryRecord[]> {
+  if (found.length === 0) return [];
+  const bySpace = new Map<string, Set<string>>();
+  for (const r of found) {
+    const set = bySpace.get(String(r.space)) ?? new Set<string>();
+    set.add(String(r.doc_id));
+    bySpace.set(String(r.space), set);
+  }
+  const counters = new Map<string, DocCounters>();
+  for (const [space, ids] of bySpace) {
+    for (const [docId, c] of await docCounters(t, space, ids)) counters.set(`${space}\u0000${docId}`, c);
+  }
+  return found.map((r) => rowToRecord(r, counters.get(`${String(r.space)}\u0000${String(r.doc_id)}`)));
+}
+
+/**
+ * What every role of the LanceDB knowledge store shares: the database, the runner that opens the tables once and runs
+ * reads and writes (writes under the write lock, with the index upkeep of the tables they change), and the settings.
+ */
+export interface LanceKnowledgeContext {
+  readonly uri: string;
+  readonly runner: PortRunner<Tables>;
+  readonly settings: ReturnType<typeof indexSettings>;
+  read: PortRunner<Tables>['read'];
+  write: PortRunner<Tables>['write'];
+  /** Writes that change chunk rows get the full index upkeep. */
+  chunksChanged(t: Tables): ManagedTable[];
+}
+
+/** The shared part of the knowledge store on `db` (tables named by `options.tableNames`). */
+export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions): LanceKnowledgeContext {
+  const uri = db.uri;
+  const names = {
+    chunks: options.tableNames?.chunks ?? 'knowledge_chunks',
+    versions: options.tableNames?.versions ?? 'knowledge_versions',
+    ratings: options.tableNames?.ratings ?? 'knowledge_ratings',
+    meta: options.tableNames?.meta ?? 'knowledge_meta',
+    access: options.tableNames?.access ?? 'knowledge_access',
+  };
+  const settings = indexSettings(options);
+
+  const runner = new PortRunner<Tables>(db, open, {
+    auto: settings.auto,
+    logger: options.logger,
+    delayMs: settings.upkeepDelayMs,
+    tables: (t) => [t.upkeep.chunks, t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access],
+    background: backgroundSettings(options),
+  });
+  const read = runner.read.bind(runner);
+  const write = runner.write.bind(runner);
+  /** Writes that change chunk rows get the full index upkeep. */
+  const chunksChanged = (t: Tables) => [t.upkeep.chunks];
+
+  async function open(): Promise<Tables> {
+    const [chunks, versions, ratings, meta, access] = await db.openTables([
+      {
+        name: names.chunks,
+        schema: chunkSchema(),
+        kind: 'knowledge',
+        option: 'tableNames.chunks',
+        required: REQUIRED_CHUNK_COLUMNS,
+      },
+      { name: names.versions, schema: versionSchema(), kind: 'knowledge', option: 'tableNames.versions' },
+      { name: names.ratings, schema: ratingSchema(), kind: 'knowledge', option: 'tableNames.ratings' },
+      { name: names.meta, schema: metaSchema(), kind: 'knowledge', option: 'tableNames.meta' },
+      { name: names.access, schema: accessSchema(), kind: 'knowledge', option: 'tableNames.access' },
+    ]);
+    // A ratings table written before votes said whether they count gets the column (null: the old rows count).
+    if (!(await ratings!.schema()).fields.some((f) => f.name === 'counted')) {
+      await ratings!.addColumns(ratingCountedField());
+    }
+    const plain = (name: string, table: lancedb.Table) => new ManagedTable(name, table, settings, false);
+    const t: Tables = {
+      chunks: chunks!,
+      versions: versions!,
+      ratings: ratings!,
+      meta: meta!,
+      access: access!,
+      upkeep: {
+        chunks: new ManagedTable(names.chunks, chunks!, settings, true, CHUNK_LOOKUP_COLUMNS),
+        versions: plain(names.versions, versions!),
+        ratings: plain(names.ratings, ratings!),
+        meta: plain(names.meta, meta!),
+        access: plain(names.access, access!),
+      },
+    };
+    await t.upkeep.chunks.refreshIndexInfo();
+    await db.exclusive(async () => {
+      await t.upkeep.chunks.ensureFtsIndex();
+      await t.upkeep.chunks.ensureScalarIndexes();
+      const stored = await metaGet(t, META_SCHEMA);
+      if (stored === null) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
+      else if (Number(stored) > SCHEMA_VERSION) {
+        throw new MemError(
+          'STORE_UNAVAILABLE',
+          `${ADAPTER}: ${uri} has knowledge schema version ${stored}, newer than this @mem/store-lancedb understands (${SCHEMA_VERSION}). Upgrade the package.`,
+        );
+      }
+    });
+    return t;
+  }
+
+  return { uri, runner, settings, read, write, chunksChanged };
+}

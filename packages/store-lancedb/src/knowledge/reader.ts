@@ -1,0 +1,120 @@
+import type { KnowledgeReader, ScanOptions } from '@mem/core/adapter';
+import { type Row, rowToVersion } from '../schema.js';
+import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
+import { type LanceKnowledgeContext, toRecords } from './context.js';
+
+/** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
+export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
+  const { read } = ctx;
+  return {
+    getChunk(space, id) {
+      return read('getChunk', async (t) => {
+        const found = await rows(t.chunks, `space = ${sqlString(space)} AND id = ${sqlString(id)}`, 1);
+        const [rec] = await toRecords(t, found);
+        return rec ?? null;
+      });
+    },
+
+    getDocument(space, docId) {
+      return read('getDocument', async (t) => {
+        const found = await rows(t.chunks, docPredicate(space, docId));
+        const recs = await toRecords(t, found);
+        return recs.sort((a, b) => a.chunkIndex - b.chunkIndex);
+      });
+    },
+
+    getChunks(space, ids) {
+      return read('getChunks', async (t) => {
+        const unique = [...new Set(ids)];
+        const found: Row[] = [];
+        for (const batch of chunked(unique))
+          found.push(...(await rows(t.chunks, `space = ${sqlString(space)} AND ${sqlIn('id', batch)}`)));
+        const byId = new Map((await toRecords(t, found)).map((r) => [r.id, r]));
+        return unique.flatMap((id) => {
+          const rec = byId.get(id);
+          return rec ? [rec] : [];
+        });
+      });
+    },
+
+    findDocIdByKey(space, scope, agentId, key) {
+      return read('findDocIdByKey', async (t) => {
+        const found = await rows(
+          t.chunks,
+          `space = ${sqlString(space)} AND scope = ${sqlString(scope)} AND agent_id = ${sqlString(agentId)} AND key = ${sqlString(key)}`,
+          1,
+          ['doc_id'],
+        );
+        return found[0] ? String(found[0].doc_id) : null;
+      });
+    },
+
+    findDocIdsByHashes(space, lookups) {
+      return read('findDocIdsByHashes', async (t) => {
+        // One query per owner and slice of hashes; per lookup the oldest chunk (created_at, then id) wins.
+        const groups = new Map<string, { scope: string; agentId: string; hashes: Set<string> }>();
+        for (const l of lookups) {
+          const g = JSON.stringify([l.scope, l.agentId]);
+          let group = groups.get(g);
+          if (!group) groups.set(g, (group = { scope: l.scope, agentId: l.agentId, hashes: new Set() }));
+          group.hashes.add(l.contentHash);
+        }
+        const best = new Map<string, { docId: string; createdAt: string; id: string }>();
+        for (const [g, group] of groups) {
+          for (const slice of chunked([...group.hashes])) {
+            const where = `space = ${sqlString(space)} AND scope = ${sqlString(group.scope)} AND agent_id = ${sqlString(group.agentId)} AND ${sqlIn('content_hash', slice)}`;
+            for (const r of await rows(t.chunks, where, undefined, ['doc_id', 'content_hash', 'created_at', 'id'])) {
+              const k = `${g}\u0000${String(r.content_hash)}`;
+              const row = { docId: String(r.doc_id), createdAt: String(r.created_at), id: String(r.id) };
+              const seen = best.get(k);
+              if (!seen || row.createdAt < seen.createdAt || (row.createdAt === seen.createdAt && row.id < seen.id))
+                best.set(k, row);
+            }
+          }
+        }
+        return lookups.map(
+          (l) => best.get(`${JSON.stringify([l.scope, l.agentId])}\u0000${l.contentHash}`)?.docId ?? null,
+        );
+      });
+    },
+
+    listVersions(space, docId) {
+      return read('listVersions', async (t) => {
+        const current = await rows(t.chunks, docPredicate(space, docId), 1, ['version']);
+        if (current.length === 0) return [];
+        const docVersion = Number(current[0]!.version);
+        const found = await rows(t.versions, `${docPredicate(space, docId)} AND version < ${docVersion}`);
+        // One row per version number: the last written wins (an earlier one is a leftover of a failed attempt).
+        const byVersion = new Map<number, Row>();
+        for (const r of found) {
+          const prev = byVersion.get(Number(r.version));
+          if (!prev || Number(r.written_ms) >= Number(prev.written_ms)) byVersion.set(Number(r.version), r);
+        }
+        return [...byVersion.values()].map(rowToVersion).sort((a, b) => a.version - b.version);
+      });
+    },
+
+    scan(options: ScanOptions) {
+      return read('scan', async (t) => {
+        const limit = Math.floor(options.limit);
+        if (!(limit > 0)) return [];
+        const where: string[] = [];
+        if (options.space !== undefined) where.push(`space = ${sqlString(options.space)}`);
+        if (options.after !== undefined) {
+          const c = sqlString(options.after.createdAt);
+          where.push(`(created_at > ${c} OR (created_at = ${c} AND id > ${sqlString(options.after.id)}))`);
+        }
+        let q = t.chunks.query();
+        if (where.length > 0) q = q.where(where.join(' AND '));
+        const found = (await q
+          .orderBy([
+            { columnName: 'created_at', ascending: true },
+            { columnName: 'id', ascending: true },
+          ])
+          .limit(limit)
+          .toArray()) as Row[];
+        return toRecords(t, found);
+      });
+    },
+  };
+}
