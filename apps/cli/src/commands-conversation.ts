@@ -78,6 +78,23 @@ const convoContext: Command = {
 };
 
 const conversationTable = tableCommands(conversationOperations);
+
+/** `mem convo archives --read ID`, as before the table: the same as `mem convo archive ID`. */
+function withReadFlag(list: Command, one: Command): Command {
+  return {
+    ...list,
+    usage: `${list.usage} [--read ID] (--read ID: mem convo archive ID)`,
+    flags: { ...list.flags, read: { type: 'string' } },
+    run(ctx) {
+      const id = str(ctx.flags, 'read');
+      return id === undefined ? list.run(ctx) : one.run({ ...ctx, args: [id] });
+    },
+  };
+}
+conversationTable['convo archives'] = withReadFlag(
+  conversationTable['convo archives']!,
+  conversationTable['convo archive']!,
+);
 export const conversationCommands: Record<string, Command> = {
   ...Object.fromEntries(
     Object.entries({ ...conversationTable, 'convo context': convoContext }).map(([name, command]) => [
