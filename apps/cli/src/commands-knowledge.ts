@@ -1,11 +1,10 @@
 /**
- * The knowledge commands that are not operations of the table as they stand (`mem task-context`, `index`, `gc`,
- * `stats`, `export`, `import`, `reindex`): files, progress, every space, or a different answer. `mem store`, `search`,
- * `get`, `edit`, `delete`, `rate`, `history`, `dedup-check`, `recall`, `smart-recall` and `learn` come from the table.
+ * The knowledge commands that are not operations of the table as they stand (`mem index`, `gc`, `export`, `import`,
+ * `reindex`): files, progress, every space. `mem store`, `search`, `get`, `edit`, `delete`, `rate`, `history`,
+ * `dedup-check`, `recall`, `smart-recall`, `task-context`, `learn` and `stats` come from the table.
  */
-import { gc, MemError, type Stack, toSearchJson } from '@mem/core';
+import { gc, MemError, type Stack } from '@mem/core';
 import { PRIVATE_FILE_MODE } from '@mem/core/adapter';
-import { renderResults } from '@mem/operations';
 import { type Command, defined, fileProblem, int, need, readTextFile, str } from './command.js';
 import { UsageError } from './context.js';
 import { Progress } from './io.js';
@@ -13,24 +12,6 @@ import { Progress } from './io.js';
 // ---------- commands ----------
 
 export const knowledgeCommands: Record<string, Command> = {
-  'task-context': {
-    summary: 'the task plus a smart recall',
-    usage: 'mem task-context <task> [--query Q]... [--limit N] [--task-id T]',
-    flags: { query: { type: 'string', multiple: true }, limit: { type: 'string' }, 'task-id': { type: 'string' } },
-    async run(ctx) {
-      const task = ctx.args.join(' ');
-      const queries = ctx.flags.query as string[] | undefined;
-      const r = await (await ctx.stack()).knowledge.taskContext(
-        ctx.p,
-        defined({ task, queries, limit: int(ctx.flags, 'limit'), taskId: str(ctx.flags, 'task-id') }),
-      );
-      ctx.out(
-        { task: r.task, taskId: r.taskId, memories: r.memories.map(toSearchJson), usage: r.usage },
-        () =>
-          `Task: ${r.task}${r.taskId ? ` (task id ${r.taskId})` : ''}\n\n${renderResults(r.memories.map(toSearchJson))}`,
-      );
-    },
-  },
   index: {
     summary: 'index documents (README, runbook) as file_index memories keyed by path',
     usage: 'mem index <file>... [--scope agent|swarm]',
@@ -78,19 +59,6 @@ export const knowledgeCommands: Record<string, Command> = {
             ? `Archives: not pruned (${r.archives.skipped}).`
             : `Archives: deleted ${r.archives.deleted} of ${r.archives.agents} agent${r.archives.agents === 1 ? '' : 's'} (max age ${r.archives.policy.maxAgeDays ?? 'none'} days, max count ${r.archives.policy.maxCount ?? 'none'}).`,
         ].join('\n'),
-      );
-    },
-  },
-  stats: {
-    summary: 'counts per source and scope',
-    usage: 'mem stats',
-    flags: {},
-    async run(ctx) {
-      const s = await (await ctx.stack()).knowledge.stats(ctx.p);
-      ctx.out(
-        s,
-        () =>
-          `${s.documents} memories (${s.chunks} chunks) in space ${ctx.p.space}\nby source: ${JSON.stringify(s.bySource)}\nby scope: ${JSON.stringify(s.byScope)}`,
       );
     },
   },

@@ -19,13 +19,31 @@ import { type Command, type Ctx, readTextFile } from './command.js';
  * Keeps the error's code and details; anything else passes through unchanged.
  */
 export function inCliTerms(ctx: Pick<Ctx, 'g'>, e: unknown): unknown {
-  const port = MemError.is(e, 'CAPABILITY_MISSING') ? e.details?.port : undefined;
+  if (!MemError.is(e, 'CAPABILITY_MISSING')) return e;
+  const { port, service } = e.details ?? {};
+  if (service === 'notebook' || service === 'conversations') {
+    return new MemError(
+      'CAPABILITY_MISSING',
+      `No ${service === 'notebook' ? 'notebook' : 'transcript'} store is configured. Use --transcripts markdown (the default) or --transcripts store.`,
+      { details: { service } },
+    );
+  }
   if (typeof port !== 'string' || port === 'embedder') return e;
   return new MemError(
     'CAPABILITY_MISSING',
     `The ${ctx.g.store} store has no ${port} store. Use --store sqlite (the default), postgres or in-memory for it.`,
     { details: { port } },
   );
+}
+
+/** Run an operation in process as the CLI's principal (its permission first), errors in the CLI's terms. */
+export async function runOperation(ctx: Ctx, op: Operation, input: unknown): Promise<unknown> {
+  const stack = await ctx.stack();
+  return op
+    .run({ principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' }, input)
+    .catch((e: unknown) => {
+      throw inCliTerms(ctx, e);
+    });
 }
 
 /** A `mem` command for each operation of `ops` that has a CLI binding. */
@@ -46,12 +64,7 @@ export function tableCommands(ops: readonly Operation[]): Record<string, Command
           readStdin: () => ctx.io.readStdin(),
           readTextFile,
         });
-        const stack = await ctx.stack();
-        const result = await op
-          .run({ principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' }, input)
-          .catch((e: unknown) => {
-            throw inCliTerms(ctx, e);
-          });
+        const result = await runOperation(ctx, op, input);
         ctx.out(cli.json ? cli.json(result as never) : result, () => cli.print(result as never, input as never));
       },
     };
@@ -65,5 +78,8 @@ export function tableCommands(ops: readonly Operation[]): Record<string, Command
  */
 export const operationCommands = tableCommands([...structuredOperations, ...stateOperations, ...runnerOperations]);
 
-/** The knowledge commands the table declares: store, search, get, edit, delete, rate, history, dedup-check, recall, smart-recall, learn. */
+/**
+ * The knowledge commands the table declares: store, search, get, edit, delete, rate, history, dedup-check, recall,
+ * smart-recall, task-context, learn, stats.
+ */
 export const knowledgeTableCommands = tableCommands(knowledgeOperations);

@@ -99,6 +99,56 @@ for (const transcripts of ['markdown', 'store'] as const) {
   });
 }
 
+describe('mem convo / notes answer as the routes do', () => {
+  const env = { MEM_TRANSCRIPTS: 'store', MEM_AGENT: 'routes' };
+
+  it('convo add, agents, archive and settings flags; notes narrowed by --user and --topic', async () => {
+    const added = (await mem(['convo', 'add', 'Ship billing v3.', '--role', 'user', '--json'], env)).json();
+    expect(added).toMatchObject({ agent: 'routes', message: { role: 'user', content: 'Ship billing v3.' } });
+    expect(added.tokens).toBeGreaterThan(0);
+    expect(added.needsCompression).toBe(false);
+    // The context settings given on any convo command are stored first, then used: a tiny window needs compression.
+    const tight = await mem(
+      ['convo', 'add', 'More text.', '--role', 'user', '--context-length', '256', '--threshold', '0.01', '--json'],
+      env,
+    );
+    expect(tight.json().needsCompression).toBe(true);
+    expect((await mem(['convo', 'settings', '--json'], env)).json().stored).toEqual({
+      contextLength: 256,
+      threshold: 0.01,
+    });
+    const refused = await mem(['convo', 'show', '--threshold', '7'], env);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('INVALID_INPUT')]);
+    expect((await mem(['convo', 'settings', '--json'], env)).json().stored.threshold).toBe(0.01);
+
+    expect((await mem(['convo', 'agents', '--json'], env)).json().agents).toContain('routes');
+    await mem(['convo', 'compact', '--summary', 'Billing v3 planned.'], env);
+    const [archive] = (await mem(['convo', 'archives', '--json'], env)).json().archives;
+    const one = await mem(['convo', 'archive', archive.id], env);
+    expect(one.stdout).toMatch(/^\[[^\]]+\] user: Ship billing v3\.$/m);
+    expect((await mem(['convo', 'archive'], env)).code).toBe(2);
+
+    await mem(['notes', 'write', 'Ada prefers CSV.', '--user', 'ada'], env);
+    await mem(['notes', 'write', 'Invoices topic.', '--user', 'ada', '--topic', 'billing'], env);
+    expect((await mem(['notes', 'read'], env)).stdout).not.toContain('Ada prefers CSV.');
+    expect((await mem(['notes', 'read', '--user', 'ada'], env)).stdout).toContain('Ada prefers CSV.');
+    expect((await mem(['notes', 'inject', '--user', 'ada', '--topic', 'billing'], env)).stdout).toContain(
+      'Invoices topic.',
+    );
+    const badUser = await mem(['notes', 'write', 'x', '--user', '../ada'], env);
+    expect([badUser.code, badUser.stderr]).toEqual([1, expect.stringContaining('INVALID_INPUT')]);
+  });
+
+  it('says which flag configures a missing transcript store', async () => {
+    const r = await mem(['convo', 'show'], {
+      MEM_STORE: 'lancedb',
+      MEM_DB: join(dir, 'lance'),
+      MEM_TRANSCRIPTS: 'store',
+    });
+    expect([r.code, r.stderr]).toEqual([1, expect.stringContaining('--transcripts markdown (the default)')]);
+  });
+});
+
 describe('mem convo add on a MEMORY.md a person edited', () => {
   const env = { MEM_TRANSCRIPTS: 'markdown', MEM_AGENT: 'hand-edited' };
   const file = () => join(dir, 'ws', 'agents', 'hand-edited', 'MEMORY.md');

@@ -148,5 +148,15 @@ describe('mem convo settings and the context flags', () => {
     expect([secret.code, secret.stderr]).toEqual([1, expect.stringContaining('SECRET_DETECTED')]);
     const task = await mem(['task-context', 'Fix the billing export', '--task-id', 't-9', '--json']);
     expect(task.json().taskId).toBe('t-9');
+    // The answer of POST /v1/task-context: each memory with its hits and recall score.
+    expect(task.json().memories[0]).toMatchObject({ hits: expect.any(Number), recallScore: expect.any(Number) });
+    expect(task.json().usage).toBeDefined();
+    const printed = await mem(['task-context', 'Fix the billing export', '--task-id', 't-9']);
+    expect(printed.stdout).toMatch(/^Task: Fix the billing export \(task id t-9\)\n\n/);
+    expect(printed.stdout).toContain('billing export runs nightly');
+    // The answer of GET /v1/stats: the space too.
+    const stats = await mem(['stats', '--json']);
+    expect(stats.json()).toMatchObject({ space: 'default', documents: 1 });
+    expect((await mem(['stats'])).stdout).toMatch(/^1 memories \(\d+ chunks\) in space default\n/);
   });
 });

@@ -87,6 +87,40 @@ describe('notebooks over HTTP', () => {
   });
 });
 
+describe('notebooks narrowed to a user or topic over HTTP', () => {
+  it('keeps a user and a topic notebook apart from the agent notebook, through body and query', async () => {
+    const { s, k } = await setup();
+    const base = '/v1/agents/coder/notebook';
+    await call(s.url, 'POST', base, { key: k.coder, body: { content: 'agent line' } });
+    const ada = await call(s.url, 'POST', base, { key: k.coder, body: { content: 'Ada prefers CSV.', user: 'ada' } });
+    expect([ada.status, ada.body.status]).toEqual([201, 'created']);
+    await call(s.url, 'POST', base, {
+      key: k.coder,
+      body: { content: 'Billing topic.', user: 'ada', topic: 'billing' },
+    });
+
+    const agentOnly = await call(s.url, 'GET', `${base}/file`, { key: k.coder });
+    expect(agentOnly.body.content).toContain('agent line');
+    expect(agentOnly.body.content).not.toContain('Ada prefers');
+    const user = await call(s.url, 'GET', `${base}/file?user=ada`, { key: k.coder });
+    expect(user.body.content).toContain('Ada prefers CSV.');
+    expect(user.body.content).not.toContain('Billing topic.');
+    const both = await call(s.url, 'GET', `${base}/inject?user=ada&topic=billing`, { key: k.coder });
+    expect(both.body.text).toContain('Billing topic.');
+    const hits = await call(s.url, 'POST', `${base}/search`, { key: k.coder, body: { query: 'CSV', user: 'ada' } });
+    expect(hits.body.results[0].file).toBe('MEMORY.md');
+    const listed = await call(s.url, 'GET', `${base}?user=nobody`, { key: k.coder });
+    expect(listed.body.files).toEqual([]);
+
+    // A user that is not a name is refused, and nothing is written.
+    const bad = await call(s.url, 'POST', base, { key: k.coder, body: { content: 'x', user: '../ada' } });
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(bad.body.message).toMatch(/user/);
+    const unknown = await call(s.url, 'GET', `${base}/file?person=ada`, { key: k.coder });
+    expect([unknown.status, unknown.body.code]).toEqual([400, 'INVALID_INPUT']);
+  });
+});
+
 describe('conversations over HTTP', () => {
   it('appends, shows, compacts into an archive, and reads archives', async () => {
     const { s, k } = await setup();
@@ -98,6 +132,8 @@ describe('conversations over HTTP', () => {
       const r = await call(s.url, 'POST', `${base}/messages`, { key: k.coder, body: { role, content } });
       expect(r.status).toBe(201);
       expect(r.body.message).toMatchObject({ role, content });
+      expect(r.body).toMatchObject({ agent: 'coder', needsCompression: false });
+      expect(r.body.tokens).toBeGreaterThan(0);
     }
     const shown = await call(s.url, 'GET', base, { key: k.coder });
     expect(shown.body.messages.map((m: { content: string }) => m.content)).toEqual([

@@ -186,7 +186,7 @@ describe('consolidation over HTTP', () => {
     }
     const denied = await call(s.url, 'POST', '/v1/consolidate', { key: k.worker, body: {} });
     expect([denied.status, denied.body.code]).toEqual([403, 'FORBIDDEN']);
-    expect(denied.body.message).toContain('only a lead');
+    expect(denied.body.message).toContain('Only a lead may run consolidate');
 
     const first = await call(s.url, 'POST', '/v1/consolidate', { key: k.lead, body: { minEpisodes: 3 } });
     expect(first.status).toBe(200);

@@ -1,4 +1,4 @@
-import { checkName, type FactSource, type JsonValue, MemError, type Principal } from '@mem/core';
+import { checkName, type FactSource, type JsonValue, MemError, mayConsolidate, type Permission } from '@mem/core';
 import {
   type Clock,
   type EpisodeStore,
@@ -100,17 +100,11 @@ export interface ConsolidationReport {
  * pipeline or another process finds them too), store the rest, and report what happened.
  */
 /**
- * Consolidation writes facts for a whole space, so only a lead may run it: `FORBIDDEN` for a worker. Every door (CLI,
- * HTTP, MCP) calls this before `run`.
+ * Consolidation writes facts for a whole space, so only a lead may run it: `FORBIDDEN` for a worker.
+ * @deprecated The rule lives in core: use `mayConsolidate` from `@mem/core` (the operation table declares it as
+ * consolidate's permission, so every door checks it). This alias stays for existing callers.
  */
-export function checkConsolidator(p: Principal): void {
-  if (p.role !== 'lead') {
-    throw new MemError(
-      'FORBIDDEN',
-      `Consolidation writes facts for the whole space "${p.space}": only a lead may run it (agent "${p.agentId}" is a worker). Run it as a lead (CLI: --role lead).`,
-    );
-  }
-}
+export const checkConsolidator: Permission = mayConsolidate;
 
 export class ConsolidationPipeline {
   readonly options: ConsolidationOptions;

@@ -31,9 +31,10 @@ export {
 } from './operation.js';
 export { defined } from './operation-helpers.js';
 export { defaultOperations, servicesOf } from './operations.js';
-export { conversationOperations, notebookOperations } from './operations-agent.js';
+export { conversationOperations, conversationSettingsSet } from './operations-conversation.js';
 export { factFlags, factUser } from './operations-facts.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
+export { notebookOperations } from './operations-notebook.js';
 export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
 export { structuredOperations } from './operations-structured.js';

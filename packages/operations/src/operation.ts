@@ -81,8 +81,9 @@ export interface Operation {
   /** True for operations that change data (finished before shutdown; documented). */
   write: boolean;
   /**
-   * Who may run it: throws (FORBIDDEN, saying what to do) for a principal that may not, e.g. `checkConsolidator` (lead
-   * only). Checked before the handler runs, whatever the door: no door calls its own check.
+   * Who may run it: throws (FORBIDDEN, saying what to do) for a principal that may not; core's permissions
+   * (`mayConsolidate`, `mayForget`: `leadOnly`). Checked before the handler runs, whatever the door: no door calls its
+   * own check.
    */
   permission?: (principal: Principal) => void;
   http?: HttpBinding;

@@ -25,6 +25,14 @@ export const stats = defineOperation({
   input: emptyInput,
   write: false,
   http: { method: 'GET', path: '/v1/stats', input: () => ({}) },
+  cli: {
+    command: 'stats',
+    summary: 'counts per source and scope',
+    usage: 'mem stats',
+    input: () => ({}),
+    print: (s: { space: string; documents: number; chunks: number; bySource: unknown; byScope: unknown }) =>
+      `${s.documents} memories (${s.chunks} chunks) in space ${s.space}\nby source: ${JSON.stringify(s.bySource)}\nby scope: ${JSON.stringify(s.byScope)}`,
+  },
   run: async ({ principal, stack }) => ({ space: principal.space, ...(await stack.knowledge.stats(principal)) }),
 });
 

@@ -1,6 +1,5 @@
 /** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
-import { forget, forgetInput, jsonValueSchema, parseInput } from '@mem/core';
-import { checkConsolidator } from '@mem/episodic';
+import { forget, forgetInput, jsonValueSchema, mayConsolidate, mayForget, parseInput } from '@mem/core';
 import { z } from 'zod';
 import { int, show, str, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
@@ -52,7 +51,7 @@ export const consolidate = defineOperation({
   input: consolidateInput,
   output: consolidationReport,
   write: true,
-  permission: checkConsolidator,
+  permission: mayConsolidate,
   http: { method: 'POST', path: '/v1/consolidate' },
   tool: { name: 'consolidate' },
   cli: {
@@ -110,6 +109,7 @@ export const forgetOperation = defineOperation({
   input: forgetInput,
   output: forgetReport,
   write: true,
+  permission: mayForget,
   http: { method: 'POST', path: '/v1/forget' },
   tool: { name: 'forget' },
   cli: {

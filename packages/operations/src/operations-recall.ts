@@ -106,6 +106,21 @@ export const taskContext = defineOperation({
   write: false,
   http: { method: 'POST', path: '/v1/task-context' },
   tool: { name: 'task-context-gathering' },
+  cli: {
+    command: 'task-context',
+    summary: 'the task plus a smart recall',
+    usage: 'mem task-context <task> [--query Q]... [--limit N] [--task-id T]',
+    flags: { query: { type: 'string', multiple: true }, limit: { type: 'string' }, 'task-id': { type: 'string' } },
+    input: (cli) =>
+      defined({
+        task: cli.args.join(' '),
+        queries: cli.flags.query as string[] | undefined,
+        limit: int(cli.flags, 'limit'),
+        taskId: str(cli.flags, 'task-id'),
+      }),
+    print: (r: { task: string; taskId: string | null; memories: SearchResultJson[] }) =>
+      `Task: ${r.task}${r.taskId ? ` (task id ${r.taskId})` : ''}\n\n${renderResults(r.memories)}`,
+  },
   run: async ({ principal, stack }, input) => {
     const r = await stack.knowledge.taskContext(principal, input);
     return { task: r.task, taskId: r.taskId, memories: r.memories.map(toSmartRecallJson), usage: r.usage };

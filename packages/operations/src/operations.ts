@@ -5,8 +5,9 @@
  */
 import type { Stack } from '@mem/core';
 import type { Operation, Services } from './operation.js';
-import { conversationOperations, notebookOperations } from './operations-agent.js';
+import { conversationOperations } from './operations-conversation.js';
 import { knowledgeOperations } from './operations-knowledge.js';
+import { notebookOperations } from './operations-notebook.js';
 import { runnerOperations } from './operations-runner.js';
 import { stateOperations } from './operations-state.js';
 import { structuredOperations } from './operations-structured.js';

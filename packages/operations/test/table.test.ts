@@ -87,7 +87,14 @@ describe('the operation table', () => {
     for (const s of [stack(), stack(false)]) {
       const refused = await run(s, worker, 'consolidate', { minEpisodes: 1 }).catch((e: unknown) => e);
       expect(MemError.is(refused, 'FORBIDDEN')).toBe(true);
-      expect((refused as Error).message).toContain('only a lead may run it');
+      expect((refused as Error).message).toContain('Only a lead may run consolidate');
+      expect((refused as MemError).details).toEqual({ operation: 'consolidate', role: 'worker' });
+      // forget's rule is declared in the table too: refused before the input is even read.
+      const notForget = await run(s, worker, 'forget', { nonsense: true }).catch((e: unknown) => e);
+      expect([MemError.is(notForget, 'FORBIDDEN'), (notForget as MemError).details?.operation]).toEqual([
+        true,
+        'forget',
+      ]);
     }
     const s = stack();
     for (const summary of ['deployed billing', 'deployed search'])

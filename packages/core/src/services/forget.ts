@@ -4,6 +4,7 @@
  */
 import { agentSessionPrefix, contextSettingsSessionId, openTasksSessionId } from '../domain/agent-sessions.js';
 import { checkName } from '../domain/names.js';
+import { mayForget } from '../domain/permissions.js';
 import { MemError } from '../errors.js';
 import type { DeletedByAgent } from '../ports/knowledge-store.js';
 import { parseInput } from '../schemas.js';
@@ -113,13 +114,8 @@ function checkLead(p: Principal): void {
   if (p.role !== 'lead' && p.role !== 'worker') {
     throw new MemError('INVALID_INPUT', `Invalid role "${String(p.role)}": use "lead" or "worker".`);
   }
-  if (p.role !== 'lead') {
-    throw new MemError(
-      'FORBIDDEN',
-      `Only a lead may run forget: it deletes everything of an agent or a user in space "${p.space}". Ask a lead to run it (CLI: --role lead; server: a lead's API key).`,
-      { details: { operation: 'forget', role: p.role } },
-    );
-  }
+  // The operation table checks this before any work; kept here for library callers that call forget directly.
+  mayForget(p);
 }
 
 const EPISODES_USER_NOTE =
