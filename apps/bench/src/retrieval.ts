@@ -273,12 +273,13 @@ if (values.cv) {
   const candidates: Candidate<Partial<KnowledgeOptions>>[] = [];
   const neighbourGrid = [
     { weight: 0, radius: 1 },
-    { weight: 0.25, radius: 1 },
-    { weight: 0.25, radius: 2 },
+    { weight: 0.5, radius: 1 },
+    { weight: 0.5, radius: 2 },
+    { weight: 1, radius: 2 },
   ];
   for (const session of [1, 2])
     for (const vector of [0.2, 0.3])
-      for (const time of [0.5, 1])
+      for (const time of [1])
         for (const nb of neighbourGrid) {
           const config: Partial<KnowledgeOptions> = {
             fusion: { ...DEFAULT_KNOWLEDGE_OPTIONS.fusion, vectorWeight: vector },

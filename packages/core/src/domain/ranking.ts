@@ -207,9 +207,9 @@ export const DEFAULT_NEIGHBOURS: NeighbourOptions = { weight: 0.25, radius: 2, d
  * Relevance with the neighbouring turns (docs/ranking.md): the answer to a question is often the turn right after the
  * one that matches it. `members` are the candidates and the neighbours the store found around the `around` ones (own
  * relevance 0 when no arm found them); one owner's members in (at, id) order are the store's order, so the `radius`
- * members on each side of an `around` member are its true neighbours. Each neighbour gets
- * (own + weight × the best around-member next to it) / (1 + weight); members next to none keep own / (1 + weight),
- * which keeps the order among them. Returns the new relevance per id.
+ * members on each side of an `around` member are its true neighbours. Each neighbour rises to
+ * (own + weight × the best around-member next to it) / (1 + weight) when that is more than its own relevance; every
+ * other member keeps its own (a lone strong match keeps 1). Returns the new relevance per id.
  */
 export function neighbourShare(
   members: readonly SessionMember[],
@@ -232,7 +232,10 @@ export function neighbourShare(
       }
     });
   }
-  for (const m of members) out.set(m.id, (m.relevance + options.weight * (best.get(m.id) ?? 0)) / (1 + options.weight));
+  for (const m of members) {
+    const lift = (m.relevance + options.weight * (best.get(m.id) ?? 0)) / (1 + options.weight);
+    out.set(m.id, Math.max(m.relevance, lift));
+  }
   return out;
 }
 
