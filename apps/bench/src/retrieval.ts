@@ -273,9 +273,10 @@ if (values.cv) {
   const candidates: Candidate<Partial<KnowledgeOptions>>[] = [];
   const neighbourGrid = [
     { weight: 0, radius: 1 },
-    { weight: 0.5, radius: 1 },
     { weight: 0.5, radius: 2 },
     { weight: 1, radius: 2 },
+    { weight: 2, radius: 2 },
+    { weight: 1, radius: 3 },
   ];
   for (const session of [1, 2])
     for (const vector of [0.2, 0.3])

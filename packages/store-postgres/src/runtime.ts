@@ -118,6 +118,8 @@ export interface PortRuntime {
   readonly target: string;
   /** Quoted schema of the pgvector extension ('' for families that do not need it). Valid once ready. */
   vectorSchema(): string;
+  /** The pgvector version ('' for families that do not need it). Valid once ready. */
+  vectorVersion(): string;
   /** Check the store is open and migrated, run `fn`, map what it throws to a MemError. */
   run<T>(what: string, fn: () => Promise<T>): Promise<T>;
   /** Errors of `fn` mapped as `run` does, without the readiness check (for handles inside a transaction). */
@@ -143,6 +145,7 @@ export function createRuntime(
   const needsVector = families.some((f) => f.steps.some((step) => step.needsVector));
   let closed = false;
   let vectorSchema = '';
+  let vectorVersion = '';
   let readyPromise: Promise<void> | undefined;
 
   const closedError = () =>
@@ -156,15 +159,15 @@ export function createRuntime(
       if (have < need) {
         throw new MemError(
           'STORE_UNAVAILABLE',
-          `${ADAPTER}: schema ${schema} on ${target} has ${family.port} schema version ${have}; the ${label} need version ${need}. Call migrate() (or open it with autoMigrate: true).`,
+          `${ADAPTER}: schema ${schema} on ${target} has ${family.port} schema version ${have}; the ${label} ${label.endsWith('stores') ? 'need' : 'needs'} version ${need}. Call migrate() (or open it with autoMigrate: true).`,
         );
       }
     }
     if (needsVector) {
-      const [ext] = await exec<{ schema: string }[]>(
+      const [ext] = await exec<{ schema: string; version: string }[]>(
         sql,
-        `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-         WHERE e.extname = 'vector'`,
+        `SELECT n.nspname AS schema, e.extversion AS version FROM pg_extension e
+         JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
       );
       if (!ext) {
         throw new MemError(
@@ -173,6 +176,7 @@ export function createRuntime(
         );
       }
       vectorSchema = quoteIdent(ext.schema);
+      vectorVersion = ext.version;
     }
   }
 
@@ -194,6 +198,7 @@ export function createRuntime(
     s,
     target,
     vectorSchema: () => vectorSchema,
+    vectorVersion: () => vectorVersion,
     ready,
     async run(what, fn) {
       try {

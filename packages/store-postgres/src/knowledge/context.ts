@@ -1,18 +1,8 @@
 import { MemError } from '@mem/core';
-import {
-  ADAPTER,
-  type ClientOptions,
-  createClient,
-  describeTarget,
-  exec,
-  quoteIdent,
-  quoteSchema,
-  type Sql,
-  type TransactionSql,
-  toStoreError,
-} from '../connection.js';
-import { appliedMigrations, knowledgeMigrations, type MigrationResult, runMigrations } from '../migrations.js';
+import { ADAPTER, type ClientOptions, exec, type Sql, type TransactionSql, toStoreError } from '../connection.js';
+import { knowledgeMigrations, type MigrationResult, runMigrations } from '../migrations.js';
 import type { QueryContext } from '../queries.js';
+import { createRuntime, openConnection } from '../runtime.js';
 
 export interface HnswOptions {
   /** Links per node of the HNSW graph (pgvector `m`). Default 16. Used when an index is created. */
@@ -38,9 +28,6 @@ export interface PostgresStoreOptions extends ClientOptions {
   /** HNSW index and search parameters of the vector arm. */
   hnsw?: HnswOptions;
 }
-
-/** Schema version the knowledge tables need. */
-const KNOWLEDGE_SCHEMA = 1;
 
 function versionAtLeast(version: string | null | undefined, major: number, minor: number): boolean {
   if (!version) return false;
@@ -89,79 +76,15 @@ export interface PgKnowledgeContext {
   close(): Promise<void>;
 }
 
-/** The shared part of the store; `open()` then makes the first round trip. */
+/** The shared part of the store, on the package's connection and port runtime; `open()` makes the first round trip. */
 export function createPgContext(options: PostgresStoreOptions): PgKnowledgeContext {
-  if ((options.url === undefined) === (options.sql === undefined)) {
-    throw new MemError(
-      'INVALID_INPUT',
-      `${ADAPTER}: give exactly one of \`url\` (a connection URL) or \`sql\` (an existing postgres.js client).`,
-    );
-  }
-  const schemaName = options.schema ?? 'mem';
-  const s = quoteSchema(schemaName);
   const hnswM = positiveInteger('hnsw.m', options.hnsw?.m, 16, 100);
   const hnswEfConstruction = positiveInteger('hnsw.efConstruction', options.hnsw?.efConstruction, 64, 1000);
   const hnswEfSearch = positiveInteger('hnsw.efSearch', options.hnsw?.efSearch, 100, 1000);
-  const ownsClient = options.sql === undefined;
-  const sql: Sql = options.sql ?? createClient(options.url as string, options);
-  const target = describeTarget(sql, options.url);
-
-  let closed = false;
-  let vectorSchema = '';
-  let iterativeScan = false;
-  let readyPromise: Promise<void> | undefined;
-
-  async function init(): Promise<void> {
-    const applied = await appliedMigrations(sql, schemaName);
-    const version = Math.max(0, ...(applied.get(knowledgeMigrations.port) ?? []));
-    if (version < KNOWLEDGE_SCHEMA) {
-      throw new MemError(
-        'STORE_UNAVAILABLE',
-        `${ADAPTER}: schema ${schemaName} on ${target} has knowledge schema version ${version}; the store needs version ${KNOWLEDGE_SCHEMA}. Call migrate() (or open it with autoMigrate: true).`,
-      );
-    }
-    const [ext] = await exec<{ schema: string; version: string }[]>(
-      sql,
-      `SELECT n.nspname AS schema, e.extversion AS version FROM pg_extension e
-       JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
-    );
-    if (!ext) {
-      throw new MemError(
-        'STORE_UNAVAILABLE',
-        `${ADAPTER}: the pgvector extension is not enabled in the database at ${target}. Run \`CREATE EXTENSION vector;\` there.`,
-      );
-    }
-    vectorSchema = quoteIdent(ext.schema);
-    // hnsw.iterative_scan (pgvector 0.8+) keeps scanning the graph until enough rows pass the filters.
-    iterativeScan = versionAtLeast(ext.version, 0, 8);
-  }
-
-  function ready(): Promise<void> {
-    if (closed) {
-      return Promise.reject(
-        new MemError('STORE_UNAVAILABLE', `${ADAPTER}: the store for ${target} is closed; create a new one.`),
-      );
-    }
-    if (readyPromise === undefined) {
-      readyPromise = init().catch((error: unknown) => {
-        readyPromise = undefined;
-        throw error;
-      });
-    }
-    return readyPromise;
-  }
-
-  async function run<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      await ready();
-      return await fn();
-    } catch (error) {
-      throw toStoreError(error, what, target);
-    }
-  }
-
-  const v = () => vectorSchema;
-  const ctx = (): QueryContext => ({ schema: s, vectorSchema });
+  const conn = openConnection(options);
+  const rt = createRuntime(conn, [knowledgeMigrations], 'store', conn.owned);
+  const { sql, schema: schemaName, s, target } = conn;
+  const queryContext = (): QueryContext => ({ schema: s, vectorSchema: rt.vectorSchema() });
 
   return {
     sql,
@@ -171,12 +94,13 @@ export function createPgContext(options: PostgresStoreOptions): PgKnowledgeConte
     hnswM,
     hnswEfConstruction,
     hnswEfSearch,
+    // hnsw.iterative_scan (pgvector 0.8+) keeps scanning the graph until enough rows pass the filters.
     get iterativeScan() {
-      return iterativeScan;
+      return versionAtLeast(rt.vectorVersion(), 0, 8);
     },
-    v,
-    queryContext: ctx,
-    run,
+    v: () => rt.vectorSchema(),
+    queryContext,
+    run: (what, fn) => rt.run(what, fn),
 
     /** Serialise writers of one document (replace, move, delete) for the rest of the transaction. */
     async lockDocument(tx: TransactionSql, space: string, docId: string): Promise<void> {
@@ -184,18 +108,7 @@ export function createPgContext(options: PostgresStoreOptions): PgKnowledgeConte
       await exec(tx, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey]);
     },
 
-    async migrate() {
-      if (closed) {
-        throw new MemError('STORE_UNAVAILABLE', `${ADAPTER}: the store for ${target} is closed; create a new one.`);
-      }
-      try {
-        const result = await runMigrations(sql, { schema: schemaName, ports: [knowledgeMigrations], target });
-        readyPromise = undefined;
-        return result;
-      } catch (error) {
-        throw toStoreError(error, 'migrating', target);
-      }
-    },
+    migrate: () => rt.migrate(),
 
     async open() {
       try {
@@ -203,25 +116,14 @@ export function createPgContext(options: PostgresStoreOptions): PgKnowledgeConte
         await exec(sql, 'SELECT 1');
         if (options.autoMigrate ?? true) {
           await runMigrations(sql, { schema: schemaName, ports: [knowledgeMigrations], target });
-          await ready();
+          await rt.ready();
         }
       } catch (error) {
-        closed = true;
-        if (ownsClient) await sql.end({ timeout: 1 }).catch(() => undefined);
+        await rt.close().catch(() => undefined);
         throw toStoreError(error, 'opening the store', target);
       }
     },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (ownsClient) {
-        try {
-          await sql.end({ timeout: 5 });
-        } catch (error) {
-          throw toStoreError(error, 'close', target);
-        }
-      }
-    },
+    close: () => rt.close(),
   };
 }

@@ -1,5 +1,5 @@
 import type { MemoryVersion } from '@mem/core';
-import type { KnowledgeReader, MemoryRecord, ScanOptions } from '@mem/core/adapter';
+import { inOrder, type KnowledgeReader, type ScanOptions } from '@mem/core/adapter';
 import { exec, Params } from '../connection.js';
 import { iso } from '../queries.js';
 import type { PgKnowledgeContext } from './context.js';
@@ -40,13 +40,7 @@ export function createReader(pg: PgKnowledgeContext): KnowledgeReader {
           `SELECT ${COLUMNS} FROM ${s}.chunks c WHERE c.space = $1 AND c.id = ANY($2::text[])`,
           [space, unique],
         );
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        const out: MemoryRecord[] = [];
-        for (const id of unique) {
-          const row = byId.get(id);
-          if (row) out.push(rowToRecord(row));
-        }
-        return out;
+        return inOrder(rows, unique).map(rowToRecord);
       });
     },
 

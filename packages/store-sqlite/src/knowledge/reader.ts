@@ -1,5 +1,5 @@
 import type { MemoryVersion } from '@mem/core';
-import type { KnowledgeReader, MemoryRecord, ScanOptions } from '@mem/core/adapter';
+import { inOrder, type KnowledgeReader, type ScanOptions } from '@mem/core/adapter';
 import type { SqliteKnowledgeContext } from './context.js';
 import { type ChunkRow, COLUMNS, rowToRecord } from './rows.js';
 
@@ -34,13 +34,7 @@ export function createReader(ctx: SqliteKnowledgeContext): KnowledgeReader {
           // planner walk every chunk of the space instead (it grew with the space: 3.5 ms at 100,000 memories).
           `SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value WHERE c.space = ?`,
         ).all(JSON.stringify(unique), space) as ChunkRow[];
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        const out: MemoryRecord[] = [];
-        for (const id of unique) {
-          const row = byId.get(id);
-          if (row) out.push(rowToRecord(row));
-        }
-        return out;
+        return inOrder(rows, unique).map(rowToRecord);
       });
     },
 
