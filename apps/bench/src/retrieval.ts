@@ -289,8 +289,11 @@ if (values.cv) {
             neighbours: { ...DEFAULT_KNOWLEDGE_OPTIONS.neighbours, ...nb },
           };
           const label = `session ${session}, vector ${vector}, time ${time}, neighbours ${nb.weight}${nb.weight > 0 ? ` r${nb.radius}` : ''}`;
-          log(`cv: ${label}`);
-          candidates.push({ label, config, outcomes: (await evaluate(label, withLocal, local, config)).outcomes! });
+          const point = await evaluate(label, withLocal, local, config);
+          log(
+            `cv: ${label}: any@10 ${point.recall_any['10']}, NDCG@10 ${point.ndcg10}, search p50 ${point.search_ms.p50} ms`,
+          );
+          candidates.push({ label, config, outcomes: point.outcomes! });
         }
   cv = { ...crossValidate(candidates), grid: candidates.map((c) => c.label) };
   results.push({

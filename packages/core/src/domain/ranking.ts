@@ -201,7 +201,7 @@ export interface NeighbourOptions {
 }
 
 /** Fitted by cross-validation over LoCoMo's conversations like the arm weights (apps/bench README). */
-export const DEFAULT_NEIGHBOURS: NeighbourOptions = { weight: 1, radius: 2, depth: 10 };
+export const DEFAULT_NEIGHBOURS: NeighbourOptions = { weight: 1, radius: 2, depth: 3 };
 
 /**
  * Relevance with the neighbouring turns (docs/ranking.md): the answer to a question is often the turn right after the

@@ -152,32 +152,37 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
     neighbours(query: NeighbourQuery): Promise<MemoryRecord[]> {
       return run('neighbours', () => {
         const radius = Math.floor(query.radius);
-        const out = new Map<string, MemoryRecord>();
-        if (!(radius > 0)) return [];
-        for (const id of new Set(query.ids)) {
-          const params: unknown[] = [id];
-          const where = filterClause(query.filter, params);
-          const at = stmt(
-            `SELECT c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id FROM chunks c WHERE c.id = ? AND ${where}`,
-          ).get(...params) as { created_at: string; scope: string; agent_id: string } | undefined;
-          if (!at) continue;
-          // The (space, created_at, id) index walked from the memory outwards, one direction per query.
+        const ids = [...new Set(query.ids)];
+        if (!(radius > 0) || ids.length === 0) return [];
+        // Where each visible id sits: one statement for all of them.
+        const atParams: unknown[] = [JSON.stringify(ids)];
+        const atWhere = filterClause(query.filter, atParams);
+        const places = stmt(
+          `SELECT c.id AS id, c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id
+           FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value WHERE ${atWhere}`,
+        ).all(...atParams) as { id: string; created_at: string; scope: string; agent_id: string }[];
+        const side = (cmp: '<' | '>', order: 'ASC' | 'DESC', params: unknown[]) =>
+          `SELECT rid FROM (SELECT c.rid AS rid FROM chunks c
+             WHERE ${filterClause(query.filter, params)} AND c.scope = ? AND c.agent_id = ? AND (c.created_at, c.id) ${cmp} (?, ?)
+             ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?)`;
+        if (places.length === 0) return [];
+        // Then the (space, created_at, id) index walked outwards both ways from each: one statement, row ids only.
+        const params: unknown[] = [];
+        const arms: string[] = [];
+        for (const at of places)
           for (const [cmp, order] of [
             ['<', 'DESC'],
             ['>', 'ASC'],
           ] as const) {
-            const side: unknown[] = [];
-            const sideWhere = filterClause(query.filter, side);
-            side.push(at.scope, at.agent_id, at.created_at, id, radius);
-            const rows = stmt(
-              `SELECT ${COLUMNS} FROM chunks c
-               WHERE ${sideWhere} AND c.scope = ? AND c.agent_id = ? AND (c.created_at, c.id) ${cmp} (?, ?)
-               ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?`,
-            ).all(...side) as ChunkRow[];
-            for (const row of rows) out.set(row.id, rowToRecord(row));
+            arms.push(side(cmp, order, params));
+            params.push(at.scope, at.agent_id, at.created_at, at.id, radius);
           }
-        }
-        return [...out.values()];
+        const rids = new Set((stmt(arms.join(' UNION ALL ')).all(...params) as { rid: number }[]).map((r) => r.rid));
+        if (rids.size === 0) return [];
+        const rows = stmt(`SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value`).all(
+          JSON.stringify([...rids]),
+        ) as ChunkRow[];
+        return rows.map(rowToRecord);
       });
     },
   };
