@@ -1,5 +1,5 @@
 export * from './candidates.js';
-export * from './crash.js';
+export * from './crash/index.js';
 export { type CrashCase, describeCrashCampaigns } from './crash-suite.js';
 export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
 export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
