@@ -5,7 +5,7 @@ export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './
 export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
 export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
-export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
+export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge/index.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { locomoTurns } from './locomo.js';
 export { memoryRecord } from './memory-record.js';

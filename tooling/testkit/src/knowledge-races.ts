@@ -8,7 +8,7 @@
 import { createHashingEmbedder, KnowledgeService, type Principal } from '@mem/core';
 import { type KnowledgeStore, systemClock } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KnowledgeStoreFactory, KnowledgeStoreFixture } from './knowledge.js';
+import type { KnowledgeStoreFactory, KnowledgeStoreFixture } from './knowledge/index.js';
 
 /** `store`, except that `before()` runs (and is awaited) when replaceDocument is called, before the write. */
 function interceptReplace(store: KnowledgeStore, before: () => Promise<void>): KnowledgeStore {
