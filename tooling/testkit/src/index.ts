@@ -16,7 +16,7 @@ export * from './processes.js';
 export { describeReranker } from './reranker.js';
 export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export { describeStoreBundle, type StoreBundleFactory, type StoreBundleFixture } from './store-bundle.js';
-export * from './structured.js';
+export * from './structured/index.js';
 export { readTreeText, tempDir, tempFixture } from './temp-dir.js';
 export { tokenEmbedder, wordTokens } from './token-embedder.js';
 export {
