@@ -24,4 +24,4 @@ export {
   type TranscriptStoreFactory,
   type TranscriptStoreFixture,
   type TranscriptStoreTestOptions,
-} from './transcript.js';
+} from './transcript/index.js';
