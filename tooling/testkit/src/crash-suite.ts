@@ -4,7 +4,7 @@
  * hundreds of kills.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CrashWorkload, crashCampaign, type HarnessTarget, type OpenHarnessPorts } from './crash.js';
+import { type CrashWorkload, crashCampaign, type HarnessTarget, type OpenHarnessPorts } from './crash/index.js';
 import { bundleChild, type ChildProgram } from './processes.js';
 
 export interface CrashCase {

@@ -1,11 +1,11 @@
 export * from './candidates.js';
-export * from './crash.js';
+export * from './crash/index.js';
 export { type CrashCase, describeCrashCampaigns } from './crash-suite.js';
 export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
 export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
 export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
-export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge.js';
+export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge/index.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { locomoTurns } from './locomo.js';
 export { memoryRecord } from './memory-record.js';
@@ -16,7 +16,7 @@ export * from './processes.js';
 export { describeReranker } from './reranker.js';
 export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export { describeStoreBundle, type StoreBundleFactory, type StoreBundleFixture } from './store-bundle.js';
-export * from './structured.js';
+export * from './structured/index.js';
 export { readTreeText, tempDir, tempFixture } from './temp-dir.js';
 export { tokenEmbedder, wordTokens } from './token-embedder.js';
 export {
@@ -24,4 +24,4 @@ export {
   type TranscriptStoreFactory,
   type TranscriptStoreFixture,
   type TranscriptStoreTestOptions,
-} from './transcript.js';
+} from './transcript/index.js';

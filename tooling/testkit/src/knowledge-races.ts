@@ -1,6 +1,6 @@
 /**
  * Lost-update races between an edit and the counters other writers change meanwhile (found by the concurrency
- * soak of `crash.ts`). An edit reads a document, embeds the new text, then replaces the chunks if the version still
+ * soak of `crash/`). An edit reads a document, embeds the new text, then replaces the chunks if the version still
  * holds; ratings and reads do not change the version, so a rating (or a read) that lands between the edit's read and
  * its write must still count afterwards. The interleaving is forced: the editing store runs the other writer's call
  * right before it replaces the chunks. Runs on adapters whose fixture can open a second, independent instance.
@@ -8,7 +8,7 @@
 import { createHashingEmbedder, KnowledgeService, type Principal } from '@mem/core';
 import { type KnowledgeStore, systemClock } from '@mem/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KnowledgeStoreFactory, KnowledgeStoreFixture } from './knowledge.js';
+import type { KnowledgeStoreFactory, KnowledgeStoreFixture } from './knowledge/index.js';
 
 /** `store`, except that `before()` runs (and is awaited) when replaceDocument is called, before the write. */
 function interceptReplace(store: KnowledgeStore, before: () => Promise<void>): KnowledgeStore {
