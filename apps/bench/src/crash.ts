@@ -1,6 +1,6 @@
 /**
  * Crash safety and concurrency (issue 9, docs/safety.md): the long runs of the tests in packages/store-*\/test/crash*.test.ts
- * and concurrency.test.ts, on the harness of @mem/testkit (`crash.ts`).
+ * and concurrency.test.ts, on the harness of @mem/testkit (`crash/`).
  *   - Crash: a writer process is killed with SIGKILL at a random point, `--kills` times per store and workload
  *     (knowledge store/edit/move on SQLite and PostgreSQL; transcript appends + compactions and notebook writes on
  *     Markdown, SQLite and PostgreSQL); after every kill the store is reopened and every acknowledged write checked.

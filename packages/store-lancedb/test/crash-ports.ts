@@ -1,5 +1,5 @@
 /**
- * The LanceDB ports the crash harness (@mem/testkit `crash.ts`) opens, in its writer processes (test/crash-child.ts)
+ * The LanceDB ports the crash harness (@mem/testkit `crash/`) opens, in its writer processes (test/crash-child.ts)
  * and in the test that checks after each kill. Target: `{ uri }` of the folder. Only the knowledge workload: the
  * package has no transcript or notebook store.
  */

@@ -1,5 +1,5 @@
 /**
- * The Markdown ports the crash harness (@mem/testkit `crash.ts`) opens, in its writer processes (test/crash-child.ts)
+ * The Markdown ports the crash harness (@mem/testkit `crash/`) opens, in its writer processes (test/crash-child.ts)
  * and in the test that checks after each kill. Target: `{ root }`, the workspace folder.
  */
 import type { HarnessPorts, HarnessTarget } from '@mem/testkit';

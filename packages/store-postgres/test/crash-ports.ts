@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL ports the crash and concurrency harness (@mem/testkit `crash.ts`) opens, in its writer processes
+ * The PostgreSQL ports the crash and concurrency harness (@mem/testkit `crash/`) opens, in its writer processes
  * (test/crash-child.ts) and in the tests that check afterwards. Target: `{ url, schema }`.
  */
 import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';

@@ -1,5 +1,5 @@
 /**
- * The SQLite ports the crash and concurrency harness (@mem/testkit `crash.ts`) opens, in its writer processes
+ * The SQLite ports the crash and concurrency harness (@mem/testkit `crash/`) opens, in its writer processes
  * (test/crash-child.ts) and in the test that checks after each kill. Target: `{ path }` of the database file.
  */
 import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';
