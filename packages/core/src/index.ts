@@ -18,7 +18,7 @@ export {
 } from './domain/agent-sessions.js';
 export { checkKey, pathWeight } from './domain/keys.js';
 export { checkName } from './domain/names.js';
-export { leadOnly, mayConsolidate, mayForget, type Permission } from './domain/permissions.js';
+export { leadOnly, type Permission, permissions } from './domain/permissions.js';
 export type { SessionContextOptions } from './domain/ranking.js';
 export type { PersonalDataPolicy, PersonalDataSetting } from './domain/secrets.js';
 export type { TimeCueOptions } from './domain/time-cue.js';

@@ -172,6 +172,7 @@ export function createStack(given: StackOptions): Stack {
     : {};
   const knowledge = new KnowledgeService({
     store: knowledgeStore,
+    capabilities: capabilities.knowledge,
     embedder: options.embedder,
     reranker: options.reranker,
     queryRewriter: options.queryRewriter,

@@ -1,4 +1,4 @@
-import { checkName, type FactSource, type JsonValue, MemError, mayConsolidate, type Permission } from '@mem/core';
+import { checkName, type FactSource, type JsonValue, MemError, type Permission, permissions } from '@mem/core';
 import {
   type Clock,
   type EpisodeStore,
@@ -101,10 +101,10 @@ export interface ConsolidationReport {
  */
 /**
  * Consolidation writes facts for a whole space, so only a lead may run it: `FORBIDDEN` for a worker.
- * @deprecated The rule lives in core: use `mayConsolidate` from `@mem/core` (the operation table declares it as
+ * @deprecated The rule lives in core: use `permissions.consolidate` from `@mem/core` (the operation table declares it as
  * consolidate's permission, so every door checks it). This alias stays for existing callers.
  */
-export const checkConsolidator: Permission = mayConsolidate;
+export const checkConsolidator: Permission = permissions.consolidate;
 
 export class ConsolidationPipeline {
   readonly options: ConsolidationOptions;

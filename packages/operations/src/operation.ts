@@ -82,7 +82,7 @@ export interface Operation {
   write: boolean;
   /**
    * Who may run it: throws (FORBIDDEN, saying what to do) for a principal that may not; core's permissions
-   * (`mayConsolidate`, `mayForget`: `leadOnly`). Checked before the handler runs, whatever the door: no door calls its
+   * (`permissions.consolidate`, `.forget`, `.injectLearning`: `leadOnly`). Checked before the handler runs, whatever the door: no door calls its
    * own check.
    */
   permission?: (principal: Principal) => void;

@@ -1,5 +1,5 @@
 /** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
-import { forget, forgetInput, jsonValueSchema, mayConsolidate, mayForget, parseInput } from '@mem/core';
+import { forget, forgetInput, jsonValueSchema, parseInput, permissions } from '@mem/core';
 import { z } from 'zod';
 import { int, show, str, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
@@ -51,7 +51,7 @@ export const consolidate = defineOperation({
   input: consolidateInput,
   output: consolidationReport,
   write: true,
-  permission: mayConsolidate,
+  permission: permissions.consolidate,
   http: { method: 'POST', path: '/v1/consolidate' },
   tool: { name: 'consolidate' },
   cli: {
@@ -109,7 +109,7 @@ export const forgetOperation = defineOperation({
   input: forgetInput,
   output: forgetReport,
   write: true,
-  permission: mayForget,
+  permission: permissions.forget,
   http: { method: 'POST', path: '/v1/forget' },
   tool: { name: 'forget' },
   cli: {

@@ -3,6 +3,7 @@ import {
   injectLearningInput,
   memoryIndexInput,
   parseInput,
+  permissions,
   recalledMemoryJson,
   type SearchResultJson,
   smartRecallInput,
@@ -139,6 +140,7 @@ export const injectLearning = defineOperation({
   write: true,
   http: { method: 'POST', path: '/v1/learnings', status: createdUnlessDeduplicated, successStatus: [201] },
   tool: { name: 'inject-learning' },
+  permission: permissions.injectLearning,
   cli: {
     command: 'learn',
     summary: 'a lead teaches an agent a learning (swarm scope)',

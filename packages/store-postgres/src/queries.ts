@@ -129,12 +129,12 @@ export function neighbourQuery(
   const idList = p.add([...new Set(ids)]);
   const r = p.add(radius);
   const side = (cmp: '<' | '>', order: 'ASC' | 'DESC') => `(SELECT ${columns} FROM ${ctx.schema}.chunks c
-        WHERE ${filterClause(filter, p)} AND c.scope = a.scope AND c.agent_id = a.agent_id
+        WHERE ${filterClause(filter, p)} AND c.scope = a.scope AND c.agent_id = a.agent_id AND c.source = a.source
           AND (c.created_at, c.id COLLATE "C") ${cmp} (a.created_at, a.id COLLATE "C")
         ORDER BY c.created_at ${order}, c.id COLLATE "C" ${order} LIMIT ${r})`;
   return {
     text: `WITH a AS MATERIALIZED (
-        SELECT c.id, c.scope, c.agent_id, c.created_at FROM ${ctx.schema}.chunks c
+        SELECT c.id, c.scope, c.agent_id, c.source, c.created_at FROM ${ctx.schema}.chunks c
         WHERE c.id = ANY(${idList}::text[]) AND ${filterClause(filter, p)}
       )
       SELECT DISTINCT ON (n.id) n.* FROM a CROSS JOIN LATERAL (${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}) n`,

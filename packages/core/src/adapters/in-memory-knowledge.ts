@@ -260,7 +260,9 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
       const c = this.chunks.get(id);
       if (!c || !matchesFilter(c, q.filter)) continue;
       const line = [...this.chunks.values()]
-        .filter((o) => o.scope === c.scope && o.agentId === c.agentId && matchesFilter(o, q.filter))
+        .filter(
+          (o) => o.scope === c.scope && o.agentId === c.agentId && o.source === c.source && matchesFilter(o, q.filter),
+        )
         .sort(byTimeThenId);
       const at = line.findIndex((o) => o.id === id);
       for (const o of [...line.slice(Math.max(0, at - q.radius), at), ...line.slice(at + 1, at + 1 + q.radius)])

@@ -30,8 +30,21 @@ export const mayConsolidate: Permission = leadOnly(
   (p) => `it writes facts for the whole space "${p.space}"`,
 );
 
+/** inject-learning: it writes into another agent's memory, at swarm scope. */
+export const mayInjectLearning: Permission = leadOnly(
+  'inject-learning',
+  () => "it writes into another agent's memory at swarm scope (a worker stores its own memory with memory-store)",
+);
+
 /** forget: it deletes everything of an agent or a user in the space. */
 export const mayForget: Permission = leadOnly(
   'forget',
   (p) => `it deletes everything of an agent or a user in space "${p.space}"`,
 );
+
+/** The lead-only operations' permissions, by operation (what the operation table declares). */
+export const permissions = Object.freeze({
+  consolidate: mayConsolidate,
+  forget: mayForget,
+  injectLearning: mayInjectLearning,
+});

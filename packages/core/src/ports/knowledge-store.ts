@@ -33,7 +33,8 @@ export interface VectorQuery {
 
 /**
  * The neighbouring-turn lookup (docs/ranking.md): memories said right before and right after some others by the same
- * owner. Order is (createdAt, id): ids made together increase, so it is the order memories were stored in.
+ * owner from the same source (a conversation's turns, not the files indexed beside them). Order is (createdAt, id):
+ * ids made together increase, so it is the order memories were stored in.
  */
 export interface NeighbourQuery {
   filter: SearchFilter;
@@ -168,7 +169,7 @@ export interface KnowledgeSearcher {
   vectorSearch(query: VectorQuery): Promise<VectorHit[]>;
   /**
    * For each id of `query.ids`, the `radius` memories right before it and the `radius` right after it in
-   * (createdAt, id) order among those with its space, scope and agentId that pass `query.filter`. One list, each
+   * (createdAt, id) order among those with its space, scope, agentId and source that pass `query.filter`. One list, each
    * memory once, in any order; an id of the query appears only when it neighbours another.
    */
   neighbours(query: NeighbourQuery): Promise<MemoryRecord[]>;

@@ -54,9 +54,10 @@ export function createSearcher(ctx: LanceKnowledgeContext): KnowledgeSearcher {
             'created_at',
             'scope',
             'agent_id',
+            'source',
           ]);
           if (!at) continue;
-          const owner = `${visible} AND scope = ${sqlString(String(at.scope))} AND agent_id = ${sqlString(String(at.agent_id))}`;
+          const owner = `${visible} AND scope = ${sqlString(String(at.scope))} AND agent_id = ${sqlString(String(at.agent_id))} AND source = ${sqlString(String(at.source))}`;
           const c = sqlString(String(at.created_at));
           const i = sqlString(id);
           for (const [cmp, ascending] of [

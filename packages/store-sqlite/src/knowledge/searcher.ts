@@ -158,12 +158,12 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
         const atParams: unknown[] = [JSON.stringify(ids)];
         const atWhere = filterClause(query.filter, atParams);
         const places = stmt(
-          `SELECT c.id AS id, c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id
+          `SELECT c.id AS id, c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id, c.source AS source
            FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value WHERE ${atWhere}`,
-        ).all(...atParams) as { id: string; created_at: string; scope: string; agent_id: string }[];
+        ).all(...atParams) as { id: string; created_at: string; scope: string; agent_id: string; source: string }[];
         const side = (cmp: '<' | '>', order: 'ASC' | 'DESC', params: unknown[]) =>
           `SELECT rid FROM (SELECT c.rid AS rid FROM chunks c
-             WHERE ${filterClause(query.filter, params)} AND c.scope = ? AND c.agent_id = ? AND (c.created_at, c.id) ${cmp} (?, ?)
+             WHERE ${filterClause(query.filter, params)} AND c.scope = ? AND c.agent_id = ? AND c.source = ? AND (c.created_at, c.id) ${cmp} (?, ?)
              ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?)`;
         if (places.length === 0) return [];
         // Then the (space, created_at, id) index walked outwards both ways from each: one statement, row ids only.
@@ -175,7 +175,7 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
             ['>', 'ASC'],
           ] as const) {
             arms.push(side(cmp, order, params));
-            params.push(at.scope, at.agent_id, at.created_at, at.id, radius);
+            params.push(at.scope, at.agent_id, at.source, at.created_at, at.id, radius);
           }
         const rids = new Set((stmt(arms.join(' UNION ALL ')).all(...params) as { rid: number }[]).map((r) => r.rid));
         if (rids.size === 0) return [];

@@ -117,6 +117,8 @@ export function refusalAndSearchTests(t: KnowledgeSuite): void {
       );
       // Another owner's memories said at the same moment, in between: never anyone's neighbours but their own.
       await memory.import(bob, { content: `Bob turn ${i} about the ferry timetable.`, createdAt: at });
+      // Alice's own memories of another source in between (a task's notes beside a conversation): not turns of it.
+      await memory.import(alice, { content: `Alice's task note ${i}.`, createdAt: at, source: 'task_completion' });
     }
     await memory.import(other, { content: 'Alice in another space.', createdAt: at });
     const later = await memory.import(alice, {

@@ -66,7 +66,7 @@ export class KnowledgeContext {
     this.clock = deps.clock;
     this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };
-    const { keyword, vector, keywordLengthNorm } = this.knowledge.capabilities;
+    const { keyword, vector, keywordLengthNorm } = deps.capabilities ?? this.knowledge.capabilities;
     this.searchCapabilities = Object.freeze({ keyword, keywordLengthNorm });
     this.embeddingSpace =
       this.embedder && vector ? new EmbeddingSpace(this.knowledge, this.embedder, this.clock) : undefined;

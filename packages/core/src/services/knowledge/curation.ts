@@ -4,6 +4,7 @@ import { contentHash } from '../../domain/ids.js';
 import { checkKey } from '../../domain/keys.js';
 import { expiryAfterMove } from '../../domain/lifecycle.js';
 import { checkName } from '../../domain/names.js';
+import { mayInjectLearning } from '../../domain/permissions.js';
 import { usefulnessFactor } from '../../domain/ranking.js';
 import { MemError } from '../../errors.js';
 import { NO_USAGE } from '../../ports/summarizer.js';
@@ -225,12 +226,7 @@ export async function rate(ctx: KnowledgeContext, p: Principal, raw: unknown): P
 export async function injectLearning(ctx: KnowledgeContext, p: Principal, raw: unknown): Promise<StoreResult> {
   ctx.checkPrincipal(p);
   const input = parseInput(injectLearningInput, 'inject-learning', raw);
-  if (p.role !== 'lead') {
-    throw new MemError(
-      'FORBIDDEN',
-      'Only a lead may inject a learning. A worker can store its own memory with memory-store instead.',
-    );
-  }
+  mayInjectLearning(p);
   checkName(input.agentId, 'agent');
   return store(
     ctx,

@@ -182,7 +182,7 @@ async function fusedSearch(
     if (!rec) return [];
     const at = Date.parse(rec.createdAt);
     const relevance = cue ? (own * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight) : own;
-    return [{ id, relevance, owner: `${rec.scope}/${rec.agentId}`, at }];
+    return [{ id, relevance, owner: `${rec.scope}/${rec.agentId}/${rec.source}`, at }];
   };
   const members = fused.flatMap((f) => member(f.id, f.relevance));
   const added = await neighboursOf(ctx, store, filter, members);

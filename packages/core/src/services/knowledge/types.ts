@@ -1,7 +1,7 @@
 /** The result and input types of the knowledge service (exported from @mem/core). */
 import type { Clock } from '../../ports/clock.js';
 import type { Embedder } from '../../ports/embedder.js';
-import type { KnowledgeStore } from '../../ports/knowledge-store.js';
+import type { KnowledgeStore, KnowledgeStoreCapabilities } from '../../ports/knowledge-store.js';
 import type { Logger } from '../../ports/logger.js';
 import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
@@ -171,6 +171,8 @@ export interface KnowledgeServiceDeps {
   options?: Partial<KnowledgeOptions> | undefined;
   /** Re-scores the fused top `rerankDepth` results of every search (off when absent). */
   reranker?: Reranker | undefined;
+  /** The store's capabilities as the stack read them at assembly (read from the store when absent). */
+  capabilities?: KnowledgeStoreCapabilities | undefined;
   /** Turns each search's query into a few (docs/ranking.md); off when absent. */
   queryRewriter?: QueryRewriter | undefined;
   /** An extra asynchronous secret scan after mem's own rules, awaited by every write (docs/safety.md). */
