@@ -6,7 +6,7 @@
  */
 
 export { bundleCapabilities, checkCapabilities, STRUCTURED_PORTS, storeBundle } from './adapter-kit/bundle.js';
-export { inOrder, parseTags } from './adapter-kit/rows.js';
+export { inOrder, keyTakenByStore, parseTags } from './adapter-kit/rows.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export {
   checkCompactionChange,

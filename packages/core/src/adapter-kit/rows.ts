@@ -2,6 +2,8 @@
  * Row helpers every store adapter needs (the adapter kit, exported from `@mem/core/adapter`): pure functions over
  * what a database hands back, so that each adapter keeps only its engine code.
  */
+import { MemError } from '../errors.js';
+import type { Scope } from '../types.js';
 
 /**
  * The rows of a batch read put back in the order the caller asked for them: one row per id of `ids` (an id asked
@@ -29,4 +31,25 @@ export function parseTags(text: string): string[] {
     return [];
   }
   return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+}
+
+/**
+ * KEY_TAKEN as every knowledge store answers it when a write meets the unique (space, scope, agentId, key) of another
+ * document: the key, the owner, the holder's id when the store could read it, and what to do.
+ */
+export function keyTakenByStore(
+  key: string,
+  scope: Scope,
+  agentId: string,
+  holder: string | null,
+  cause?: unknown,
+): MemError {
+  return new MemError(
+    'KEY_TAKEN',
+    `Key ${key} is already taken by another memory${holder ? ` (${holder})` : ''} of ${agentId} at ${scope} scope. Use memory-edit to change that memory, or choose another key.`,
+    {
+      ...(cause === undefined ? {} : { cause }),
+      details: { key, scope, agentId, ...(holder ? { docId: holder } : {}) },
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import type { MemoryVersion, Scope } from '@mem/core';
 import { MemError } from '@mem/core';
-import type { KnowledgeWriter, MemoryRecord } from '@mem/core/adapter';
+import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/core/adapter';
 import { ADAPTER } from '../database.js';
 import { GroupCommit } from '../group-commit.js';
 import { baseOf, type Row, recordToRow, versionToRow } from '../schema.js';
@@ -8,13 +8,8 @@ import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
 import { optimizeTables } from '../upkeep.js';
 import { type LanceKnowledgeContext, notFound, type Tables } from './context.js';
 
-function keyTaken(key: string, scope: Scope, agentId: string, holder: string): MemError {
-  return new MemError(
-    'KEY_TAKEN',
-    `Key ${key} is already taken by another memory (${holder}) of ${agentId} at ${scope} scope. Use memory-edit to change that memory, or choose another key.`,
-    { details: { key, scope, agentId, docId: holder } },
-  );
-}
+const keyTaken = (key: string, scope: Scope, agentId: string, holder: string): MemError =>
+  keyTakenByStore(key, scope, agentId, holder);
 
 /**
  * The write role: inserts (grouped into one append while the write lock is busy), edits and moves (version row first,

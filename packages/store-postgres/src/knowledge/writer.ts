@@ -1,6 +1,6 @@
 import type { MemoryVersion, Scope } from '@mem/core';
 import { MemError } from '@mem/core';
-import type { KnowledgeWriter, MemoryRecord } from '@mem/core/adapter';
+import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/core/adapter';
 import { ADAPTER, constraintOf, exec, Params, type Sql, sqlState, type TransactionSql } from '../connection.js';
 import { iso } from '../queries.js';
 import { vectorLiteral } from '../vectors.js';
@@ -110,11 +110,7 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
     } catch {
       holder = null;
     }
-    return new MemError(
-      'KEY_TAKEN',
-      `Key ${key} is already taken by another memory${holder ? ` (${holder})` : ''} of ${agentId} at ${scope} scope. Use memory-edit to change that memory, or choose another key.`,
-      { cause, details: { key, scope, agentId, ...(holder ? { docId: holder } : {}) } },
-    );
+    return keyTakenByStore(key, scope, agentId, holder, cause);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { MemoryVersion, Scope } from '@mem/core';
 import { MemError } from '@mem/core';
-import type { KnowledgeWriter, MemoryRecord } from '@mem/core/adapter';
+import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/core/adapter';
 import { ADAPTER } from '../database.js';
 import { constraintKind, type SqliteKnowledgeContext } from './context.js';
 import { vectorToBlob } from './rows.js';
@@ -87,11 +87,7 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
     } catch {
       holder = null;
     }
-    return new MemError(
-      'KEY_TAKEN',
-      `Key ${key} is already taken by another memory${holder ? ` (${holder})` : ''} of ${agentId} at ${scope} scope. Use memory-edit to change that memory, or choose another key.`,
-      { cause, details: { key, scope, agentId, ...(holder ? { docId: holder } : {}) } },
-    );
+    return keyTakenByStore(key, scope, agentId, holder, cause);
   }
 
   function duplicateId(cause: unknown): MemError {
