@@ -8,7 +8,7 @@ import type {
   VectorQuery,
 } from '@mem/core/adapter';
 import type { Row } from '../schema.js';
-import { filterPredicate, rows, sqlString } from '../sql.js';
+import { chunked, filterPredicate, rows, sqlIn, sqlString } from '../sql.js';
 import { type LanceKnowledgeContext, toRecords } from './context.js';
 
 /**
@@ -46,38 +46,72 @@ export function createSearcher(ctx: LanceKnowledgeContext): KnowledgeSearcher {
     neighbours(query: NeighbourQuery) {
       return read('neighbours', async (t) => {
         const radius = Math.floor(query.radius);
-        if (!(radius > 0)) return [];
+        const ids = [...new Set(query.ids)];
+        if (!(radius > 0) || ids.length === 0) return [];
         const visible = filterPredicate(query.filter);
-        const found = new Map<string, Row>();
-        for (const id of new Set(query.ids)) {
-          const [at] = await rows(t.chunks, `${visible} AND id = ${sqlString(id)}`, 1, [
-            'created_at',
-            'scope',
-            'agent_id',
-            'source',
-          ]);
-          if (!at) continue;
-          const owner = `${visible} AND scope = ${sqlString(String(at.scope))} AND agent_id = ${sqlString(String(at.agent_id))} AND source = ${sqlString(String(at.source))}`;
-          const c = sqlString(String(at.created_at));
-          const i = sqlString(id);
-          for (const [cmp, ascending] of [
-            ['<', false],
-            ['>', true],
-          ] as const) {
-            const side = (await t.chunks
-              .query()
-              .where(`${owner} AND (created_at ${cmp} ${c} OR (created_at = ${c} AND id ${cmp} ${i}))`)
-              .orderBy([
-                { columnName: 'created_at', ascending },
-                { columnName: 'id', ascending },
-              ])
-              .limit(radius)
-              .toArray()) as Row[];
-            for (const row of side) found.set(String(row.id), row);
+        const places = await rows(t.chunks, `${visible} AND ${sqlIn('id', ids)}`, undefined, [
+          'id',
+          'created_at',
+          'scope',
+          'agent_id',
+          'source',
+        ]);
+        const near = new Set<string>();
+        const owners = new Map<string, Row[]>();
+        for (const place of places) {
+          const owner = `${visible} AND scope = ${sqlString(String(place.scope))} AND agent_id = ${sqlString(String(place.agent_id))} AND source = ${sqlString(String(place.source))}`;
+          owners.set(owner, [...(owners.get(owner) ?? []), place]);
+        }
+        for (const [owner, group] of owners) {
+          // One scan for the hour around each place of this owner; a side that reaches the edge of its hour asks the
+          // store for the rest in order (a scan sorted by time), which is rare: turns of one exchange are close.
+          const hours = group.map(
+            (p) =>
+              `(created_at >= ${sqlString(shifted(p.created_at, -WINDOW_MS))} AND created_at <= ${sqlString(shifted(p.created_at, WINDOW_MS))})`,
+          );
+          const line = (await rows(t.chunks, `${owner} AND (${hours.join(' OR ')})`, undefined, ['id', 'created_at']))
+            .map((r) => ({ id: String(r.id), at: String(r.created_at) }))
+            .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+          for (const place of group) {
+            const i = line.findIndex((r) => r.id === String(place.id));
+            const before = line.slice(Math.max(0, i - radius), i);
+            const after = line.slice(i + 1, i + 1 + radius);
+            for (const r of [...before, ...after]) near.add(r.id);
+            const c = sqlString(String(place.created_at));
+            const id = sqlString(String(place.id));
+            for (const [side, cmp, ascending] of [
+              [before, '<', false],
+              [after, '>', true],
+            ] as const) {
+              if (side.length === radius) continue;
+              const rest = (await t.chunks
+                .query()
+                .where(`${owner} AND (created_at ${cmp} ${c} OR (created_at = ${c} AND id ${cmp} ${id}))`)
+                .select(['id'])
+                .orderBy([
+                  { columnName: 'created_at', ascending },
+                  { columnName: 'id', ascending },
+                ])
+                .limit(radius)
+                .toArray()) as Row[];
+              for (const r of rest) near.add(String(r.id));
+            }
           }
         }
-        return toRecords(t, [...found.values()]);
+        const found: Row[] = [];
+        for (const batch of chunked([...near]))
+          found.push(...(await rows(t.chunks, `${visible} AND ${sqlIn('id', batch)}`)));
+        return toRecords(t, found);
       });
     },
   };
+}
+
+/** The window scanned around each place of the neighbours lookup. */
+const WINDOW_MS = 3_600_000;
+
+/** An ISO time moved by `ms`, as ISO text (stored times compare as text). */
+function shifted(iso: unknown, ms: number): string {
+  const t = Date.parse(String(iso));
+  return Number.isFinite(t) ? new Date(t + ms).toISOString() : String(iso);
 }
