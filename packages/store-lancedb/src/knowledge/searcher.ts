@@ -60,7 +60,9 @@ export function createSearcher(ctx: LanceKnowledgeContext): KnowledgeSearcher {
         const owners = new Map<string, Row[]>();
         for (const place of places) {
           const owner = `${visible} AND scope = ${sqlString(String(place.scope))} AND agent_id = ${sqlString(String(place.agent_id))} AND source = ${sqlString(String(place.source))}`;
-          owners.set(owner, [...(owners.get(owner) ?? []), place]);
+          const group = owners.get(owner);
+          if (group) group.push(place);
+          else owners.set(owner, [place]);
         }
         for (const [owner, group] of owners) {
           // One scan for the hour around each place of this owner; a side that reaches the edge of its hour asks the

@@ -185,21 +185,19 @@ async function fusedSearch(
     return [{ id, relevance, owner: `${rec.scope}/${rec.agentId}/${rec.source}`, at }];
   };
   const members = fused.flatMap((f) => member(f.id, f.relevance));
-  const added = await neighboursOf(ctx, store, filter, members);
-  for (const rec of added) if (!byId.has(rec.id)) byId.set(rec.id, rec);
-  const candidates = [
-    ...fused,
-    ...added
-      .filter((rec) => !fused.some((f) => f.id === rec.id))
-      .map((rec) => ({ id: rec.id, relevance: 0, keywordRank: null, vectorRank: null })),
-  ];
-  const all = [...members, ...candidates.slice(fused.length).flatMap((c) => member(c.id, 0))];
   const around = new Set(
     [...members]
       .sort((a, b) => b.relevance - a.relevance)
       .slice(0, ctx.options.neighbours.depth)
       .map((m) => m.id),
   );
+  const fresh = (await neighboursOf(ctx, store, filter, [...around])).filter((rec) => !byId.has(rec.id));
+  for (const rec of fresh) byId.set(rec.id, rec);
+  const candidates = [
+    ...fused,
+    ...fresh.map((rec) => ({ id: rec.id, relevance: 0, keywordRank: null, vectorRank: null })),
+  ];
+  const all = [...members, ...fresh.flatMap((rec) => member(rec.id, 0))];
   const shared = neighbourShare(all, around, ctx.options.neighbours);
   const contextual = sessionContext(
     all.map((m) => ({ ...m, relevance: shared.get(m.id) ?? m.relevance })),
@@ -365,19 +363,15 @@ export async function recall(
   return { block: renderRecallBlock(memories, ctx.options.recallPreviewChars), memories, usage };
 }
 
-/** The memories right before and after the best candidates (docs/ranking.md), or none when the rule is off. */
+/** The memories right before and after `ids`, the best candidates (docs/ranking.md), or none when the rule is off. */
 async function neighboursOf(
   ctx: KnowledgeContext,
   store: Pick<KnowledgeSearcher, 'neighbours'>,
   filter: SearchFilter,
-  members: readonly { id: string; relevance: number }[],
+  ids: string[],
 ): Promise<MemoryRecord[]> {
-  const { weight, radius, depth } = ctx.options.neighbours;
-  if (!(weight > 0) || radius < 1 || depth < 1 || members.length === 0) return [];
-  const ids = [...members]
-    .sort((a, b) => b.relevance - a.relevance)
-    .slice(0, depth)
-    .map((m) => m.id);
+  const { weight, radius } = ctx.options.neighbours;
+  if (!(weight > 0) || radius < 1 || ids.length === 0) return [];
   return store.neighbours({ filter, ids, radius });
 }
 
