@@ -111,6 +111,44 @@ function blobOf(v: Float32Array | Int8Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
+/**
+ * The `want` rows of smallest distance (a NULL distance — a zero vector — counts as 1), ties by rid, as the rows
+ * to re-rank: selection by a bounded max-heap instead of sorting every scanned row.
+ */
+export function bestByDistance(rows: readonly [number, number | null][], want: number): { rid: number }[] {
+  const d = (r: [number, number | null]) => r[1] ?? 1;
+  const worse = (a: [number, number | null], b: [number, number | null]) => d(a) > d(b) || (d(a) === d(b) && a[0] > b[0]);
+  const heap: [number, number | null][] = [];
+  const sift = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (const row of rows) {
+    if (heap.length < want) {
+      heap.push(row);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!worse(heap[i]!, heap[p]!)) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+    } else if (want > 0 && worse(heap[0]!, row)) {
+      heap[0] = row;
+      sift(0);
+    }
+  }
+  return heap.map((r) => ({ rid: r[0] }));
+}
+
 export interface VectorHitRow {
   rid: number;
   id: string;
@@ -338,10 +376,15 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
       ).all(...pendingParams) as VectorHitRow[];
       let want = Math.max(options.rerank, limit * 10);
       for (;;) {
-        const candidates = stmt(
-          `SELECT rid FROM vec_ivf WHERE list IN (SELECT value FROM json_each(?))
-           ORDER BY vec_distance_cosine(vec_int8(q), vec_int8(?)), rid LIMIT ?`,
-        ).all(lists, qblob, want) as { rid: number }[];
+        // The int8 distances come back unsorted and the best `want` are picked here: an ORDER BY … LIMIT in SQL
+        // cost as much again as the distances themselves (3 ms of 8 at 100,000 memories).
+        const scanned = stmt(
+          `SELECT rid, vec_distance_cosine(vec_int8(q), vec_int8(?)) AS d FROM vec_ivf
+           WHERE list IN (SELECT value FROM json_each(?))`,
+        )
+          .raw()
+          .all(qblob, lists) as [number, number | null][];
+        const candidates = bestByDistance(scanned, want);
         // json_each drives the join (an `IN (SELECT … json_each)` lets the planner walk the whole space instead).
         const params: unknown[] = [full, JSON.stringify(candidates.map((c) => c.rid))];
         const where = filterClause(filter, params);
@@ -357,7 +400,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
           return all.slice(0, limit);
         }
         // Too few rows passed the filters: look further down the probed lists, then give up to the exact scan.
-        if (candidates.length < want) return null;
+        if (scanned.length <= want) return null;
         want *= 8;
       }
     },

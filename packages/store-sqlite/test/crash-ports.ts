@@ -5,6 +5,7 @@
 import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';
 import Database from 'better-sqlite3';
 import { createSqliteNotebookStore, createSqliteStore, createSqliteTranscriptStore } from '../src/index.js';
+import { checkKeywordIndex } from '../src/keyword/check.js';
 
 export async function openSqlitePorts(target: HarnessTarget, workload: HarnessWorkload): Promise<HarnessPorts> {
   const path = String(target.path);
@@ -20,7 +21,7 @@ export async function openSqlitePorts(target: HarnessTarget, workload: HarnessWo
   return { knowledge, close: () => knowledge.close() };
 }
 
-/** The file passes SQLite's own checks: pages, indexes, foreign keys and the full-text index. */
+/** The file passes SQLite's own checks (pages, indexes, foreign keys, the full-text index) and the keyword index's. */
 export async function inspectSqliteFile(path: string): Promise<void> {
   const db = new Database(path);
   try {
@@ -30,6 +31,9 @@ export async function inspectSqliteFile(path: string): Promise<void> {
     if (orphans.length > 0) throw new Error(`foreign_key_check: ${JSON.stringify(orphans.slice(0, 3))}`);
     const fts = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'chunks_fts'").get();
     if (fts) db.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
+    // The pruned keyword index holds exactly the chunks' terms (a write's index upkeep commits with it or not at all).
+    const keyword = checkKeywordIndex(db);
+    if (keyword.length > 0) throw new Error(`keyword index: ${keyword.join('; ')}`);
   } finally {
     db.close();
   }

@@ -2,6 +2,7 @@ import { MemError } from '@mem/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from '../database.js';
 import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
+import { createKeywordIndex, ensureKeywordIndexSchema, type KeywordIndex } from '../keyword/index.js';
 import { ensureFilterIndex } from '../search-indexes.js';
 import {
   createVectorIndex,
@@ -35,7 +36,15 @@ export interface SqliteStoreOptions {
    * re-rank), trained once the file holds `minRows` vectors; `{ type: 'none' }` keeps the exact scan. It needs
    * sqlite-vec; without it search is exact. See the README for the options.
    */
-  index?: { vector?: VectorIndexOptions };
+  index?: {
+    vector?: VectorIndexOptions;
+    /**
+     * `pruned` (default): the keyword arm reads per-term posting blocks kept in the file and scores them with
+     * MaxScore, the same BM25 as FTS5's bm25(); `fts5`: FTS5 scores every matching row (the index is still kept up
+     * to date, so that other connections can use it).
+     */
+    keyword?: { type?: 'pruned' | 'fts5' };
+  };
 }
 
 /**
@@ -51,6 +60,10 @@ export interface SqliteKnowledgeContext {
   readonly vectorIndex: VectorIndex | null;
   /** True when the filter index of the keyword arm exists (set up by the first call). */
   readonly filterIndex: boolean;
+  /** The pruned keyword index, set up by the first call (null when the file cannot take it, e.g. read-only). */
+  readonly keywordIndex: KeywordIndex | null;
+  /** True when the keyword arm may search with the pruned index (`index.keyword.type` is not 'fts5'). */
+  readonly prunedKeyword: boolean;
   /** A prepared statement, prepared once per SQL text. */
   stmt(sql: string): Statement;
   /** Run a read or a single-statement write; map driver errors. */
@@ -82,8 +95,11 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
   const db = openDatabase(path, { busyTimeoutMs, cacheSizeKiB, mmapSizeBytes });
   let nativeVector: boolean;
   let vectorOptions: ReturnType<typeof resolveVectorIndexOptions>;
+  const keywordType = options.index?.keyword?.type ?? 'pruned';
   try {
     vectorOptions = resolveVectorIndexOptions(options.index?.vector);
+    if (keywordType !== 'pruned' && keywordType !== 'fts5')
+      throw new Error(`index.keyword.type must be 'pruned' or 'fts5' (got ${JSON.stringify(keywordType)})`);
   } catch (error) {
     db.close();
     throw new MemError('INVALID_INPUT', `${ADAPTER}: ${(error as Error).message}.`);
@@ -101,6 +117,7 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
   let closed = false;
   let vectorIndex: VectorIndex | null = null;
   let filterIndex = false;
+  let keywordIndex: KeywordIndex | null = null;
 
   function stmt(sql: string): Statement {
     let s = statements.get(sql);
@@ -123,6 +140,15 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
       );
     }
     filterIndex = withBusyRetry(() => ensureFilterIndex(db));
+    if (keywordIndex === null) {
+      try {
+        withBusyRetry(() => ensureKeywordIndexSchema(db));
+        keywordIndex = createKeywordIndex(db, stmt);
+      } catch {
+        // A read-only file: search keeps FTS5 alone.
+        keywordIndex = null;
+      }
+    }
     if (nativeVector && vectorOptions.type === 'ivf' && vectorIndex === null) {
       withBusyRetry(() => ensureVectorIndexSchema(db));
       vectorIndex = createVectorIndex(stmt, vectorOptions);
@@ -144,7 +170,14 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
   function write<T>(what: string, fn: () => T, mapError?: (error: unknown) => MemError | null): Promise<T> {
     return run(what, () => {
       try {
-        return db.transaction(fn).immediate();
+        return db
+          .transaction(() => {
+            const out = fn();
+            // The keyword index catches up with this write (and any logged by other programs) before it commits.
+            keywordIndex?.flush();
+            return out;
+          })
+          .immediate();
       } catch (error) {
         const mapped = mapError?.(error);
         if (mapped) throw mapped;
@@ -172,6 +205,10 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
     get filterIndex() {
       return filterIndex;
     },
+    get keywordIndex() {
+      return keywordIndex;
+    },
+    prunedKeyword: keywordType === 'pruned',
     stmt,
     run,
     write,

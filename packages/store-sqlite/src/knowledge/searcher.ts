@@ -11,6 +11,8 @@ import {
   type VectorHit,
   type VectorQuery,
 } from '@mem/core/adapter';
+import { KW_DOCS, KW_TOKENS } from '../keyword/index.js';
+import { exactScores, maxScoreSearch } from '../keyword/search.js';
 import { FILTER_INDEX } from '../search-indexes.js';
 import type { SqliteKnowledgeContext } from './context.js';
 import { blobToVector, type ChunkRow, COLUMNS, rowToRecord, vectorToBlob } from './rows.js';
@@ -20,16 +22,22 @@ export function ftsString(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
 }
 
-/** OR the terms as FTS5 strings; null when nothing is left to search for. */
-export function buildMatchExpression(terms: readonly string[]): string | null {
+/** The distinct search terms, cleaned, in order: each is one FTS5 phrase. */
+export function matchTerms(terms: readonly string[]): string[] {
   const seen = new Set<string>();
   for (const term of terms) {
     // NUL cannot appear inside an FTS5 string; it separates nothing a user typed.
     const clean = term.replaceAll('\u0000', ' ').trim();
     if (clean !== '') seen.add(clean);
   }
-  if (seen.size === 0) return null;
-  return [...seen].map(ftsString).join(' OR ');
+  return [...seen];
+}
+
+/** OR the terms as FTS5 strings; null when nothing is left to search for. */
+export function buildMatchExpression(terms: readonly string[]): string | null {
+  const seen = matchTerms(terms);
+  if (seen.length === 0) return null;
+  return seen.map(ftsString).join(' OR ');
 }
 
 /**
@@ -83,6 +91,54 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
     },
   };
 
+  /**
+   * The keyword arm on the pruned index (keyword/search.ts), or null when FTS5 must answer: the index is behind
+   * (writes by another program not yet applied), a term is not one token, or the filter names tags, a source or
+   * a key prefix (those filters can hide most of a partition; FTS5 with the filter index handles them).
+   */
+  function prunedKeywordSearch(terms: readonly string[], filter: SearchFilter, limit: number): KeywordHit[] | null {
+    const index = ctx.keywordIndex;
+    if (index === null || !ctx.prunedKeyword) return null;
+    if (filter.tags !== undefined || filter.source !== undefined || (filter.keyPrefix ?? '') !== '') return null;
+    if (!index.current()) return null;
+    const phrases = index.queryTokens(matchTerms(terms));
+    if (phrases.some((p) => p === null)) return null;
+    // Who the viewer sees: the swarm (owner 0) and its own chunks (its code), narrowed by a scope filter.
+    const owners: number[] = [];
+    if (filter.scope !== 'agent') owners.push(0);
+    const own = index.ownerCode(filter.viewerAgentId);
+    if (filter.scope !== 'swarm' && own !== undefined) owners.push(own);
+    if (owners.length === 0) return [];
+    const meta = stmt('SELECT key, value FROM meta WHERE key IN (?, ?)').all(KW_DOCS, KW_TOKENS) as {
+      key: string;
+      value: string;
+    }[];
+    const stats = { docs: 0, tokens: 0 };
+    for (const m of meta) stats[m.key === KW_DOCS ? 'docs' : 'tokens'] = Number(m.value);
+    const exclude = new Set<number>();
+    // Space and visibility are settled by the postings; expiry (rare) is checked on the chunks picked, and a chunk
+    // that fails it is left out of another pass.
+    for (let pass = 0; pass < 4; pass++) {
+      const top = maxScoreSearch(stmt, filter.space, owners, phrases as string[], stats, limit, exclude);
+      if (top.length === 0) return [];
+      const params: unknown[] = [JSON.stringify(top.map((t) => t.rid))];
+      const where = filterClause(filter, params);
+      const rows = stmt(
+        `SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE ${where}`,
+      ).all(...params) as { rid: number; id: string }[];
+      if (rows.length === top.length) {
+        const scores = exactScores(stmt, top.map((t) => t.rid), phrases as string[], stats);
+        const ids = new Map(rows.map((r) => [r.rid, r.id]));
+        const hits = top.map((t) => ({ rid: t.rid, id: ids.get(t.rid)!, score: scores.get(t.rid) ?? t.score }));
+        hits.sort((a, b) => b.score - a.score || a.rid - b.rid);
+        return hits.map((h) => ({ id: h.id, score: h.score }));
+      }
+      const passed = new Set(rows.map((r) => r.rid));
+      for (const t of top) if (!passed.has(t.rid)) exclude.add(t.rid);
+    }
+    return null;
+  }
+
   return {
     capabilities,
 
@@ -91,6 +147,8 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
         const match = buildMatchExpression(query.terms);
         const limit = Math.floor(query.limit);
         if (match === null || !(limit > 0)) return [];
+        const pruned = prunedKeywordSearch(query.terms, query.filter, limit);
+        if (pruned !== null) return pruned;
         const params: unknown[] = [match];
         const where = filterClause(query.filter, params);
         params.push(limit);
