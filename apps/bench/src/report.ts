@@ -7,6 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatValue, xmlEscape } from './chart-text.js';
+import { renderLineSvg } from './report-lines.js';
 
 export interface Machine {
   cpus: number;
@@ -23,7 +25,9 @@ export interface BenchTable {
   rows: (string | number | null)[][];
 }
 
-export interface BenchChart {
+/** A horizontal bar chart (the kind of every report written before line charts existed: `kind` absent). */
+export interface BarChart {
+  kind?: 'bars';
   title: string;
   /** Unit of the bar values, shown on each bar ("ms", "recall@10", "req/s"…). */
   unit: string;
@@ -31,6 +35,19 @@ export interface BenchChart {
   /** Shown under the title, e.g. "lower is better". */
   note?: string;
 }
+
+/** Lines of (x, y) points, one per series, on linear or logarithmic axes (the scale curve). */
+export interface LineChart {
+  kind: 'lines';
+  title: string;
+  note?: string;
+  x: { label: string; log?: boolean };
+  y: { label: string; unit: string; log?: boolean };
+  /** Series of one `group` share a colour (e.g. a store's engine and end-to-end lines); `dashed` tells them apart. */
+  series: { label: string; group?: string; dashed?: boolean; points: { x: number; y: number }[] }[];
+}
+
+export type BenchChart = BarChart | LineChart;
 
 export interface BenchReport {
   /** Short name of the bench: the file prefix (`retrieval`, `scale`, `convo`, `server`, `crash`). */
@@ -91,20 +108,13 @@ export function renderMarkdownTable(table: BenchTable): string {
   ].join('\n');
 }
 
-const xmlEscape = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-function formatValue(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  const abs = Math.abs(v);
-  if (abs >= 100) return String(Math.round(v));
-  if (abs >= 10) return v.toFixed(1);
-  if (abs >= 1) return v.toFixed(2);
-  return v.toFixed(3);
+/** The chart as a standalone SVG document (no fonts or scripts to fetch). */
+export function renderSvg(chart: BenchChart): string {
+  return chart.kind === 'lines' ? renderLineSvg(chart) : renderBarSvg(chart);
 }
 
-/** A horizontal bar chart as a standalone SVG document (no fonts or scripts to fetch). */
-export function renderSvg(chart: BenchChart): string {
+/** A horizontal bar chart. */
+function renderBarSvg(chart: BarChart): string {
   const labelWidth = Math.min(280, 20 + 7 * Math.max(4, ...chart.bars.map((b) => b.label.length)));
   const plot = 420;
   const rowHeight = 24;

@@ -149,6 +149,27 @@ describe('keyword arm', () => {
     expect(hits.map((h) => h.id)).toEqual([strong.id, weak.id]);
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
   });
+
+  it('past the scored pool (more matches than it ranks), the top is still ts_rank_cd over every match', async () => {
+    const schema = schemaFor('pool');
+    const store = await open(schema);
+    // 1,200 matches of "deploy" (the pool at limit 10 is 500): notes that mention it once, and ten that are about it.
+    const strong = Array.from({ length: 10 }, (_, i) =>
+      record({ content: `Deploy runbook ${i}: the deploy script deploys the service; a failed deploy rolls back.` }),
+    );
+    const weak = Array.from({ length: 1_190 }, (_, i) =>
+      record({ content: `Meeting notes of day ${i}: someone mentioned the deploy once, then we moved on to lunch.` }),
+    );
+    const docs = [...weak.slice(0, 600), ...strong, ...weak.slice(600)];
+    for (let i = 0; i < docs.length; i += 300) await store.insertDocument(docs.slice(i, i + 300));
+    const got = await store.keywordSearch({ filter: filter(), terms: ['deploys'], limit: 10 });
+    const all = await admin.unsafe<{ id: string }[]>(
+      `SELECT id FROM "${schema}".chunks c WHERE c.fts @@ 'deploy'::tsquery
+       ORDER BY ts_rank_cd(c.fts, 'deploy'::tsquery, 1) DESC, c.created_at, c.id LIMIT 10`,
+    );
+    expect(got.map((h) => h.id)).toEqual(all.map((r) => r.id));
+    expect(new Set(got.map((h) => h.id))).toEqual(new Set(strong.map((d) => d.id)));
+  });
 });
 
 describe('vector arm', () => {
