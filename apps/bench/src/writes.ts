@@ -21,7 +21,7 @@ import { parseArgs, promisify } from 'node:util';
 import { MemError } from '@mem/core';
 import { startServeProcess } from '@mem/testkit/attack';
 import { memDevBin } from './mem-command.js';
-import { saveReport, renderMarkdown } from './report.js';
+import { renderMarkdown, saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
 const STORES = ['sqlite', 'lancedb', 'postgres'] as const;
