@@ -48,7 +48,7 @@ describe('mem bench writes', () => {
     for (const [args, message] of [
       [['--writes', '0'], '--writes must be a whole number of at least 1'],
       [['--stores', 'lancedb'], '--stores must include sqlite'],
-      [['--stores', 'sqlite,mongo'], 'unknown store "mongo"'],
+      [['--stores', 'sqlite,mongo'], '--stores: unknown store "mongo"'],
     ] as const) {
       const failed = await run([...args, '--out', out]).then(
         () => null,

@@ -253,7 +253,7 @@ export class PortRunner<T> {
 
   /**
    * A write critical section under the lock. The tables `maintain` names get their index upkeep (unless
-   * `maintenance.auto` is off) in a turn of their own, `upkeepDelayMs` later, shared by every write committed
+   * `maintenance.auto` is off) in a turn of their own, `upkeepDelayMs` after the last write (see `scheduleUpkeep`), shared by every write committed
    * meanwhile — so concurrent writes do not each pay for it — and at the latest before this port's next keyword
    * search, `indexState()` or `close()` (see `fresh`). The write is committed and acknowledged before upkeep runs: a
    * failed refresh is reported to the logger and retried after the next write or by `optimize()`.
