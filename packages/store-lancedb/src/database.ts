@@ -11,6 +11,9 @@ import type { ManagedTable } from './upkeep.js';
 
 export const ADAPTER = 'lancedb';
 
+/** How many upkeep delays a pending index upkeep may be pushed back by writes that keep coming. */
+const UPKEEP_MAX_WAIT = 10;
+
 export const isObjectStorage = (uri: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) && !uri.startsWith('file://');
 
 function localPath(uri: string): string {
@@ -179,6 +182,8 @@ export class PortRunner<T> {
   private readonly dirty = new Map<string, ManagedTable>();
   private upkeepTimer: ReturnType<typeof setTimeout> | null = null;
   private upkeepRunning: Promise<void> | null = null;
+  /** When the first write that the pending upkeep owes to committed (ms since the epoch). */
+  private upkeepOwedSince = 0;
 
   constructor(
     readonly db: LanceDatabase,
@@ -248,7 +253,7 @@ export class PortRunner<T> {
 
   /**
    * A write critical section under the lock. The tables `maintain` names get their index upkeep (unless
-   * `maintenance.auto` is off) in a turn of their own, `upkeepDelayMs` later, shared by every write committed
+   * `maintenance.auto` is off) in a turn of their own, `upkeepDelayMs` after the last write (see `scheduleUpkeep`), shared by every write committed
    * meanwhile — so concurrent writes do not each pay for it — and at the latest before this port's next keyword
    * search, `indexState()` or `close()` (see `fresh`). The write is committed and acknowledged before upkeep runs: a
    * failed refresh is reported to the logger and retried after the next write or by `optimize()`.
@@ -276,12 +281,26 @@ export class PortRunner<T> {
     );
   }
 
+  /**
+   * The upkeep's timer: `delayMs` after the last write, so a burst of writes shares one upkeep instead of paying for
+   * one every `delayMs`; but at most `UPKEEP_MAX_WAIT` delays after the first write it owes (writes that never
+   * pause still get their indexes refreshed).
+   */
   private scheduleUpkeep(): void {
-    if (this.upkeepTimer !== null || this.closed) return;
-    this.upkeepTimer = setTimeout(() => {
-      this.upkeepTimer = null;
-      this.runUpkeep().catch(() => undefined);
-    }, this.upkeep.delayMs ?? 0);
+    if (this.closed) return;
+    const delay = this.upkeep.delayMs ?? 0;
+    const now = Date.now();
+    if (this.upkeepTimer !== null) {
+      if (now - this.upkeepOwedSince >= delay * UPKEEP_MAX_WAIT) return;
+      clearTimeout(this.upkeepTimer);
+    } else this.upkeepOwedSince = now;
+    this.upkeepTimer = setTimeout(
+      () => {
+        this.upkeepTimer = null;
+        this.runUpkeep().catch(() => undefined);
+      },
+      Math.min(delay, Math.max(0, this.upkeepOwedSince + delay * UPKEEP_MAX_WAIT - now)),
+    );
     this.upkeepTimer.unref();
   }
 

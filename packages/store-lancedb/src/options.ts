@@ -55,7 +55,8 @@ export interface LanceStoreOptions {
     maxUnindexedFraction?: number;
     maxFragments?: number;
     /**
-     * How long the index upkeep of a write waits for more writes to share it (ms, default 100); a keyword search,
+     * How long the index upkeep waits after the last write for more writes to share it (ms, default 100; writes that
+     * keep coming push it back by at most 10 delays after the first write it owes); a keyword search,
      * `indexState()` or `close()` of the store runs what is owed at once.
      */
     upkeepDelayMs?: number;

@@ -1,4 +1,5 @@
-import type { KnowledgeReader, ScanOptions } from '@mem/core/adapter';
+import type { HashLookup, KnowledgeReader, ScanOptions } from '@mem/core/adapter';
+import { ReadGroup } from '../read-group.js';
 import { type Row, rowToVersion } from '../schema.js';
 import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
 import { type LanceKnowledgeContext, toRecords } from './context.js';
@@ -6,6 +7,41 @@ import { type LanceKnowledgeContext, toRecords } from './context.js';
 /** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
 export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
   const { read } = ctx;
+
+  /**
+   * Content-hash lookups of one space, many in one scan: every store asks one before it writes, so concurrent
+   * stores would otherwise each scan the table. One query per owner and slice of hashes; per lookup the oldest chunk
+   * (created_at, then id) wins.
+   */
+  const hashLookups = (space: string) => (lookups: readonly HashLookup[]) =>
+    read('findDocIdsByHashes', async (t) => {
+      const groups = new Map<string, { scope: string; agentId: string; hashes: Set<string> }>();
+      for (const l of lookups) {
+        const g = JSON.stringify([l.scope, l.agentId]);
+        let group = groups.get(g);
+        if (!group) groups.set(g, (group = { scope: l.scope, agentId: l.agentId, hashes: new Set() }));
+        group.hashes.add(l.contentHash);
+      }
+      const best = new Map<string, { docId: string; createdAt: string; id: string }>();
+      for (const [g, group] of groups) {
+        for (const slice of chunked([...group.hashes])) {
+          const where = `space = ${sqlString(space)} AND scope = ${sqlString(group.scope)} AND agent_id = ${sqlString(group.agentId)} AND ${sqlIn('content_hash', slice)}`;
+          for (const r of await rows(t.chunks, where, undefined, ['doc_id', 'content_hash', 'created_at', 'id'])) {
+            const k = `${g}\u0000${String(r.content_hash)}`;
+            const row = { docId: String(r.doc_id), createdAt: String(r.created_at), id: String(r.id) };
+            const seen = best.get(k);
+            if (!seen || row.createdAt < seen.createdAt || (row.createdAt === seen.createdAt && row.id < seen.id))
+              best.set(k, row);
+          }
+        }
+      }
+      return lookups.map(
+        (l) => best.get(`${JSON.stringify([l.scope, l.agentId])}\u0000${l.contentHash}`)?.docId ?? null,
+      );
+    });
+  /** One group of waiting lookups per space (a space's group goes once nothing of it is waiting or running). */
+  const hashGroups = new Map<string, { group: ReadGroup<HashLookup, string | null>; users: number }>();
+
   return {
     getChunk(space, id) {
       return read('getChunk', async (t) => {
@@ -49,33 +85,17 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
       });
     },
 
-    findDocIdsByHashes(space, lookups) {
-      return read('findDocIdsByHashes', async (t) => {
-        // One query per owner and slice of hashes; per lookup the oldest chunk (created_at, then id) wins.
-        const groups = new Map<string, { scope: string; agentId: string; hashes: Set<string> }>();
-        for (const l of lookups) {
-          const g = JSON.stringify([l.scope, l.agentId]);
-          let group = groups.get(g);
-          if (!group) groups.set(g, (group = { scope: l.scope, agentId: l.agentId, hashes: new Set() }));
-          group.hashes.add(l.contentHash);
-        }
-        const best = new Map<string, { docId: string; createdAt: string; id: string }>();
-        for (const [g, group] of groups) {
-          for (const slice of chunked([...group.hashes])) {
-            const where = `space = ${sqlString(space)} AND scope = ${sqlString(group.scope)} AND agent_id = ${sqlString(group.agentId)} AND ${sqlIn('content_hash', slice)}`;
-            for (const r of await rows(t.chunks, where, undefined, ['doc_id', 'content_hash', 'created_at', 'id'])) {
-              const k = `${g}\u0000${String(r.content_hash)}`;
-              const row = { docId: String(r.doc_id), createdAt: String(r.created_at), id: String(r.id) };
-              const seen = best.get(k);
-              if (!seen || row.createdAt < seen.createdAt || (row.createdAt === seen.createdAt && row.id < seen.id))
-                best.set(k, row);
-            }
-          }
-        }
-        return lookups.map(
-          (l) => best.get(`${JSON.stringify([l.scope, l.agentId])}\u0000${l.contentHash}`)?.docId ?? null,
-        );
-      });
+    async findDocIdsByHashes(space, lookups) {
+      if (lookups.length === 0) return read('findDocIdsByHashes', async () => []);
+      let entry = hashGroups.get(space);
+      if (!entry) hashGroups.set(space, (entry = { group: new ReadGroup(hashLookups(space)), users: 0 }));
+      entry.users += 1;
+      try {
+        return await entry.group.submit(lookups);
+      } finally {
+        entry.users -= 1;
+        if (entry.users === 0 && hashGroups.get(space) === entry) hashGroups.delete(space);
+      }
     },
 
     listVersions(space, docId) {
