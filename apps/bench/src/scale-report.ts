@@ -82,6 +82,13 @@ export function scaleReport(runs: Row[], curve: boolean): Omit<BenchReport, 'at'
       'Seeded synthetic corpus, 512-d hashing vectors; e2e embeds each query with the local embedder.',
       'Each store and size ran in a fresh process: peak RSS is that run alone (its corpus and vectors included).',
       'postgres: disk is the bench schema on the server (tables, indexes, TOAST); tmpfs or in-memory peers show none.',
+      ...[...new Set(runs.map((r) => r.measured_at).filter((at) => typeof at === 'string'))].map(
+        (at) =>
+          `Rows of ${runs
+            .filter((r) => r.measured_at === at)
+            .map((r) => `${r.store} @${r.n}`)
+            .join(', ')} were measured by an earlier run (${at}, --reuse).`,
+      ),
     ],
     data: { runs },
   };

@@ -13,8 +13,11 @@
  *        postgres, mem0 and langgraph at every size but the largest; `--store` narrows it, `--n` sets the sizes.
  *        Peers: `--store mem0,langgraph` (src/peers/; budgets MEM_BENCH_PEER_INGEST_S=600, MEM_BENCH_PEER_SEARCH_S=180).
  *        Budget of one run: MEM_BENCH_RUN_BUDGET_S (default 7200), then the child is stopped and its row says so.
+ *        --reuse <scale-….json>: the rows of an earlier scale report for (store, size) pairs this run does not run join
+ *        this report (marked with the earlier run's time), e.g. to re-measure one store without re-running the peers.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { installedPeers } from './peers/index.js';
 import { saveReport } from './report.js';
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
     child: { type: 'boolean', default: false },
+    reuse: { type: 'string' },
   },
 });
 const qn = Number(values.queries);
@@ -150,6 +154,16 @@ for (const { store, n } of plan()) {
   runs.push(row);
   // Each run as it ends, so that a long run that is stopped still leaves its finished figures.
   log(`done: ${JSON.stringify(row)}`);
+}
+
+if (values.reuse) {
+  // Rows of an earlier report, for the pairs this run did not measure again.
+  const earlier = JSON.parse(readFileSync(values.reuse, 'utf8')) as { at: string; data: { runs: Record<string, unknown>[] } };
+  const ran = new Set(runs.map((r) => `${r.store}@${r.n}`));
+  const kept = earlier.data.runs.filter((r) => !ran.has(`${r.store}@${r.n}`)).map((r) => ({ ...r, measured_at: earlier.at }));
+  runs.push(...kept);
+  runs.sort((a, b) => Number(a.n) - Number(b.n));
+  log(`reused ${kept.length} rows of ${values.reuse} (${earlier.at})`);
 }
 
 const { report } = saveReport(scaleReport(runs, values.curve), values.out);

@@ -1,5 +1,5 @@
 /**
- * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|report> [flags]`: runs a script of the
+ * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|report> [flags]`: runs a script of the
  * @mem/bench package (apps/bench/README.md) in a child process. The bench is a development dependency: it is found
  * through its package.json in a clone of the repository, and is not part of the published mem command.
  */
@@ -21,6 +21,7 @@ const SCRIPTS: Record<string, string> = {
   runner: 'src/runner.ts',
   attack: 'src/attack.ts',
   writes: 'src/writes.ts',
+  keyword: 'src/keyword.ts',
   report: 'src/report-page.ts',
 };
 
@@ -39,7 +40,7 @@ function benchDir(): string | null {
 export const benchCommands: Record<string, Command> = {
   bench: {
     summary:
-      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes) or render their reports into one page (see apps/bench/README.md)',
+      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
@@ -55,6 +56,8 @@ export const benchCommands: Record<string, Command> = {
       '                  replicas need MEM_BENCH_POSTGRES_URL)\n' +
       '       mem bench writes [--writes 400] [--rounds 2] [--clients 8] [--stores sqlite,lancedb,postgres] [--json]\n' +
       '                  (concurrent single writes through mem serve; postgres needs MEM_BENCH_POSTGRES_URL)\n' +
+      '       mem bench keyword [--dataset <locomo.json>] [--n 100000] [--queries 200] [--json]\n' +
+      '                  (the SQLite pruned keyword index against FTS5 bm25(): top-10 overlap and time)\n' +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     flags: {},
     passthrough: true,
