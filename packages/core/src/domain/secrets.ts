@@ -213,6 +213,18 @@ export function normalizeForScan(text: string): string {
   return text.normalize('NFKC').replace(SCAN_INVISIBLE, '');
 }
 
+/** Each rule's pattern with the global flag, compiled once (matchAll works on a copy, so sharing it is safe). */
+const GLOBAL_PATTERNS = new WeakMap<SecretRule, RegExp>();
+
+function globalPattern(rule: SecretRule): RegExp {
+  let re = GLOBAL_PATTERNS.get(rule);
+  if (re === undefined) {
+    re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+    GLOBAL_PATTERNS.set(rule, re);
+  }
+  return re;
+}
+
 /**
  * Find secrets in a text (normalised first, see `normalizeForScan`). Overlapping findings keep the earliest, most
  * specific rule.
@@ -221,11 +233,7 @@ export function findSecrets(raw: string, rules: readonly SecretRule[] = SECRET_R
   const text = normalizeForScan(raw);
   const found: SecretFinding[] = [];
   for (const rule of rules) {
-    const re = new RegExp(
-      rule.pattern.source,
-      rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`,
-    );
-    for (const m of text.matchAll(re)) {
+    for (const m of text.matchAll(globalPattern(rule))) {
       // A rule with a group and alternatives takes the first group that matched from `group` on.
       const value = rule.group !== undefined ? m.slice(rule.group).find((g) => g !== undefined) : m[0];
       if (value === undefined) continue;

@@ -230,7 +230,21 @@ export function porterStem(token: string): string {
   return ascii ? w : Buffer.from(w, 'latin1').toString('utf8');
 }
 
+/** Stems already computed: a vocabulary repeats, and stemming is a tenth of index upkeep. Emptied when full. */
+const STEMS = new Map<string, string>();
+const STEMS_MAX = 100_000;
+
+function cachedStem(token: string): string {
+  let stem = STEMS.get(token);
+  if (stem === undefined) {
+    if (STEMS.size >= STEMS_MAX) STEMS.clear();
+    stem = porterStem(token);
+    STEMS.set(token, stem);
+  }
+  return stem;
+}
+
 /** The terms FTS5 `porter unicode61` indexes for an ASCII `text`, in order (repeats kept). */
 export function asciiKeywordTokens(text: string): string[] {
-  return asciiTokens(text).map(porterStem);
+  return asciiTokens(text).map(cachedStem);
 }
