@@ -8,8 +8,20 @@ import type { Database, Statement } from 'better-sqlite3';
 import { createTokensOf, KW_DOCS, KW_TOKENS } from './index.js';
 import { tuples, unpack } from './postings.js';
 
-/** The problems found (empty when the index matches the chunks), at most `max` of them. */
+/**
+ * The problems found (empty when the index matches the chunks), at most `max` of them. Everything is read in one
+ * read transaction: a writer committing meanwhile (another process) cannot make the tables look inconsistent.
+ */
 export function checkKeywordIndex(db: Database, max = 10): string[] {
+  db.exec('BEGIN');
+  try {
+    return check(db, max);
+  } finally {
+    db.exec('COMMIT');
+  }
+}
+
+function check(db: Database, max: number): string[] {
   const problems: string[] = [];
   const note = (p: string) => {
     if (problems.length < max) problems.push(p);
