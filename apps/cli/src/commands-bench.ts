@@ -45,7 +45,8 @@ export const benchCommands: Record<string, Command> = {
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
       '       mem bench scale [--n 10000,100000] [--store sqlite,in-memory,lancedb,lancedb-flat,postgres,mem0,langgraph]\n' +
-      '                 [--curve] [--queries 200] [--json]   (--curve: 10k/100k/1M, each run in its own process)\n' +
+      '                 [--curve] [--queries 200] [--reuse <earlier scale report .json>] [--json]\n' +
+      '                 (--curve: 10k/100k/1M, each run in its own process)\n' +
       '       mem bench convo [--sizes 1000,10000,100000] [--json]\n' +
       '       mem bench server [--duration 20] [--connections 16] [--runs 1] [--embedder hashing|local] [--json]\n' +
       '       mem bench crash [--kills 200] [--soak 20] [--stores sqlite,markdown,postgres] [--processes 8] [--json]\n' +
