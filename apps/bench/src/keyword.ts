@@ -30,6 +30,17 @@ const { values } = parseArgs({
   },
 });
 const log = (s: string) => process.stderr.write(`${s}\n`);
+
+function positive(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    log(`INVALID_INPUT: --${flag} takes positive whole numbers (comma-separated for --n), got "${text}"`);
+    process.exit(2);
+  }
+  return n;
+}
+const sizes = values.n!.split(',').map((s) => positive('n', s.trim()));
+const queryCount = positive('queries', values.queries!);
 const embedder = createHashingEmbedder({ dimension: 64 });
 
 interface Item {
@@ -120,9 +131,9 @@ try {
 } catch (error) {
   log(`LoCoMo skipped: ${(error as Error).message}`);
 }
-for (const n of values.n!.split(',').map(Number)) {
+for (const n of sizes) {
   const items = corpus(n).map((it) => ({ space: 'bench', agentId: it.agentId, scope: it.scope, content: it.content }));
-  const qs = queries(Number(values.queries)).map((text) => ({
+  const qs = queries(queryCount).map((text) => ({
     filter: { space: 'bench', viewerAgentId: 'agent-1', now: now() },
     text,
   }));
