@@ -81,13 +81,24 @@ export class ManagedTable {
     return (await this.table.schema()).fields.map((f) => f.name).filter((n) => vectorDimension(n) !== null);
   }
 
+  /**
+   * Under the lock: make sure the vector column of every dimension in `dimensions` exists; returns the table's
+   * schema with them.
+   */
+  async ensureVectorSchema(dimensions: Iterable<number>): Promise<Awaited<ReturnType<lancedb.Table['schema']>>> {
+    const schema = await this.table.schema();
+    const existing = schema.fields.map((f) => f.name);
+    const missing = [...new Set(dimensions)].filter((d) => d > 0 && !existing.includes(vectorColumn(d)));
+    if (missing.length === 0) return schema;
+    await this.table.addColumns(missing.map(vectorField));
+    return this.table.schema();
+  }
+
   /** Under the lock: make sure the vector column of every dimension in `dimensions` exists; returns them all. */
   async ensureVectorColumns(dimensions: Iterable<number>): Promise<string[]> {
-    const existing = await this.vectorColumns();
-    const missing = [...new Set(dimensions)].filter((d) => d > 0 && !existing.includes(vectorColumn(d)));
-    if (missing.length === 0) return existing;
-    await this.table.addColumns(missing.map(vectorField));
-    return this.vectorColumns();
+    return (await this.ensureVectorSchema(dimensions)).fields
+      .map((f) => f.name)
+      .filter((n) => vectorDimension(n) !== null);
   }
 
   // ---------- the two search arms ----------

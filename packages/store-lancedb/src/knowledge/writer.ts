@@ -1,9 +1,10 @@
 import type { MemoryVersion, Scope } from '@mem/core';
 import { MemError } from '@mem/core';
 import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/core/adapter';
+import { rowsToTable } from '../arrow-rows.js';
 import { ADAPTER } from '../database.js';
 import { GroupCommit } from '../group-commit.js';
-import { baseOf, type Row, recordToRow, versionToRow } from '../schema.js';
+import { baseOf, type Row, recordToRow, vectorDimension, versionToRow } from '../schema.js';
 import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
 import { optimizeTables } from '../upkeep.js';
 import { type LanceKnowledgeContext, notFound, type Tables } from './context.js';
@@ -217,19 +218,24 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
     }
     const all = calls.filter((_, i) => outcomes[i] === undefined).flat(2);
     if (all.length === 0) return outcomes;
-    const columns = await t.upkeep.chunks.ensureVectorColumns(
+    const schema = await t.upkeep.chunks.ensureVectorSchema(
       all.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
     );
-    // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none.
+    const columns = schema.fields.map((f) => f.name).filter((n) => vectorDimension(n) !== null);
+    // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none. The rows
+    // go as an Arrow table of the table's schema, built here (see rowsToTable).
     await t.chunks.add(
-      all.map((c) =>
-        recordToRow(c, columns, {
-          accessCount: c.accessCount,
-          lastAccessedAt: c.lastAccessedAt,
-          alpha: c.alpha,
-          beta: c.beta,
-          version: c.version,
-        }),
+      rowsToTable(
+        schema,
+        all.map((c) =>
+          recordToRow(c, columns, {
+            accessCount: c.accessCount,
+            lastAccessedAt: c.lastAccessedAt,
+            alpha: c.alpha,
+            beta: c.beta,
+            version: c.version,
+          }),
+        ),
       ),
     );
     return outcomes;
