@@ -8,6 +8,7 @@ import {
   probeLists,
   quantizeInt8,
   sphericalKMeans,
+  splitTwo,
   trainIvf,
   unitVector,
 } from './ivf.js';
@@ -100,5 +101,30 @@ describe('vector index building blocks', () => {
       total += exact.length;
     }
     expect(found / total).toBeGreaterThan(0.9);
+  });
+
+  it('splitTwo separates two groups, and refuses vectors that do not separate', () => {
+    const points = clustered(200, 16, 2, 21);
+    const halves = splitTwo(points, 3);
+    expect(halves).not.toBeNull();
+    // Points of one generating cluster (i % 2) land on one side.
+    const sideOf = [halves!.side[0], halves!.side[1]];
+    expect(sideOf[0]).not.toBe(sideOf[1]);
+    for (let i = 0; i < points.length; i++) expect(halves!.side[i]).toBe(sideOf[i % 2]);
+    for (const c of halves!.centroids) expect(Math.abs(Math.sqrt(dot(c, c)) - 1)).toBeLessThan(1e-5);
+    const same = Array.from({ length: 20 }, () => Float32Array.from([1, 2, 3]));
+    expect(splitTwo(same)).toBeNull();
+    expect(splitTwo(points.slice(0, 1))).toBeNull();
+  });
+
+  it('assignList considers a leaf appended under its parent (as a split adds it)', () => {
+    const points = clustered(600, 16, 6, 5);
+    const q = trainIvf(points, { lists: 9, seed: 2 });
+    const v = unitVector(points[7]!);
+    const own = assignList(q, v);
+    // A copy of the quantizer with v itself appended as a new leaf under own's parent: v now goes there.
+    const grown = { ...q, leaves: [...q.leaves, v], leafParent: [...q.leafParent, q.leafParent[own]!] };
+    expect(assignList(grown, v)).toBe(q.leaves.length);
+    expect(assignList(q, v)).toBe(own);
   });
 });

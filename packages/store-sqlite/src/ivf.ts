@@ -169,31 +169,46 @@ export function trainIvf(sample: readonly Float32Array[], options: IvfTrainOptio
   return { dimension, coarse, leaves, leafParent };
 }
 
-/** Leaf index ranges per coarse centroid (leaves of one parent are contiguous in `trainIvf`'s output). */
-function leafRanges(q: IvfQuantizer): { start: number; end: number }[] {
-  const ranges = q.coarse.map(() => ({ start: Number.POSITIVE_INFINITY, end: 0 }));
-  for (const [leaf, parent] of q.leafParent.entries()) {
-    const r = ranges[parent]!;
-    r.start = Math.min(r.start, leaf);
-    r.end = Math.max(r.end, leaf + 1);
-  }
-  return ranges;
+/** The leaves under each coarse centroid (a split appends a leaf at the end, so they need not be contiguous). */
+function childrenOf(q: IvfQuantizer): number[][] {
+  const children: number[][] = q.coarse.map(() => []);
+  for (const [leaf, parent] of q.leafParent.entries()) children[parent]?.push(leaf);
+  return children;
 }
 
-const rangeCache = new WeakMap<IvfQuantizer, { start: number; end: number }[]>();
+const childCache = new WeakMap<IvfQuantizer, number[][]>();
 
-/** The list of `v`: its nearest coarse centroid, then the nearest leaf under it (`coarse + fine` dot products). */
+/**
+ * The list of `v`: its nearest coarse centroid, then the nearest leaf under it (`coarse + fine` dot products). A
+ * quantizer must not be mutated after its first use here (a split makes a new one).
+ */
 export function assignList(q: IvfQuantizer, v: Float32Array): number {
-  let ranges = rangeCache.get(q);
-  if (!ranges) {
-    ranges = leafRanges(q);
-    rangeCache.set(q, ranges);
+  let children = childCache.get(q);
+  if (!children) {
+    children = childrenOf(q);
+    childCache.set(q, children);
   }
   const s = sparse(v);
   const parent = argmaxDot(v, s, q.coarse, 0, q.coarse.length);
-  const { start, end } = ranges[parent]!;
-  if (!(end > start)) return argmaxDot(v, s, q.leaves, 0, q.leaves.length);
-  return argmaxDot(v, s, q.leaves, start, end);
+  const under = children[parent]!;
+  if (under.length === 0) return argmaxDot(v, s, q.leaves, 0, q.leaves.length);
+  let best = under[0]!;
+  let bestDot = Number.NEGATIVE_INFINITY;
+  for (const leaf of under) {
+    const d = dotWith(v, s, q.leaves[leaf]!);
+    if (d > bestDot) {
+      bestDot = d;
+      best = leaf;
+    }
+  }
+  return best;
+}
+
+function dotWith(v: Float32Array, s: { idx: Int32Array; val: Float32Array } | null, c: Float32Array): number {
+  if (!s) return dot(v, c);
+  let d = 0;
+  for (let k = 0; k < s.idx.length; k++) d += s.val[k]! * c[s.idx[k]!]!;
+  return d;
 }
 
 /** The `nprobe` lists whose leaf centroids are most similar to `query`, best first. */
@@ -224,4 +239,28 @@ export function quantizeInt8(v: Float32Array): Int8Array {
   const scale = 127 / max;
   for (let i = 0; i < v.length; i++) out[i] = Math.round(v[i]! * scale);
   return out;
+}
+
+/**
+ * Split one list in two: spherical 2-means over its vectors (any lengths; normalised here). Returns the two unit
+ * centroids and, per vector, 0 or 1 for the side it goes to; null when the vectors do not separate (all equal, or
+ * fewer than two), so that the caller keeps the list whole.
+ */
+export function splitTwo(
+  vectors: readonly Float32Array[],
+  seed = 1,
+): { centroids: [Float32Array, Float32Array]; side: Uint8Array } | null {
+  if (vectors.length < 2) return null;
+  const points = vectors.map(unitVector);
+  const found = sphericalKMeans(points, 2, { iterations: 8, seed });
+  if (found.length < 2) return null;
+  const centroids: [Float32Array, Float32Array] = [found[0]!, found[1]!];
+  const side = new Uint8Array(points.length);
+  let ones = 0;
+  for (const [i, p] of points.entries()) {
+    side[i] = nearestCentroid(p, centroids);
+    ones += side[i]!;
+  }
+  if (ones === 0 || ones === points.length) return null;
+  return { centroids, side };
 }

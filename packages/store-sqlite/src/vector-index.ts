@@ -19,16 +19,27 @@
 import type { SearchFilter } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
+import { listBound, type SplitState, splitOversized } from './vector-split.js';
 
 export interface VectorIndexOptions {
   /** 'ivf' (default): an inverted file past `minRows` vectors; 'none': always the exact scan. */
   type?: 'ivf' | 'none';
   /** Vectors needed before the index is trained; below it search is exact. Default 20000. */
   minRows?: number;
-  /** Number of lists (leaf centroids). Default 1024. */
+  /** Number of lists (leaf centroids) trained at `minRows`. Default 1024. Splits add lists as the file grows. */
   lists?: number;
-  /** Lists probed per search. Default 32. */
+  /**
+   * Lists probed per search while the index has `lists` lists. Default 32. Past that, as splits add lists, a search
+   * probes `nprobe × √(lists now / lists)`.
+   */
   nprobe?: number;
+  /**
+   * A list is split in two (2-means over its vectors) once it holds more than `splitFactor` × the number of lists
+   * rows (and more than `splitMinRows`); lists then grow with √N. Default 0.25; 0: never split.
+   */
+  splitFactor?: number;
+  /** The smallest list length that can be split. Default 128. */
+  splitMinRows?: number;
   /** Candidates (by int8 cosine) re-ranked exactly with the full vectors. Default 200 (at least 10 × limit). */
   rerank?: number;
 }
@@ -39,6 +50,8 @@ export interface ResolvedVectorIndexOptions {
   lists: number;
   nprobe: number;
   rerank: number;
+  splitFactor: number;
+  splitMinRows: number;
 }
 
 export const DEFAULT_VECTOR_INDEX: ResolvedVectorIndexOptions = {
@@ -47,15 +60,20 @@ export const DEFAULT_VECTOR_INDEX: ResolvedVectorIndexOptions = {
   lists: 1024,
   nprobe: 32,
   rerank: 200,
+  splitFactor: 0.125,
+  splitMinRows: 128,
 };
 
 export function resolveVectorIndexOptions(options: VectorIndexOptions | undefined): ResolvedVectorIndexOptions {
   const out = { ...DEFAULT_VECTOR_INDEX, ...options };
-  for (const name of ['minRows', 'lists', 'nprobe', 'rerank'] as const) {
+  for (const name of ['minRows', 'lists', 'nprobe', 'rerank', 'splitMinRows'] as const) {
     const value = out[name];
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new Error(`index.vector.${name} must be a positive integer (got ${value})`);
     }
+  }
+  if (!(Number.isFinite(out.splitFactor) && out.splitFactor >= 0)) {
+    throw new Error(`index.vector.splitFactor must be a finite number >= 0 (got ${out.splitFactor})`);
   }
   if (out.type !== 'ivf' && out.type !== 'none') throw new Error(`index.vector.type must be 'ivf' or 'none'`);
   return out;
@@ -66,6 +84,22 @@ const META_DIMENSION = 'vector_index.dimension';
 const PENDING = -1;
 const ASSIGN_PAGE = 5_000;
 const SAMPLE_MAX = 16_384;
+/** Lists one write may split (each reads and rewrites one list: a few hundred rows). */
+const SPLITS_PER_WRITE = 8;
+
+/**
+ * The generation after `current`: a counter plus a random tag, so that a generation made by a write that rolled back
+ * can never be mistaken for another connection's later one with the same counter.
+ */
+function nextGeneration(current: string | undefined): string {
+  const n = Number.parseInt(current ?? '0', 10);
+  return `${(Number.isFinite(n) ? n : 0) + 1}-${Math.floor(Math.random() * 0x100000000).toString(16)}`;
+}
+
+/** Lists probed when the index has `lists` lists: `nprobe` scaled by √(lists / trained lists), never below it. */
+export function probeCount(options: ResolvedVectorIndexOptions, lists: number): number {
+  return Math.ceil(options.nprobe * Math.sqrt(Math.max(1, lists / options.lists)));
+}
 
 /** Create the index tables and triggers when missing, and enter every existing vector as pending. */
 export function ensureVectorIndexSchema(db: Database): void {
@@ -117,7 +151,8 @@ function blobOf(v: Float32Array | Int8Array): Buffer {
  */
 export function bestByDistance(rows: readonly [number, number | null][], want: number): { rid: number }[] {
   const d = (r: [number, number | null]) => r[1] ?? 1;
-  const worse = (a: [number, number | null], b: [number, number | null]) => d(a) > d(b) || (d(a) === d(b) && a[0] > b[0]);
+  const worse = (a: [number, number | null], b: [number, number | null]) =>
+    d(a) > d(b) || (d(a) === d(b) && a[0] > b[0]);
   const heap: [number, number | null][] = [];
   const sift = (i: number) => {
     for (;;) {
@@ -192,6 +227,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
   let placedSince = 0;
   // Rows inserted by the current write transaction, placed in bulk by `flush` before it commits.
   let inserted: { rid: number | bigint; embedding: Float32Array }[] = [];
+  const splits: SplitState = { touched: new Set(), stuck: new Map() };
 
   function metaValue(key: string): string | undefined {
     return (stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
@@ -250,7 +286,10 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     const leave = stmt(`DELETE FROM vec_ivf WHERE list = ${PENDING} AND rid = ?`);
     const enter = stmt('INSERT INTO vec_ivf (list, rid, q) VALUES (?, ?, ?)');
     for (const p of placed) {
-      if (leave.run(p.rid).changes === 1) enter.run(p.list, p.rid, p.q);
+      if (leave.run(p.rid).changes === 1) {
+        enter.run(p.list, p.rid, p.q);
+        splits.touched.add(p.list);
+      }
     }
   }
 
@@ -286,7 +325,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     for (const [i, c] of q.coarse.entries()) insert.run(0, i, -1, blobOf(c));
     for (const [i, c] of q.leaves.entries()) insert.run(1, i, q.leafParent[i]!, blobOf(c));
     stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
-    const generation = String(Number(metaValue(META_GENERATION) ?? '0') + 1);
+    const generation = nextGeneration(metaValue(META_GENERATION));
     putMeta(META_DIMENSION, String(dimension));
     putMeta(META_GENERATION, generation);
     quantizer = q;
@@ -300,7 +339,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     refresh() {
       // A write that threw before its flush rolled back: its rows are gone, and so is their buffer.
       inserted = [];
-      current();
+      if (current() === null) splits.touched.clear();
     },
 
     placeInserted(rid, embedding) {
@@ -323,6 +362,14 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
       const q = current();
       if (q !== null) {
         assignPending(q, ASSIGN_PAGE);
+        const bound = listBound(q.leaves.length, options.splitFactor, options.splitMinRows);
+        const grown = splitOversized(stmt, q, splits, bound, SPLITS_PER_WRITE);
+        if (grown !== q) {
+          const generation = nextGeneration(metaValue(META_GENERATION));
+          putMeta(META_GENERATION, generation);
+          quantizer = grown;
+          loadedGeneration = generation;
+        }
         return;
       }
       const info = stmt('SELECT value FROM meta WHERE key = ?').get('embedding.dimension') as
@@ -344,7 +391,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
         // Another embedding space: the lists mean nothing now. Forget them; the next write trains again.
         stmt('DELETE FROM vec_ivf_centroids').run();
         stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
-        const generation = String(Number(metaValue(META_GENERATION) ?? '0') + 1);
+        const generation = nextGeneration(metaValue(META_GENERATION));
         putMeta(META_GENERATION, generation);
         putMeta(META_DIMENSION, '0');
         quantizer = null;
@@ -360,7 +407,9 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
       for (let i = 0; i < unit.length && !nonZero; i++) nonZero = unit[i] !== 0;
       if (!nonZero) return null;
       // The nearest lists, plus the list the query itself would be assigned to (rows equal to it live there).
-      const lists = JSON.stringify([...new Set([assignList(q, unit), ...probeLists(q, unit, options.nprobe)])]);
+      const lists = JSON.stringify([
+        ...new Set([assignList(q, unit), ...probeLists(q, unit, probeCount(options, q.leaves.length))]),
+      ]);
       const qblob = blobOf(quantizeInt8(vector));
       const full = blobOf(vector);
       const byteLength = vector.length * 4;
