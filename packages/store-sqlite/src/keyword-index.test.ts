@@ -22,7 +22,11 @@ function fts5Tokens(texts: string[]): string[][] {
     const insert = db.prepare('INSERT INTO f (rowid, t) VALUES (?, ?)');
     for (const [i, t] of texts.entries()) insert.run(i + 1, t);
     const out: string[][] = texts.map(() => []);
-    for (const r of db.prepare('SELECT term, doc, offset FROM v').all() as { term: string; doc: number; offset: number }[])
+    for (const r of db.prepare('SELECT term, doc, offset FROM v').all() as {
+      term: string;
+      doc: number;
+      offset: number;
+    }[])
       out[r.doc - 1]![r.offset] = r.term;
     return out;
   } finally {
@@ -51,7 +55,8 @@ describe('tokenizer', () => {
   });
 });
 
-const VOCAB = `billing payments deploy deploys deployed deploying pipeline staging cluster search index auth gateway mobile
+const VOCAB =
+  `billing payments deploy deploys deployed deploying pipeline staging cluster search index auth gateway mobile
   app warehouse onboarding invoice webhook relay cache layer feature flag support inbox backup metrics exporter retries
   timeout rebuilt sunday night health checks postgres redis platform team collector cpu schema mismatch config minutes
   region customer acme roadmap memory leak worker café naïve Straße 東京 résumé`.split(/\s+/);
@@ -79,7 +84,10 @@ type Store = ReturnType<typeof createSqliteStore>;
 async function expectSameHits(pruned: Store, exact: Store, r: () => number, queries: number, now: string) {
   let compared = 0;
   for (let q = 0; q < queries; q++) {
-    const query = corpusText(r).split(/[ ,]+/).slice(0, 1 + Math.floor(r() * 6)).join(' ');
+    const query = corpusText(r)
+      .split(/[ ,]+/)
+      .slice(0, 1 + Math.floor(r() * 6))
+      .join(' ');
     const terms = queryTerms(query);
     const filter = {
       space: r() < 0.8 ? 'main' : 'other',
@@ -90,7 +98,10 @@ async function expectSameHits(pruned: Store, exact: Store, r: () => number, quer
     const limit = [1, 5, 30][Math.floor(r() * 3)]!;
     const a = await pruned.keywordSearch({ filter, terms, limit });
     const b = await exact.keywordSearch({ filter, terms, limit });
-    expect(a.map((h) => h.id), `${query} ${JSON.stringify(filter)}`).toEqual(b.map((h) => h.id));
+    expect(
+      a.map((h) => h.id),
+      `${query} ${JSON.stringify(filter)}`,
+    ).toEqual(b.map((h) => h.id));
     for (const [i, h] of a.entries()) expect(h.score).toBeCloseTo(b[i]!.score, 9);
     compared += a.length;
   }
@@ -161,6 +172,75 @@ describe('pruned keyword search', () => {
     raw.close();
     await pruned.close();
     await exact.close();
+  });
+
+  it('serves postings from the connection cache and never a stale one: own writes, another store on the file', async () => {
+    const { path, pruned, exact, stack } = await openPair('cached');
+    const second = createSqliteStore({ path });
+    const secondStack = createStack({ knowledge: second, embedder: createHashingEmbedder({ dimension: 64 }) });
+    const uncached = createSqliteStore({ path, index: { keyword: { cacheMiB: 0 } } });
+    const r = seededRandom(21);
+    const now = new Date().toISOString();
+    for (let i = 0; i < 200; i++) {
+      const p: Principal = { space: 'main', agentId: `agent-${i % 3}`, role: 'worker' };
+      await stack.knowledge.store(p, { content: corpusText(r), scope: i % 2 ? 'swarm' : 'agent' });
+    }
+    // Warm: the common terms' postings are now held by `pruned`'s connection.
+    await expectSameHits(pruned, exact, r, 60, now);
+    await expectSameHits(uncached, exact, r, 30, now);
+    expect(
+      pruned.db.prepare("SELECT count(*) AS n FROM temp.sqlite_master WHERE name LIKE 'mem_cache_kw%'").get(),
+    ).toEqual({
+      n: 4,
+    });
+    const viewer = { space: 'main', viewerAgentId: 'agent-0', now };
+    const ids = async (store: Store, query: string) =>
+      (await store.keywordSearch({ filter: viewer, terms: queryTerms(query), limit: 50 })).map((h) => h.id);
+    // Another store on the file adds memories with common words (cached lists) and removes one of the hits.
+    const before = await ids(pruned, 'billing deploy');
+    const added = await secondStack.knowledge.store(
+      { space: 'main', agentId: 'agent-0', role: 'worker' },
+      { content: 'billing deploy billing deploy', scope: 'swarm' },
+    );
+    expect(await ids(pruned, 'billing deploy')).toContain(added.id);
+    const gone = await second.getChunk('main', before[0]!);
+    await second.deleteDocument('main', gone!.docId);
+    expect(await ids(pruned, 'billing deploy')).not.toContain(before[0]);
+    await expectSameHits(pruned, exact, r, 40, now);
+    // Own writes with the cache warm: an edit drops the old words' postings, a store adds new ones.
+    const own = await stack.knowledge.store(
+      { space: 'main', agentId: 'agent-1', role: 'worker' },
+      { content: 'webhook relay webhook relay webhook', scope: 'swarm' },
+    );
+    expect((await ids(pruned, 'webhook relay'))[0]).toBe(own.id);
+    await stack.knowledge.edit(
+      { space: 'main', agentId: 'agent-1', role: 'worker' },
+      { id: own.id, intent: 'test', content: 'metrics exporter' },
+    );
+    // (The name keeps the first words of the old content, so the memory still matches them, with a lower score.)
+    expect(await ids(pruned, 'webhook relay')).toEqual(await ids(exact, 'webhook relay'));
+    expect(await ids(pruned, 'metrics exporter')).toContain(own.id);
+    expect(await ids(pruned, 'metrics exporter')).toEqual(await ids(exact, 'metrics exporter'));
+    await expectSameHits(pruned, exact, r, 40, now);
+    await expectSameHits(uncached, pruned, r, 40, now);
+    await second.close();
+    await uncached.close();
+    await pruned.close();
+    await exact.close();
+  });
+
+  it('refuses a cacheMiB that is not a number of MiB >= 0 with INVALID_INPUT', () => {
+    for (const cacheMiB of [-1, Number.NaN, Number.POSITIVE_INFINITY, '64']) {
+      let error: unknown;
+      try {
+        // @ts-expect-error: '64' is not a number
+        createSqliteStore({ path: dir.join('bad-cache.db'), index: { keyword: { cacheMiB } } });
+      } catch (e) {
+        error = e;
+      }
+      expect(MemError.is(error) && error.code).toBe('INVALID_INPUT');
+      expect((error as Error).message).toMatch(/index\.keyword\.cacheMiB must be a finite number of MiB >= 0/);
+    }
   });
 
   it('refuses an unknown index.keyword.type with INVALID_INPUT', () => {

@@ -46,9 +46,11 @@ function setup(budgetBytes = 1_000_000): {
     if (!cache.sync()) return 'bypassed';
     const hit = cache.get(k);
     if (hit) return `cached:${hit.value}`;
-    const value = (a.prepare('SELECT group_concat(v) AS v FROM (SELECT v FROM t WHERE k = ? ORDER BY id)').get(k) as {
-      v: string | null;
-    }).v;
+    const value = (
+      a.prepare('SELECT group_concat(v) AS v FROM (SELECT v FROM t WHERE k = ? ORDER BY id)').get(k) as {
+        v: string | null;
+      }
+    ).v;
     if (value === null) return undefined;
     cache.set(k, { bytes: value.length, value });
     return value;

@@ -51,9 +51,14 @@ function check(db: Database, max: number): string[] {
     (db.prepare('SELECT agent_id, code FROM kw_owners').raw().all() as [string, number][]).map(([a, c]) => [a, c]),
   );
   const docs = new Map(
-    (db.prepare('SELECT rid, part, dl, terms FROM kw_docs').all() as { rid: number; part: string; dl: number; terms: string }[]).map(
-      (d) => [d.rid, d],
-    ),
+    (
+      db.prepare('SELECT rid, part, dl, terms FROM kw_docs').all() as {
+        rid: number;
+        part: string;
+        dl: number;
+        terms: string;
+      }[]
+    ).map((d) => [d.rid, d]),
   );
   // Expected postings: "space\u0001term" → "rid:tf:dl:owner" in rid order.
   const expected = new Map<string, string[]>();
@@ -71,7 +76,8 @@ function check(db: Database, max: number): string[] {
     const doc = docs.get(c.rid);
     if (!doc) note(`chunk ${c.rid} has no document row`);
     else {
-      if (doc.part !== c.space || doc.dl !== dl) note(`chunk ${c.rid}: document row (${doc.part}, ${doc.dl}) ≠ (${c.space}, ${dl})`);
+      if (doc.part !== c.space || doc.dl !== dl)
+        note(`chunk ${c.rid}: document row (${doc.part}, ${doc.dl}) ≠ (${c.space}, ${dl})`);
       const flat = [...counts].flatMap(([t, n]) => [t, String(n)]).join(' ');
       if (doc.terms !== flat) note(`chunk ${c.rid}: document terms differ`);
       docs.delete(c.rid);
@@ -86,7 +92,9 @@ function check(db: Database, max: number): string[] {
   }
   for (const rid of docs.keys()) note(`document row ${rid} has no chunk`);
   const actual = new Map<string, string[]>();
-  for (const b of db.prepare('SELECT part, term, first, n, max_tf, min_dl, data FROM kw_blocks ORDER BY part, term, first').all() as {
+  for (const b of db
+    .prepare('SELECT part, term, first, n, max_tf, min_dl, data FROM kw_blocks ORDER BY part, term, first')
+    .all() as {
     part: string;
     term: string;
     first: number;
@@ -97,21 +105,26 @@ function check(db: Database, max: number): string[] {
   }[]) {
     const postings = tuples(unpack(b.data, b.first, b.n));
     if (postings[0]?.[0] !== b.first) note(`block (${b.part}, ${b.term}, ${b.first}) does not start at its key`);
-    if (postings.some((p) => p[1] > b.max_tf || p[2] < b.min_dl)) note(`block (${b.part}, ${b.term}, ${b.first}): bound too low`);
+    if (postings.some((p) => p[1] > b.max_tf || p[2] < b.min_dl))
+      note(`block (${b.part}, ${b.term}, ${b.first}): bound too low`);
     const key = `${b.part}\u0001${b.term}`;
     const list = actual.get(key) ?? [];
     for (const p of postings) list.push(p.join(':'));
     actual.set(key, list);
   }
   for (const [key, list] of expected) {
-    if ((actual.get(key) ?? []).join(' ') !== list.join(' ')) note(`postings of ${key.replace('\u0001', ' / ')} differ`);
+    if ((actual.get(key) ?? []).join(' ') !== list.join(' '))
+      note(`postings of ${key.replace('\u0001', ' / ')} differ`);
     actual.delete(key);
   }
   for (const key of actual.keys()) note(`postings of ${key.replace('\u0001', ' / ')} index no chunk`);
-  const terms = new Map((db.prepare('SELECT term, df FROM kw_terms').raw().all() as [string, number][]).map(([t, n]) => [t, n]));
+  const terms = new Map(
+    (db.prepare('SELECT term, df FROM kw_terms').raw().all() as [string, number][]).map(([t, n]) => [t, n]),
+  );
   for (const [t, n] of df) if (terms.get(t) !== n) note(`df of ${t}: ${terms.get(t)} ≠ ${n}`);
   for (const t of terms.keys()) if (!df.has(t)) note(`term ${t} has a df but no chunk`);
-  const meta = (key: string) => Number((db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value);
+  const meta = (key: string) =>
+    Number((db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value);
   if (meta(KW_DOCS) !== chunks.length) note(`${KW_DOCS} = ${meta(KW_DOCS)}, ${chunks.length} chunks`);
   if (meta(KW_TOKENS) !== tokens) note(`${KW_TOKENS} = ${meta(KW_TOKENS)}, ${tokens} tokens`);
   return problems;

@@ -17,14 +17,15 @@
  * - `meta` keys `kw.docs` and `kw.tokens`: the chunk count and total token count (bm25's N and average length).
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { BLOCK, pack, type Posting, tuples, unpack } from './postings.js';
+import { createReadCache } from '../read-cache.js';
+import { BLOCK, type Posting, pack, tuples, unpack } from './postings.js';
+import { readTermPostings, type TermPostings } from './search.js';
 import { asciiKeywordTokens, isAscii } from './tokenizer.js';
 
 const PAGE = 50_000;
 
 export const KW_DOCS = 'kw.docs';
 export const KW_TOKENS = 'kw.tokens';
-
 
 /** Create the tables and triggers when missing, and log every existing chunk for indexing. */
 export function ensureKeywordIndexSchema(db: Database): void {
@@ -118,6 +119,11 @@ export interface KeywordIndex {
   queryTokens(terms: readonly string[]): (string | null)[];
   /** True when the log is empty, so that the postings are complete. */
   current(): boolean;
+  /**
+   * For one search, outside any transaction: the postings of a term in space `part`, from the connection's read
+   * cache when it holds them (kept true under every writer, see read-cache.ts), else read from the file.
+   */
+  postingsReader(part: string): (term: string) => TermPostings;
 }
 
 /** The largest tf and the smallest length among postings[from, to): the block's bound. */
@@ -156,10 +162,20 @@ export function createTokensOf(stmt: (sql: string) => Statement, db: Database): 
   };
 }
 
-export function createKeywordIndex(db: Database, stmt: (sql: string) => Statement): KeywordIndex {
+export function createKeywordIndex(
+  db: Database,
+  stmt: (sql: string) => Statement,
+  options: { cacheBytes: number },
+): KeywordIndex {
   const tokensOf = createTokensOf(stmt, db);
-
-
+  // Decoded postings per (space, term); a write to a term's blocks drops that term.
+  const cache = createReadCache<string, TermPostings>(db, stmt, {
+    name: 'kw_blocks',
+    table: 'kw_blocks',
+    key: '$.part || char(1) || $.term',
+    toKey: String,
+    budgetBytes: options.cacheBytes,
+  });
 
   function addMeta(key: string, delta: number): void {
     if (delta === 0) return;
@@ -168,9 +184,7 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
 
   /** Write `postings` (sorted, all after the term's untouched blocks) as new blocks of BLOCK. */
   function writeBlocks(part: string, term: string, postings: readonly Posting[]): void {
-    const put = stmt(
-      'INSERT INTO kw_blocks (part, term, first, n, max_tf, min_dl, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
+    const put = stmt('INSERT INTO kw_blocks (part, term, first, n, max_tf, min_dl, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
     for (let from = 0; from < postings.length; from += BLOCK) {
       const to = Math.min(postings.length, from + BLOCK);
       put.run(part, term, postings[from]![0], to - from, ...bounds(postings, from, to), pack(postings, from, to));
@@ -188,14 +202,19 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
       const last = stmt(
         'SELECT first, n, data FROM kw_blocks WHERE part = ? AND term = ? ORDER BY first DESC LIMIT 1',
       ).get(part, term) as BlockRow | undefined;
-      if (last === undefined) return writeBlocks(part, term, added);
+      if (last === undefined) {
+        writeBlocks(part, term, added);
+        return;
+      }
       const kept = tuples(unpack(last.data, last.first, last.n));
       if (added[0]![0] > kept[kept.length - 1]![0]) {
         const fill = Math.min(Math.max(0, BLOCK - kept.length), added.length);
         if (fill > 0) {
           // Same key: an update in place, not a delete and an insert.
           const merged = kept.concat(added.slice(0, fill));
-          stmt('UPDATE kw_blocks SET n = ?, max_tf = ?, min_dl = ?, data = ? WHERE part = ? AND term = ? AND first = ?').run(
+          stmt(
+            'UPDATE kw_blocks SET n = ?, max_tf = ?, min_dl = ?, data = ? WHERE part = ? AND term = ? AND first = ?',
+          ).run(
             merged.length,
             ...bounds(merged, 0, merged.length),
             pack(merged, 0, merged.length),
@@ -204,7 +223,8 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
             last.first,
           );
         }
-        return writeBlocks(part, term, added.slice(fill));
+        writeBlocks(part, term, added.slice(fill));
+        return;
       }
     }
     const changed = [...new Set([...removed, ...added.map((x) => x[0])])].sort((x, y) => x - y);
@@ -242,9 +262,11 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
   /** New terms (no postings anywhere yet) among `terms`: their postings are written without looking for blocks. */
   function unknownTerms(terms: string[]): Set<string> {
     const known = new Set(
-      (stmt('SELECT term FROM kw_terms WHERE term IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(terms)) as [string][]).map(
-        (r) => r[0],
-      ),
+      (
+        stmt('SELECT term FROM kw_terms WHERE term IN (SELECT value FROM json_each(?))')
+          .raw()
+          .all(JSON.stringify(terms)) as [string][]
+      ).map((r) => r[0]),
     );
     return new Set(terms.filter((t) => !known.has(t)));
   }
@@ -254,7 +276,8 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
   function ownerCode(agentId: string, create: boolean): number | undefined {
     const cached = owners.get(agentId);
     if (cached !== undefined) return cached;
-    let code = (stmt('SELECT code FROM kw_owners WHERE agent_id = ?').get(agentId) as { code: number } | undefined)?.code;
+    let code = (stmt('SELECT code FROM kw_owners WHERE agent_id = ?').get(agentId) as { code: number } | undefined)
+      ?.code;
     if (code === undefined && create) {
       code = (stmt('SELECT coalesce(max(code), 0) + 1 AS code FROM kw_owners').get() as { code: number }).code;
       stmt('INSERT INTO kw_owners (agent_id, code) VALUES (?, ?)').run(agentId, code);
@@ -268,9 +291,9 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
     const logged = (stmt('SELECT rid FROM kw_log ORDER BY rid LIMIT ?').raw().all(PAGE) as [number][]).map((r) => r[0]);
     if (logged.length === 0) return;
     const json = JSON.stringify(logged);
-    const before = stmt('SELECT k.rid AS rid, k.part AS part, k.dl AS dl, k.terms AS terms FROM json_each(?) j CROSS JOIN kw_docs k ON k.rid = j.value').all(
-      json,
-    ) as { rid: number; part: string; dl: number; terms: string }[];
+    const before = stmt(
+      'SELECT k.rid AS rid, k.part AS part, k.dl AS dl, k.terms AS terms FROM json_each(?) j CROSS JOIN kw_docs k ON k.rid = j.value',
+    ).all(json) as { rid: number; part: string; dl: number; terms: string }[];
     const after = stmt(
       `SELECT c.rid AS rid, c.space AS space, c.scope AS scope, c.agent_id AS agent_id, c.name AS name, c.content AS content
        FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value`,
@@ -361,6 +384,18 @@ export function createKeywordIndex(db: Database, stmt: (sql: string) => Statemen
     },
     current() {
       return stmt('SELECT 1 FROM kw_log LIMIT 1').get() === undefined;
+    },
+    postingsReader(part) {
+      if (!cache.sync()) return (term) => readTermPostings(stmt, part, term);
+      return (term) => {
+        const key = `${part}\u0001${term}`;
+        let postings = cache.get(key);
+        if (postings === undefined) {
+          postings = readTermPostings(stmt, part, term);
+          cache.set(key, postings);
+        }
+        return postings;
+      };
     },
   };
 }

@@ -27,16 +27,36 @@ function width(max: number): number {
   return max < 0x100 ? 1 : max < 0x10000 ? 2 : 4;
 }
 
-/** Read `n` values of `w` bytes at `offset` of `bytes` into `out` (little-endian). */
-function readColumn(bytes: Uint8Array, offset: number, w: number, n: number, out: Uint32Array | Float64Array): void {
+/** Read `n` values of `w` bytes at `offset` of `bytes` into `out` from index `at` (little-endian). */
+function readColumn(
+  bytes: Uint8Array,
+  offset: number,
+  w: number,
+  n: number,
+  out: Uint32Array | Float64Array,
+  at: number,
+): void {
   if (w === 1) {
-    out.set(bytes.subarray(offset, offset + n));
+    out.set(bytes.subarray(offset, offset + n), at);
     return;
   }
   // A copy into an aligned buffer: the column may start at any offset.
   const aligned = new Uint8Array(n * w);
   aligned.set(bytes.subarray(offset, offset + n * w));
-  out.set(w === 2 ? new Uint16Array(aligned.buffer) : new Uint32Array(aligned.buffer));
+  out.set(w === 2 ? new Uint16Array(aligned.buffer) : new Uint32Array(aligned.buffer), at);
+}
+
+/** Decode the block `data` (`n` postings from rid `first`) into `out` at index `at`. */
+export function unpackInto(data: Uint8Array, first: number, n: number, out: Postings, at: number): void {
+  let offset = 4;
+  const columns = [out.rids, out.tfs, out.dls, out.owners];
+  for (let c = 0; c < 4; c++) {
+    const w = data[c]!;
+    readColumn(data, offset, w, n, columns[c]!, at);
+    offset += w * n;
+  }
+  const rids = out.rids;
+  for (let i = at; i < at + n; i++) rids[i] = rids[i]! + first;
 }
 
 export function unpack(data: Uint8Array, first: number, n: number): Postings {
@@ -46,14 +66,7 @@ export function unpack(data: Uint8Array, first: number, n: number): Postings {
     dls: new Uint32Array(n),
     owners: new Uint32Array(n),
   };
-  let at = 4;
-  const columns = [out.rids, out.tfs, out.dls, out.owners];
-  for (let c = 0; c < 4; c++) {
-    const w = data[c]!;
-    readColumn(data, at, w, n, columns[c]!);
-    at += w * n;
-  }
-  for (let i = 0; i < n; i++) out.rids[i] = out.rids[i]! + first;
+  unpackInto(data, first, n, out, 0);
   return out;
 }
 

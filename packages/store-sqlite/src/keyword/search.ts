@@ -12,7 +12,7 @@
  * displaces one already held.
  */
 import type { Statement } from 'better-sqlite3';
-import { type Postings, unpack } from './postings.js';
+import { type Postings, unpackInto } from './postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -39,119 +39,87 @@ function tfPart(tf: number, dl: number, avgdl: number): number {
   return (tf * (K1 + 1.0)) / (tf + K1 * (1 - B + (B * dl) / avgdl));
 }
 
-/**
- * The postings of one term, read block by block as a cursor walks them: block metadata (first rid, size, bound) up
- * front, posting data in runs of blocks when the cursor reaches them. A cursor that only seeks (a non-essential
- * term) skips the blocks between the rids it is asked for without reading them.
- */
+/** Every posting of one term in one space, decoded, in rid order, with each block's bound inputs. */
+export interface TermPostings extends Postings {
+  /** Per block: its largest tf and its smallest chunk length. */
+  maxTfs: Uint32Array;
+  minDls: Uint32Array;
+  /** Bytes the arrays hold (the read cache counts them). */
+  bytes: number;
+}
+
+/** Read and decode every block of (`part`, `term`): one statement, contiguous arrays. */
+export function readTermPostings(stmt: (sql: string) => Statement, part: string, term: string): TermPostings {
+  const rows = stmt('SELECT first, n, max_tf, min_dl, data FROM kw_blocks WHERE part = ? AND term = ? ORDER BY first')
+    .raw()
+    .all(part, term) as [number, number, number, number, Uint8Array][];
+  let total = 0;
+  for (const row of rows) total += row[1];
+  const out: TermPostings = {
+    rids: new Float64Array(total),
+    tfs: new Uint32Array(total),
+    dls: new Uint32Array(total),
+    owners: new Uint32Array(total),
+    maxTfs: new Uint32Array(rows.length),
+    minDls: new Uint32Array(rows.length),
+    bytes: total * 20 + rows.length * 8,
+  };
+  let at = 0;
+  for (const [b, [first, n, maxTf, minDl, data]] of rows.entries()) {
+    unpackInto(data, first, n, out, at);
+    out.maxTfs[b] = maxTf;
+    out.minDls[b] = minDl;
+    at += n;
+  }
+  return out;
+}
+
+/** A cursor over one term's postings, with its weight in the query and its idf. */
 class TermCursor {
-  private readonly firsts: number[] = [];
-  private readonly sizes: number[] = [];
-  private readonly blocks: (Postings | undefined)[] = [];
-  /** The block under the cursor and the position in it. */
-  private b = 0;
   private i = 0;
-  private run = 8;
   readonly total: number;
   readonly maxPart: number;
-  postingsRead = 0;
 
   constructor(
-    private readonly stmt: (sql: string) => Statement,
-    private readonly part: string,
-    private readonly term: string,
+    private readonly p: TermPostings,
     avgdl: number,
     readonly idf: number,
     readonly weight: number,
   ) {
-    let total = 0;
+    this.total = p.rids.length;
     let maxPart = 0;
-    for (const [first, n, maxTf, minDl] of stmt(
-      'SELECT first, n, max_tf, min_dl FROM kw_blocks WHERE part = ? AND term = ? ORDER BY first',
-    )
-      .raw()
-      .all(part, term) as [number, number, number, number][]) {
-      this.firsts.push(first);
-      this.sizes.push(n);
-      total += n;
-      const bound = tfPart(maxTf, minDl, avgdl);
+    for (let b = 0; b < p.maxTfs.length; b++) {
+      const bound = tfPart(p.maxTfs[b]!, p.minDls[b]!, avgdl);
       if (bound > maxPart) maxPart = bound;
     }
-    this.total = total;
     this.maxPart = maxPart;
-    this.blocks.length = this.firsts.length;
   }
 
   get bound(): number {
     return this.weight * this.idf * this.maxPart;
   }
 
-  /** Read the data of blocks [from, from + run) not read yet. */
-  private load(from: number): Postings {
-    const rows = this.stmt(
-      'SELECT first, n, data FROM kw_blocks WHERE part = ? AND term = ? AND first >= ? ORDER BY first LIMIT ?',
-    )
-      .raw()
-      .all(this.part, this.term, this.firsts[from], this.run) as [number, number, Buffer][];
-    for (const [j, [first, n, data]] of rows.entries()) {
-      if (this.blocks[from + j] === undefined) {
-        this.blocks[from + j] = unpack(data, first, n);
-        this.postingsRead += n;
-      }
-    }
-    // Walking on reads longer runs; a seek starts short again.
-    this.run = Math.min(this.run * 2, 512);
-    return this.blocks[from]!;
-  }
-
-  private block(): Postings {
-    return this.blocks[this.b] ?? this.load(this.b);
-  }
-
   /** The rid under the cursor, or +∞ past the end. */
   rid(): number {
-    return this.b < this.firsts.length ? this.block().rids[this.i]! : Number.POSITIVE_INFINITY;
+    return this.i < this.total ? this.p.rids[this.i]! : Number.POSITIVE_INFINITY;
   }
 
   next(): void {
-    if (++this.i >= this.sizes[this.b]!) {
-      this.b++;
-      this.i = 0;
-    }
+    this.i++;
   }
 
   /** Move to the first posting with rid ≥ `rid` (never backwards). */
   seek(rid: number): void {
-    if (this.b >= this.firsts.length) return;
-    // The last block starting at or before `rid`, from the current one on.
-    let lo = this.b;
-    let hi = this.firsts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.firsts[mid]! <= rid) lo = mid;
-      else hi = mid - 1;
-    }
-    if (lo > this.b) {
-      this.b = lo;
-      this.i = 0;
-      if (this.blocks[lo] === undefined) this.run = 8;
-    }
-    const p = this.block();
-    this.i = seek(p.rids, this.i, rid);
-    if (this.i >= p.rids.length) {
-      this.b++;
-      this.i = 0;
-    }
+    if (this.i < this.total) this.i = seek(this.p.rids, this.i, rid);
   }
 
   /** What the posting under the cursor adds to its chunk's score. */
   contribution(avgdl: number): number {
-    const p = this.block();
-    return this.weight * this.idf * tfPart(p.tfs[this.i]!, p.dls[this.i]!, avgdl);
+    return this.weight * this.idf * tfPart(this.p.tfs[this.i]!, this.p.dls[this.i]!, avgdl);
   }
 
   owner(): number {
-    return this.block().owners[this.i]!;
+    return this.p.owners[this.i]!;
   }
 }
 
@@ -235,12 +203,13 @@ export interface MaxScoreWork {
 }
 
 /**
- * The best `k` chunks of the space `part` whose owner is in `owners` (0: the swarm; else an agent's code) for the
- * query `phrases` (FTS5 terms in query order, repeats kept), skipping the rids in `exclude`; best first, ties by rid.
+ * The best `k` chunks whose owner is in `owners` (0: the swarm; else an agent's code) for the query `phrases` (FTS5
+ * terms in query order, repeats kept), skipping the rids in `exclude`; best first, ties by rid. `postingsOf` gives a
+ * term's postings in the space searched (from the connection's read cache, or read from the file).
  */
 export function maxScoreSearch(
   stmt: (sql: string) => Statement,
-  part: string,
+  postingsOf: (term: string) => TermPostings,
   owners: readonly number[],
   phrases: readonly string[],
   stats: KeywordStats,
@@ -257,7 +226,7 @@ export function maxScoreSearch(
   for (const [term, weight] of weights) {
     const df = (dfOf.get(term) as { df: number } | undefined)?.df ?? 0;
     if (df <= 0) continue;
-    const cursor = new TermCursor(stmt, part, term, avgdl, idf(stats.docs, df), weight);
+    const cursor = new TermCursor(postingsOf(term), avgdl, idf(stats.docs, df), weight);
     if (cursor.total > 0) lists.push(cursor);
   }
   if (lists.length === 0) return [];
@@ -308,7 +277,7 @@ export function maxScoreSearch(
       while (essential < lists.length && slack(prefix[essential + 1]!) < t) essential++;
     }
   }
-  if (work) for (const l of lists) work.postings += l.postingsRead;
+  if (work) for (const l of lists) work.postings += l.total;
   const out = top.rids.map((r, i) => ({ rid: r, score: top.scores[i]! }));
   out.sort((a, b) => b.score - a.score || a.rid - b.rid);
   return out;
@@ -327,9 +296,9 @@ export function exactScores(
   const out = new Map<number, number>();
   if (rids.length === 0) return out;
   const avgdl = stats.tokens / stats.docs;
-  const rows = stmt('SELECT k.rid AS rid, k.dl AS dl, k.terms AS terms FROM json_each(?) j CROSS JOIN kw_docs k ON k.rid = j.value').all(
-    JSON.stringify(rids),
-  ) as { rid: number; dl: number; terms: string }[];
+  const rows = stmt(
+    'SELECT k.rid AS rid, k.dl AS dl, k.terms AS terms FROM json_each(?) j CROSS JOIN kw_docs k ON k.rid = j.value',
+  ).all(JSON.stringify(rids)) as { rid: number; dl: number; terms: string }[];
   const dfOf = stmt('SELECT df FROM kw_terms WHERE term = ?');
   const idfs = phrases.map((t) => {
     const df = (dfOf.get(t) as { df: number } | undefined)?.df ?? 0;

@@ -206,9 +206,8 @@ export function porterStem(token: string): string {
   const ascii = !/[^\x00-\x7f]/.test(token);
   const bytes = ascii ? token : Buffer.from(token, 'utf8').toString('latin1');
   if (bytes.length > 64 || bytes.length < 3) return token;
-  let w = step1a(bytes);
-  let removed: boolean;
-  [w, removed] = step1b(w);
+  const [afterStep1b, removed] = step1b(step1a(bytes));
+  let w = afterStep1b;
   if (removed) {
     let replaced: boolean;
     [w, replaced] = applyRules(w, STEP1B2);

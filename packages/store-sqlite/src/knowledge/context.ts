@@ -1,8 +1,8 @@
 import { MemError } from '@mem/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from '../database.js';
-import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
 import { createKeywordIndex, ensureKeywordIndexSchema, type KeywordIndex } from '../keyword/index.js';
+import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
 import { ensureFilterIndex } from '../search-indexes.js';
 import {
   createVectorIndex,
@@ -14,6 +14,8 @@ import {
 
 /** Schema version the knowledge tables need. */
 const KNOWLEDGE_SCHEMA = 1;
+/** Default memory for the keyword index's decoded posting lists, per connection. */
+const DEFAULT_KEYWORD_CACHE_MIB = 256;
 
 export interface SqliteStoreOptions {
   /** Database file path (its folder is created when missing), or ':memory:'. */
@@ -43,7 +45,14 @@ export interface SqliteStoreOptions {
      * MaxScore, the same BM25 as FTS5's bm25(); `fts5`: FTS5 scores every matching row (the index is still kept up
      * to date, so that other connections can use it).
      */
-    keyword?: { type?: 'pruned' | 'fts5' };
+    keyword?: {
+      type?: 'pruned' | 'fts5';
+      /**
+       * Decoded posting lists kept in memory by the connection, in MiB (default 256; 0: none). Own writes drop the
+       * terms they touch, another connection's commit drops all, so a search never reads a stale posting.
+       */
+      cacheMiB?: number;
+    };
   };
 }
 
@@ -96,10 +105,15 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
   let nativeVector: boolean;
   let vectorOptions: ReturnType<typeof resolveVectorIndexOptions>;
   const keywordType = options.index?.keyword?.type ?? 'pruned';
+  const keywordCacheMiB = options.index?.keyword?.cacheMiB ?? DEFAULT_KEYWORD_CACHE_MIB;
   try {
     vectorOptions = resolveVectorIndexOptions(options.index?.vector);
     if (keywordType !== 'pruned' && keywordType !== 'fts5')
       throw new Error(`index.keyword.type must be 'pruned' or 'fts5' (got ${JSON.stringify(keywordType)})`);
+    if (typeof keywordCacheMiB !== 'number' || !Number.isFinite(keywordCacheMiB) || keywordCacheMiB < 0)
+      throw new Error(
+        `index.keyword.cacheMiB must be a finite number of MiB >= 0 (got ${JSON.stringify(keywordCacheMiB)}); 0 turns the cache off`,
+      );
   } catch (error) {
     db.close();
     throw new MemError('INVALID_INPUT', `${ADAPTER}: ${(error as Error).message}.`);
@@ -143,7 +157,7 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
     if (keywordIndex === null) {
       try {
         withBusyRetry(() => ensureKeywordIndexSchema(db));
-        keywordIndex = createKeywordIndex(db, stmt);
+        keywordIndex = createKeywordIndex(db, stmt, { cacheBytes: Math.floor(keywordCacheMiB * 1024 * 1024) });
       } catch {
         // A read-only file: search keeps FTS5 alone.
         keywordIndex = null;

@@ -118,8 +118,9 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
     const exclude = new Set<number>();
     // Space and visibility are settled by the postings; expiry (rare) is checked on the chunks picked, and a chunk
     // that fails it is left out of another pass.
+    const postingsOf = index.postingsReader(filter.space);
     for (let pass = 0; pass < 4; pass++) {
-      const top = maxScoreSearch(stmt, filter.space, owners, phrases as string[], stats, limit, exclude);
+      const top = maxScoreSearch(stmt, postingsOf, owners, phrases as string[], stats, limit, exclude);
       if (top.length === 0) return [];
       const params: unknown[] = [JSON.stringify(top.map((t) => t.rid))];
       const where = filterClause(filter, params);
@@ -127,7 +128,12 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
         `SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE ${where}`,
       ).all(...params) as { rid: number; id: string }[];
       if (rows.length === top.length) {
-        const scores = exactScores(stmt, top.map((t) => t.rid), phrases as string[], stats);
+        const scores = exactScores(
+          stmt,
+          top.map((t) => t.rid),
+          phrases as string[],
+          stats,
+        );
         const ids = new Map(rows.map((r) => [r.rid, r.id]));
         const hits = top.map((t) => ({ rid: t.rid, id: ids.get(t.rid)!, score: scores.get(t.rid) ?? t.score }));
         hits.sort((a, b) => b.score - a.score || a.rid - b.rid);
