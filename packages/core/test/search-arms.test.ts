@@ -53,11 +53,10 @@ describe('the search arms (one function for knowledge, episode and procedure sea
     }
   });
 
-  it('embeds the query once before running both arms, and reports which ran and what the embedding spent', async () => {
+  it('starts the keyword arm while the query is embedded (once), the vector arm after; reports which ran and the cost', async () => {
     const { arms, calls, limits } = recordingArms();
     const hits = await runSearchArms('deploy freeze friday', 4, DEFAULT_SEARCH_ARMS, arms);
-    expect(calls[0]).toBe('embed:deploy freeze friday');
-    expect(calls.slice(1).sort()).toEqual(['keyword', 'vector']);
+    expect(calls).toEqual(['keyword', 'embed:deploy freeze friday', 'vector']);
     expect(limits).toEqual({ keyword: 12, vector: 12 });
     expect(hits.ran).toEqual({ keyword: true, vector: true });
     expect(hits.keywordHits.map((h) => h.id)).toEqual(['k1']);
@@ -94,16 +93,46 @@ describe('the search arms (one function for knowledge, episode and procedure sea
     expect(declined.calls).toEqual(['keyword']);
   });
 
-  it('searches nothing when the embedder fails: its error is the one the caller gets', async () => {
-    const failing = recordingArms({
-      embed: async () => {
-        throw new MemError('EMBEDDER_FAILED', 'the embedder is down', { retryable: true });
-      },
-    });
+  it('returns nothing when the embedder fails: its error is the one the caller gets, even if the keyword arm failed too', async () => {
+    const embedderDown = async () => {
+      throw new MemError('EMBEDDER_FAILED', 'the embedder is down', { retryable: true });
+    };
+    const failing = recordingArms({ embed: embedderDown });
     await expect(runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, failing.arms)).rejects.toMatchObject({
       code: 'EMBEDDER_FAILED',
     });
-    expect(failing.calls).toEqual([]);
+    expect(failing.calls).toEqual(['keyword']);
+
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const both = recordingArms({
+        embed: embedderDown,
+        keywordSearch: async () => {
+          throw new MemError('STORE_UNAVAILABLE', 'the store is down');
+        },
+      });
+      await expect(runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, both.arms)).rejects.toMatchObject({
+        code: 'EMBEDDER_FAILED',
+      });
+      // Let any unhandled rejection surface before looking.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('fails with the store error when the keyword arm fails and the embedder works', async () => {
+    const broken = recordingArms({
+      keywordSearch: async () => {
+        throw new MemError('STORE_UNAVAILABLE', 'the store is down');
+      },
+    });
+    await expect(runSearchArms('deploy freeze', 2, DEFAULT_SEARCH_ARMS, broken.arms)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
   });
 
   it('the knowledge search and the episode search ask their stores for the same candidate counts', async () => {

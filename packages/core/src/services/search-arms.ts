@@ -1,7 +1,7 @@
 /**
  * The two arms of every hybrid search (knowledge memories, episodes, procedures): the query's keyword terms and its
- * embedding, each arm fetching `candidateMultiplier × limit` candidates (at most `maxCandidates`), both arms run
- * in parallel. How the hits are fused and ranked is the caller's: the knowledge service fuses scores
+ * embedding, each arm fetching `candidateMultiplier × limit` candidates (at most `maxCandidates`); the keyword arm
+ * runs while the query is embedded. How the hits are fused and ranked is the caller's: the knowledge service fuses scores
  * (domain/ranking.ts `fuseScores`), the candidate stores fuse ranks (`fuseRRF`).
  */
 
@@ -57,8 +57,9 @@ export function armCandidates(limit: number, options: SearchArmOptions): number 
 }
 
 /**
- * Run both arms for a query: the query terms are cut once, the query embedded once, then the keyword and vector
- * searches run in parallel. Errors of the embedder come first (nothing is searched); a store error fails the call.
+ * Run both arms for a query: the query terms are cut once, and the keyword arm starts while the query is embedded
+ * (a remote embedder's round trip then hides the keyword search), the vector arm once the vector is there. Errors of
+ * the embedder come first (the keyword hits are dropped, nothing is returned); a store error fails the call.
  */
 export async function runSearchArms(
   query: string,
@@ -69,10 +70,18 @@ export async function runSearchArms(
   const candidates = armCandidates(limit, options);
   const terms = arms.keyword ? queryTerms(query, options.maxQueryTerms) : [];
   const keyword = terms.length > 0;
-  const embedded = arms.embed ? await arms.embed([query]) : null;
+  const keywordSearch = keyword ? arms.keywordSearch(terms, candidates) : Promise.resolve([]);
+  let embedded: EmbeddingResult | null;
+  try {
+    embedded = arms.embed ? await arms.embed([query]) : null;
+  } catch (error) {
+    // The embedder's error is the call's; a keyword failure meanwhile is not reported twice.
+    keywordSearch.catch(() => {});
+    throw error;
+  }
   const vector = embedded?.vectors[0];
   const [keywordHits, vectorHits] = await Promise.all([
-    keyword ? arms.keywordSearch(terms, candidates) : Promise.resolve([]),
+    keywordSearch,
     vector ? arms.vectorSearch(vector, candidates) : Promise.resolve([]),
   ]);
   return {
