@@ -1,8 +1,8 @@
 import { MemError } from '@mem/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from '../database.js';
-import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
 import { createKeywordIndex, ensureKeywordIndexSchema, type KeywordIndex } from '../keyword/index.js';
+import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
 import { ensureFilterIndex } from '../search-indexes.js';
 import {
   createVectorIndex,
@@ -151,7 +151,7 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
     }
     if (nativeVector && vectorOptions.type === 'ivf' && vectorIndex === null) {
       withBusyRetry(() => ensureVectorIndexSchema(db));
-      vectorIndex = createVectorIndex(stmt, vectorOptions);
+      vectorIndex = createVectorIndex(db, stmt, vectorOptions);
     }
     schemaChecked = true;
   }
