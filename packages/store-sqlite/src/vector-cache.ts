@@ -19,7 +19,7 @@ interface ListEntry extends CachedEntry {
   /** rows × int8Stride(dimension) bytes, zero after each row's `dimension` values. */
   readonly codes: Int8Array;
   /** Σ code² of each row. */
-  readonly norms: Float64Array;
+  readonly norms: Int32Array;
 }
 
 export interface ListCache {
@@ -74,7 +74,7 @@ export function createListCache(db: Database, stmt: (sql: string) => Statement, 
       for (let k = from; k < to; k++) if (rows[k]![2]?.length === dimension) count++;
       const rids = new Float64Array(count);
       const codes = new Int8Array(count * stride);
-      const norms = new Float64Array(count);
+      const norms = new Int32Array(count);
       let r = 0;
       for (let k = from; k < to; k++) {
         const [, rid, q] = rows[k]!;
@@ -98,8 +98,8 @@ export function createListCache(db: Database, stmt: (sql: string) => Statement, 
     }
     for (const list of missing) {
       if (!loaded.has(list)) {
-        const empty = new Float64Array(0);
-        loaded.set(list, { dimension, rids: empty, codes: new Int8Array(0), norms: empty, bytes: ENTRY_OVERHEAD });
+        const entry = { dimension, rids: new Float64Array(0), codes: new Int8Array(0), norms: new Int32Array(0) };
+        loaded.set(list, { ...entry, bytes: ENTRY_OVERHEAD });
       }
     }
     return loaded;
