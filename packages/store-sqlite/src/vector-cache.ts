@@ -5,7 +5,7 @@
  * of the probed lists with the int8 kernel in one call, instead of one sqlite-vec call per row.
  *
  * Distances are computed as sqlite-vec's `vec_distance_cosine` on two int8 vectors does (1 − dot / (|a| |b|), rounded
- * to a 32-bit float; a zero vector gives NULL), so that the rows picked for the exact re-rank are the same whether the
+ * to a 32-bit float; a zero vector, NULL in SQL, counts as 1 as the search counts it), so that the rows picked for the exact re-rank are the same whether the
  * cache is on or off. sqlite-vec sums in 32-bit floats, exact while the sums stay below 2^24 (every dimension up to
  * 1,040); beyond that its sums round and the two orders may differ by that rounding.
  */
@@ -22,12 +22,19 @@ interface ListEntry extends CachedEntry {
   readonly norms: Int32Array;
 }
 
+/** Scanned rows: row i is `rids[i]` at int8 cosine distance `distances[i]` from the query. */
+export interface ScoredRows {
+  rids: Float64Array;
+  distances: Float64Array;
+}
+
 export interface ListCache {
   /**
-   * Every row of `lists` with its int8 cosine distance to `query` (null for a zero vector), as the SQL scan gives
-   * them; null when the cache cannot be used now (inside a transaction, or turned off), and the SQL scan must run.
+   * Every row of `lists` with its int8 cosine distance to `query` (1 for a zero vector, where SQL gives NULL and the
+   * search counts it as 1); null when the cache cannot be used now (inside a transaction, or turned off), and the
+   * SQL scan must run.
    */
-  scan(lists: readonly number[], query: Int8Array): [number, number | null][] | null;
+  scan(lists: readonly number[], query: Int8Array): ScoredRows | null;
   /** Drop every list (the index was retrained: list ids mean other lists now). */
   clear(): void;
   /** Lists and bytes held (for tests and diagnostics). */
@@ -131,13 +138,14 @@ export function createListCache(db: Database, stmt: (sql: string) => Statement, 
       let queryNorm = 0;
       for (let i = 0; i < dimension; i++) queryNorm += query[i]! * query[i]!;
       const scale = Math.sqrt(queryNorm);
-      const out: [number, number | null][] = new Array(dots.length);
+      const out: ScoredRows = { rids: new Float64Array(dots.length), distances: new Float64Array(dots.length) };
       let r = 0;
       for (const entry of entries) {
         const { rids, norms } = entry;
+        out.rids.set(rids, r);
         for (let k = 0; k < rids.length; k++, r++) {
           const d = Math.fround(1 - dots[r]! / (scale * Math.sqrt(norms[k]!)));
-          out[r] = [rids[k]!, Number.isNaN(d) ? null : d];
+          out.distances[r] = Number.isNaN(d) ? 1 : d;
         }
       }
       return out;

@@ -19,7 +19,7 @@
 import type { SearchFilter } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
-import { createListCache } from './vector-cache.js';
+import { createListCache, type ScoredRows } from './vector-cache.js';
 import { listBound, type SplitState, splitOversized } from './vector-split.js';
 
 export interface VectorIndexOptions {
@@ -159,15 +159,16 @@ function blobOf(v: Float32Array | Int8Array): Buffer {
 }
 
 /**
- * The `want` rows of smallest distance (a NULL distance — a zero vector — counts as 1), ties by rid, as the rows
- * to re-rank: selection by a bounded max-heap instead of sorting every scanned row.
+ * The `want` rows of smallest distance, ties by rid, as the rows to re-rank: selection by a bounded max-heap of row
+ * positions instead of sorting every scanned row.
  */
-export function bestByDistance(rows: readonly [number, number | null][], want: number): { rid: number }[] {
-  const d = (r: [number, number | null]) => r[1] ?? 1;
-  const worse = (a: [number, number | null], b: [number, number | null]) =>
-    d(a) > d(b) || (d(a) === d(b) && a[0] > b[0]);
-  const heap: [number, number | null][] = [];
-  const sift = (i: number) => {
+export function bestByDistance(rows: ScoredRows, want: number): number[] {
+  const { rids, distances } = rows;
+  const worse = (a: number, b: number) =>
+    distances[a]! > distances[b]! || (distances[a] === distances[b] && rids[a]! > rids[b]!);
+  const heap: number[] = [];
+  const sift = (start: number) => {
+    let i = start;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
@@ -179,7 +180,7 @@ export function bestByDistance(rows: readonly [number, number | null][], want: n
       i = m;
     }
   };
-  for (const row of rows) {
+  for (let row = 0; row < rids.length; row++) {
     if (heap.length < want) {
       heap.push(row);
       let i = heap.length - 1;
@@ -194,7 +195,7 @@ export function bestByDistance(rows: readonly [number, number | null][], want: n
       sift(0);
     }
   }
-  return heap.map((r) => ({ rid: r[0] }));
+  return heap.map((row) => rids[row]!);
 }
 
 export interface VectorHitRow {
@@ -355,6 +356,23 @@ export function createVectorIndex(
     assignPending(q, Number.MAX_SAFE_INTEGER);
   }
 
+  /** The probed lists' rows with sqlite-vec's int8 cosine (a NULL distance — a zero vector — counts as 1). */
+  function scanInSql(probed: readonly number[], qcodes: Int8Array): ScoredRows {
+    const rows = stmt(
+      `SELECT rid, vec_distance_cosine(vec_int8(q), vec_int8(?)) AS d FROM vec_ivf
+       WHERE list IN (SELECT value FROM json_each(?))`,
+    )
+      .raw()
+      .all(blobOf(qcodes), JSON.stringify(probed)) as [number, number | null][];
+    const rids = new Float64Array(rows.length);
+    const distances = new Float64Array(rows.length);
+    for (const [i, [rid, d]] of rows.entries()) {
+      rids[i] = rid;
+      distances[i] = d ?? 1;
+    }
+    return { rids, distances };
+  }
+
   return {
     options,
 
@@ -448,18 +466,11 @@ export function createVectorIndex(
       // The probed lists' rows with their int8 distances: scored in memory from the list cache, or (inside a
       // transaction, or with the cache off) by sqlite-vec. The distances come back unsorted and the best `want` are
       // picked here: an ORDER BY … LIMIT in SQL cost as much again as the distances themselves.
-      const scanned =
-        lists.scan(probed, qcodes) ??
-        (stmt(
-          `SELECT rid, vec_distance_cosine(vec_int8(q), vec_int8(?)) AS d FROM vec_ivf
-           WHERE list IN (SELECT value FROM json_each(?))`,
-        )
-          .raw()
-          .all(blobOf(qcodes), JSON.stringify(probed)) as [number, number | null][]);
+      const scanned = lists.scan(probed, qcodes) ?? scanInSql(probed, qcodes);
       for (;;) {
         const candidates = bestByDistance(scanned, want);
         // json_each drives the join (an `IN (SELECT … json_each)` lets the planner walk the whole space instead).
-        const params: unknown[] = [full, JSON.stringify(candidates.map((c) => c.rid))];
+        const params: unknown[] = [full, JSON.stringify(candidates)];
         const where = filterClause(filter, params);
         params.push(byteLength);
         const exact = stmt(
@@ -473,7 +484,7 @@ export function createVectorIndex(
           return all.slice(0, limit);
         }
         // Too few rows passed the filters: look further down the probed lists, then give up to the exact scan.
-        if (scanned.length <= want) return null;
+        if (scanned.rids.length <= want) return null;
         want *= 8;
       }
     },
