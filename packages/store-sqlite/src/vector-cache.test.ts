@@ -211,6 +211,22 @@ describe('vector list cache', () => {
     await same(cached, plain);
   });
 
+  it('is bypassed inside a transaction: the SQL scan answers with the uncommitted rows, and nothing is cached', async () => {
+    const { path, plain } = await seeded();
+    const cached = make(path);
+    const best = (await ids(plain, queries[30]!))[0]!;
+    cached.db.exec('BEGIN');
+    try {
+      cached.db.prepare('DELETE FROM chunks WHERE id = ?').run(best);
+      expect(await ids(cached, queries[30]!)).not.toContain(best);
+      expect(cached.vectorCacheStats().entries).toBe(0);
+    } finally {
+      cached.db.exec('ROLLBACK');
+    }
+    expect((await ids(cached, queries[30]!))[0]).toBe(best);
+    expect(cached.vectorCacheStats().entries).toBeGreaterThan(0);
+  });
+
   it('is dropped when the index is retired by a new embedding dimension', async () => {
     const { cached } = await seeded();
     await ids(cached, queries[0]!);
