@@ -103,6 +103,34 @@ describe('vector index building blocks', () => {
     expect(found / total).toBeGreaterThan(0.9);
   });
 
+  it('probeLists gives the lists of the plain dot-product ranking, in order, for dense, sparse and tied queries', () => {
+    const points = clustered(1500, 48, 25, 13);
+    const q = trainIvf(points, { lists: 80, seed: 4 });
+    // The ranking spelled out: every leaf's dot product, best first, ties by lower list.
+    const plain = (query: Float32Array, n: number) =>
+      q.leaves
+        .map((leaf, i) => ({ i, d: dot(query, leaf) }))
+        .sort((a, b) => b.d - a.d || a.i - b.i)
+        .slice(0, n)
+        .map((s) => s.i);
+    const r = seeded(31);
+    const dense = clustered(30, 48, 25, 17).map(unitVector);
+    const sparse = Array.from({ length: 30 }, () => {
+      const v = new Float32Array(48);
+      for (let k = 0; k < 5; k++) v[Math.floor((r() + 0.5) * 48)] = r();
+      return v;
+    });
+    for (const query of [...dense, ...sparse]) {
+      for (const n of [1, 4, 12, q.leaves.length]) expect(probeLists(q, query, n)).toEqual(plain(query, n));
+    }
+    // A zero query ties every leaf: the lowest lists come first.
+    expect(probeLists(q, new Float32Array(48), 3)).toEqual([0, 1, 2]);
+    // A split makes a new quantizer; its appended leaf is probed.
+    const v = unitVector(points[3]!);
+    const grown = { ...q, leaves: [...q.leaves, v], leafParent: [...q.leafParent, 0] };
+    expect(probeLists(grown, v, 1)).toEqual([q.leaves.length]);
+  });
+
   it('splitTwo separates two groups, and refuses vectors that do not separate', () => {
     const points = clustered(200, 16, 2, 21);
     const halves = splitTwo(points, 3);

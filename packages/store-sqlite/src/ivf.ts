@@ -211,17 +211,71 @@ function dotWith(v: Float32Array, s: { idx: Int32Array; val: Float32Array } | nu
   return d;
 }
 
-/** The `nprobe` lists whose leaf centroids are most similar to `query`, best first. */
+/**
+ * The leaf centroids stored dimension by dimension (`columns[j × leaves + i]` is leaf i's value j), so that a query's
+ * similarity to every leaf is a few passes over contiguous memory, one per non-zero query value. Each leaf's sum is
+ * still taken in dimension order, so the similarities are exactly those of `dot`.
+ */
+const columnCache = new WeakMap<IvfQuantizer, Float32Array>();
+
+function leafColumns(q: IvfQuantizer): Float32Array {
+  let columns = columnCache.get(q);
+  if (columns === undefined) {
+    const n = q.leaves.length;
+    columns = new Float32Array(n * q.dimension);
+    for (const [i, leaf] of q.leaves.entries()) {
+      for (let j = 0; j < q.dimension; j++) columns[j * n + i] = leaf[j] ?? 0;
+    }
+    columnCache.set(q, columns);
+  }
+  return columns;
+}
+
+/** The `nprobe` lists whose leaf centroids are most similar to `query`, best first (ties: lower list first). */
 export function probeLists(q: IvfQuantizer, query: Float32Array, nprobe: number): number[] {
-  const s = sparse(query);
-  const scored = q.leaves.map((leaf, i) => {
-    let d = 0;
-    if (s) for (let k = 0; k < s.idx.length; k++) d += s.val[k]! * leaf[s.idx[k]!]!;
-    else d = dot(query, leaf);
-    return { i, d };
-  });
-  scored.sort((a, b) => b.d - a.d || a.i - b.i);
-  return scored.slice(0, Math.max(1, Math.floor(nprobe))).map((s) => s.i);
+  const n = q.leaves.length;
+  const columns = leafColumns(q);
+  const scores = new Float64Array(n);
+  const dims = Math.min(query.length, q.dimension);
+  for (let j = 0; j < dims; j++) {
+    const v = query[j]!;
+    if (v === 0) continue;
+    const base = j * n;
+    for (let i = 0; i < n; i++) scores[i]! += v * columns[base + i]!;
+  }
+  // The best `want` by a bounded heap whose root is the worst kept leaf.
+  const want = Math.min(n, Math.max(1, Math.floor(nprobe)));
+  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  const heap: number[] = [];
+  const down = (start: number) => {
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (let leaf = 0; leaf < n; leaf++) {
+    if (heap.length < want) {
+      heap.push(leaf);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!worse(heap[i]!, heap[p]!)) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+    } else if (worse(heap[0]!, leaf)) {
+      heap[0] = leaf;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => scores[b]! - scores[a]! || a - b);
 }
 
 /**

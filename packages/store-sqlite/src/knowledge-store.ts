@@ -19,6 +19,8 @@ export interface SqliteKnowledgeStore extends KnowledgeStore {
   readonly nativeVector: boolean;
   /** True when the approximate vector index is trained and answers vector searches (false: exact scan). */
   vectorIndexTrained(): boolean;
+  /** Lists and bytes this connection holds in the vector index's list cache (`index.vector.cacheMiB`). */
+  vectorCacheStats(): { entries: number; bytes: number };
 }
 
 /**
@@ -37,6 +39,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
     db: ctx.db,
     nativeVector: ctx.nativeVector,
     vectorIndexTrained: () => ctx.indexTrained(),
+    vectorCacheStats: () => ctx.vectorIndex?.cacheStats() ?? { entries: 0, bytes: 0 },
     migrate: () => ctx.migrate(),
   };
 }

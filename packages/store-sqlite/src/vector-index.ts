@@ -19,6 +19,7 @@
 import type { SearchFilter } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
+import { createListCache, type ScoredRows } from './vector-cache.js';
 import { listBound, type SplitState, splitOversized } from './vector-split.js';
 
 export interface VectorIndexOptions {
@@ -42,6 +43,11 @@ export interface VectorIndexOptions {
   splitMinRows?: number;
   /** Candidates (by int8 cosine) re-ranked exactly with the full vectors. Default 200 (at least 10 × limit). */
   rerank?: number;
+  /**
+   * MiB of probed lists kept in memory per connection (their int8 codes: about dimension + 16 bytes per vector),
+   * scored there instead of by SQL. Default 256; 0 turns the cache off.
+   */
+  cacheMiB?: number;
 }
 
 export interface ResolvedVectorIndexOptions {
@@ -52,6 +58,7 @@ export interface ResolvedVectorIndexOptions {
   rerank: number;
   splitFactor: number;
   splitMinRows: number;
+  cacheMiB: number;
 }
 
 export const DEFAULT_VECTOR_INDEX: ResolvedVectorIndexOptions = {
@@ -62,6 +69,7 @@ export const DEFAULT_VECTOR_INDEX: ResolvedVectorIndexOptions = {
   rerank: 200,
   splitFactor: 0.125,
   splitMinRows: 128,
+  cacheMiB: 256,
 };
 
 export function resolveVectorIndexOptions(options: VectorIndexOptions | undefined): ResolvedVectorIndexOptions {
@@ -71,6 +79,11 @@ export function resolveVectorIndexOptions(options: VectorIndexOptions | undefine
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new Error(`index.vector.${name} must be a positive integer (got ${value})`);
     }
+  }
+  if (!(typeof out.cacheMiB === 'number' && Number.isFinite(out.cacheMiB) && out.cacheMiB >= 0)) {
+    throw new Error(
+      `index.vector.cacheMiB must be a number of MiB >= 0, or 0 to turn the list cache off (got ${String(out.cacheMiB)})`,
+    );
   }
   if (!(Number.isFinite(out.splitFactor) && out.splitFactor >= 0)) {
     throw new Error(`index.vector.splitFactor must be a finite number >= 0 (got ${out.splitFactor})`);
@@ -146,15 +159,16 @@ function blobOf(v: Float32Array | Int8Array): Buffer {
 }
 
 /**
- * The `want` rows of smallest distance (a NULL distance — a zero vector — counts as 1), ties by rid, as the rows
- * to re-rank: selection by a bounded max-heap instead of sorting every scanned row.
+ * The `want` rows of smallest distance, ties by rid, as the rows to re-rank: selection by a bounded max-heap of row
+ * positions instead of sorting every scanned row.
  */
-export function bestByDistance(rows: readonly [number, number | null][], want: number): { rid: number }[] {
-  const d = (r: [number, number | null]) => r[1] ?? 1;
-  const worse = (a: [number, number | null], b: [number, number | null]) =>
-    d(a) > d(b) || (d(a) === d(b) && a[0] > b[0]);
-  const heap: [number, number | null][] = [];
-  const sift = (i: number) => {
+export function bestByDistance(rows: ScoredRows, want: number): number[] {
+  const { rids, distances } = rows;
+  const worse = (a: number, b: number) =>
+    distances[a]! > distances[b]! || (distances[a] === distances[b] && rids[a]! > rids[b]!);
+  const heap: number[] = [];
+  const sift = (start: number) => {
+    let i = start;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
@@ -166,7 +180,7 @@ export function bestByDistance(rows: readonly [number, number | null][], want: n
       i = m;
     }
   };
-  for (const row of rows) {
+  for (let row = 0; row < rids.length; row++) {
     if (heap.length < want) {
       heap.push(row);
       let i = heap.length - 1;
@@ -181,7 +195,7 @@ export function bestByDistance(rows: readonly [number, number | null][], want: n
       sift(0);
     }
   }
-  return heap.map((r) => ({ rid: r[0] }));
+  return heap.map((row) => rids[row]!);
 }
 
 export interface VectorHitRow {
@@ -217,9 +231,15 @@ export interface VectorIndex {
   ): VectorHitRow[] | null;
   /** True when a trained quantizer is in use (for tests and diagnostics). */
   trained(): boolean;
+  /** Lists and bytes held by the in-memory list cache (for tests and diagnostics). */
+  cacheStats(): { entries: number; bytes: number };
 }
 
-export function createVectorIndex(stmt: (sql: string) => Statement, options: ResolvedVectorIndexOptions): VectorIndex {
+export function createVectorIndex(
+  db: Database,
+  stmt: (sql: string) => Statement,
+  options: ResolvedVectorIndexOptions,
+): VectorIndex {
   let quantizer: IvfQuantizer | null = null;
   let loadedGeneration = '';
   // Untrained: vectors counted at the last check, and rows this connection placed since (counting is a scan).
@@ -228,6 +248,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
   // Rows inserted by the current write transaction, placed in bulk by `flush` before it commits.
   let inserted: { rid: number | bigint; embedding: Float32Array }[] = [];
   const splits: SplitState = { touched: new Set(), stuck: new Map() };
+  const lists = createListCache(db, stmt, Math.floor(options.cacheMiB * 1024 * 1024));
 
   function metaValue(key: string): string | undefined {
     return (stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
@@ -246,6 +267,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     if (generation === loadedGeneration) return quantizer;
     loadedGeneration = generation;
     quantizer = null;
+    lists.clear();
     const dimension = Number(metaValue(META_DIMENSION));
     if (generation === '' || !(dimension > 0)) return null;
     const rows = stmt('SELECT level, idx, parent, centroid FROM vec_ivf_centroids ORDER BY level, idx').all() as {
@@ -325,12 +347,30 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
     for (const [i, c] of q.coarse.entries()) insert.run(0, i, -1, blobOf(c));
     for (const [i, c] of q.leaves.entries()) insert.run(1, i, q.leafParent[i]!, blobOf(c));
     stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
+    lists.clear();
     const generation = nextGeneration(metaValue(META_GENERATION));
     putMeta(META_DIMENSION, String(dimension));
     putMeta(META_GENERATION, generation);
     quantizer = q;
     loadedGeneration = generation;
     assignPending(q, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** The probed lists' rows with sqlite-vec's int8 cosine (a NULL distance — a zero vector — counts as 1). */
+  function scanInSql(probed: readonly number[], qcodes: Int8Array): ScoredRows {
+    const rows = stmt(
+      `SELECT rid, vec_distance_cosine(vec_int8(q), vec_int8(?)) AS d FROM vec_ivf
+       WHERE list IN (SELECT value FROM json_each(?))`,
+    )
+      .raw()
+      .all(blobOf(qcodes), JSON.stringify(probed)) as [number, number | null][];
+    const rids = new Float64Array(rows.length);
+    const distances = new Float64Array(rows.length);
+    for (const [i, [rid, d]] of rows.entries()) {
+      rids[i] = rid;
+      distances[i] = d ?? 1;
+    }
+    return { rids, distances };
   }
 
   return {
@@ -391,6 +431,7 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
         // Another embedding space: the lists mean nothing now. Forget them; the next write trains again.
         stmt('DELETE FROM vec_ivf_centroids').run();
         stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
+        lists.clear();
         const generation = nextGeneration(metaValue(META_GENERATION));
         putMeta(META_GENERATION, generation);
         putMeta(META_DIMENSION, '0');
@@ -407,10 +448,8 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
       for (let i = 0; i < unit.length && !nonZero; i++) nonZero = unit[i] !== 0;
       if (!nonZero) return null;
       // The nearest lists, plus the list the query itself would be assigned to (rows equal to it live there).
-      const lists = JSON.stringify([
-        ...new Set([assignList(q, unit), ...probeLists(q, unit, probeCount(options, q.leaves.length))]),
-      ]);
-      const qblob = blobOf(quantizeInt8(vector));
+      const probed = [...new Set([assignList(q, unit), ...probeLists(q, unit, probeCount(options, q.leaves.length))])];
+      const qcodes = quantizeInt8(vector);
       const full = blobOf(vector);
       const byteLength = vector.length * 4;
       // Pending rows (written before training, by a writer without the index, or not yet assigned): exact.
@@ -424,18 +463,14 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
          ORDER BY d, c.rid LIMIT ?`,
       ).all(...pendingParams) as VectorHitRow[];
       let want = Math.max(options.rerank, limit * 10);
+      // The probed lists' rows with their int8 distances: scored in memory from the list cache, or (inside a
+      // transaction, or with the cache off) by sqlite-vec. The distances come back unsorted and the best `want` are
+      // picked here: an ORDER BY … LIMIT in SQL cost as much again as the distances themselves.
+      const scanned = lists.scan(probed, qcodes) ?? scanInSql(probed, qcodes);
       for (;;) {
-        // The int8 distances come back unsorted and the best `want` are picked here: an ORDER BY … LIMIT in SQL
-        // cost as much again as the distances themselves (3 ms of 8 at 100,000 memories).
-        const scanned = stmt(
-          `SELECT rid, vec_distance_cosine(vec_int8(q), vec_int8(?)) AS d FROM vec_ivf
-           WHERE list IN (SELECT value FROM json_each(?))`,
-        )
-          .raw()
-          .all(qblob, lists) as [number, number | null][];
         const candidates = bestByDistance(scanned, want);
         // json_each drives the join (an `IN (SELECT … json_each)` lets the planner walk the whole space instead).
-        const params: unknown[] = [full, JSON.stringify(candidates.map((c) => c.rid))];
+        const params: unknown[] = [full, JSON.stringify(candidates)];
         const where = filterClause(filter, params);
         params.push(byteLength);
         const exact = stmt(
@@ -449,13 +484,17 @@ export function createVectorIndex(stmt: (sql: string) => Statement, options: Res
           return all.slice(0, limit);
         }
         // Too few rows passed the filters: look further down the probed lists, then give up to the exact scan.
-        if (scanned.length <= want) return null;
+        if (scanned.rids.length <= want) return null;
         want *= 8;
       }
     },
 
     trained() {
       return current() !== null;
+    },
+
+    cacheStats() {
+      return lists.stats();
     },
   };
 }

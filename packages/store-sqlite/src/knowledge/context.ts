@@ -165,7 +165,7 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
     }
     if (nativeVector && vectorOptions.type === 'ivf' && vectorIndex === null) {
       withBusyRetry(() => ensureVectorIndexSchema(db));
-      vectorIndex = createVectorIndex(stmt, vectorOptions);
+      vectorIndex = createVectorIndex(db, stmt, vectorOptions);
     }
     schemaChecked = true;
   }
