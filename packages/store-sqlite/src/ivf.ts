@@ -7,6 +7,7 @@
  * re-rank with the full vectors decides the final order.
  */
 import { seededRandom } from '@mem/core/adapter';
+import { selectBest } from './select-best.js';
 
 /** A trained two-level quantizer: coarse centroids, and the leaf centroids (the lists) under each of them. */
 export interface IvfQuantizer {
@@ -246,35 +247,7 @@ export function probeLists(q: IvfQuantizer, query: Float32Array, nprobe: number)
   // The best `want` by a bounded heap whose root is the worst kept leaf.
   const want = Math.min(n, Math.max(1, Math.floor(nprobe)));
   const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
-  const heap: number[] = [];
-  const down = (start: number) => {
-    let i = start;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
-  for (let leaf = 0; leaf < n; leaf++) {
-    if (heap.length < want) {
-      heap.push(leaf);
-      let i = heap.length - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!worse(heap[i]!, heap[p]!)) break;
-        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-        i = p;
-      }
-    } else if (worse(heap[0]!, leaf)) {
-      heap[0] = leaf;
-      down(0);
-    }
-  }
+  const heap = selectBest(n, want, worse);
   return heap.sort((a, b) => scores[b]! - scores[a]! || a - b);
 }
 

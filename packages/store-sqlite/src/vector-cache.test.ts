@@ -3,10 +3,11 @@
 // next search with the cache warm — this connection's (store, edit, re-embed, delete, split, raw SQL) and another
 // connection's (a second store, raw SQL).
 import { MemError } from '@mem/core';
-import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
-import { memoryRecord, tempDir } from '@mem/testkit';
+import { type SearchFilter, seededRandom } from '@mem/core/adapter';
+import { tempDir } from '@mem/testkit';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { vectorTestCorpus } from '../test/vector-corpus.js';
 import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
 import { quantizeInt8 } from './ivf.js';
 import { createListCache } from './vector-cache.js';
@@ -19,30 +20,7 @@ afterAll(() => dir.remove());
 
 const next = seededRandom(23);
 const r = () => next() - 0.5;
-const centers = Array.from({ length: 12 }, () => Float32Array.from({ length: DIM }, () => r()));
-const vectorNear = (i: number, noise = 0.3) => Float32Array.from(centers[i % 12]!, (x) => x + noise * r());
-
-function record(i: number, over: Partial<MemoryRecord> = {}): MemoryRecord {
-  const id = `r${String(i).padStart(4, '0')}`;
-  return memoryRecord({
-    id,
-    docId: id,
-    space: 's1',
-    scope: i % 3 === 0 ? 'agent' : 'swarm',
-    agentId: i % 2 === 0 ? 'a1' : 'a2',
-    key: `/swarm/manual/${id}`,
-    name: `name ${id}`,
-    content: `content of ${id}`,
-    source: i % 4 === 0 ? 'file_index' : 'manual',
-    tags: i % 5 === 0 ? ['five'] : [],
-    embedding: vectorNear(i),
-    embeddingModel: 'test',
-    createdAt: NOW,
-    updatedAt: NOW,
-    expiresAt: null,
-    ...over,
-  });
-}
+const { vectorNear, record } = vectorTestCorpus({ random: r, dim: DIM, now: NOW });
 
 const base: SearchFilter = { space: 's1', viewerAgentId: 'a1', now: NOW };
 const queries = Array.from({ length: 60 }, (_, i) => vectorNear(i * 7 + 1, 0.5));

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
-import { memoryRecord } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { vectorTestCorpus } from '../test/vector-corpus.js';
 import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
@@ -18,31 +18,7 @@ function seeded(seed: number): () => number {
 }
 
 const r = seeded(17);
-const centers = Array.from({ length: 12 }, () => Float32Array.from({ length: DIM }, () => r()));
-const vectorNear = (i: number, noise = 0.3) => Float32Array.from(centers[i % 12]!, (x) => x + noise * r());
-
-/** Memory `i` of a 600-row corpus: scope, owner, key, source, tags and expiry vary with `i`; a vector near centre i % 12. */
-function record(i: number, over: Partial<MemoryRecord> = {}): MemoryRecord {
-  const id = `r${String(i).padStart(4, '0')}`;
-  return memoryRecord({
-    id,
-    docId: id,
-    space: 's1',
-    scope: i % 3 === 0 ? 'agent' : 'swarm',
-    agentId: i % 2 === 0 ? 'a1' : 'a2',
-    key: i % 10 === 0 ? `/longterm/facts/${id}` : `/swarm/manual/${id}`,
-    name: `name ${id}`,
-    content: `content of ${id}`,
-    source: i % 4 === 0 ? 'file_index' : 'manual',
-    tags: i % 5 === 0 ? ['five'] : [],
-    embedding: vectorNear(i),
-    embeddingModel: 'test',
-    createdAt: NOW,
-    updatedAt: NOW,
-    expiresAt: i % 7 === 0 ? '2024-06-01T00:00:00.000Z' : null,
-    ...over,
-  });
-}
+const { vectorNear, record } = vectorTestCorpus({ random: r, dim: DIM, now: NOW, facts: true, expiring: true });
 
 const base: SearchFilter = { space: 's1', viewerAgentId: 'a1', now: NOW };
 const queries = Array.from({ length: 20 }, (_, i) => vectorNear(i * 5 + 1, 0.5));

@@ -19,6 +19,7 @@
 import type { SearchFilter } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
+import { selectBest } from './select-best.js';
 import { createListCache, type ScoredRows } from './vector-cache.js';
 import { listBound, type SplitState, splitOversized } from './vector-split.js';
 
@@ -166,35 +167,7 @@ export function bestByDistance(rows: ScoredRows, want: number): number[] {
   const { rids, distances } = rows;
   const worse = (a: number, b: number) =>
     distances[a]! > distances[b]! || (distances[a] === distances[b] && rids[a]! > rids[b]!);
-  const heap: number[] = [];
-  const sift = (start: number) => {
-    let i = start;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
-  for (let row = 0; row < rids.length; row++) {
-    if (heap.length < want) {
-      heap.push(row);
-      let i = heap.length - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!worse(heap[i]!, heap[p]!)) break;
-        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-        i = p;
-      }
-    } else if (want > 0 && worse(heap[0]!, row)) {
-      heap[0] = row;
-      sift(0);
-    }
-  }
+  const heap = selectBest(rids.length, want, worse);
   return heap.map((row) => rids[row]!);
 }
 
