@@ -346,7 +346,11 @@ export class ManagedTable {
    */
   async compactVersions(olderThan: Date): Promise<void> {
     await this.table.optimize({ cleanupOlderThan: olderThan });
-    if (this.searchable) await this.refreshIndexInfo();
+    if (!this.searchable) return;
+    // Its fold-in may have split the ANN index past the cap, as the upkeep's may (see `afterWrite`).
+    if ((await this.retrainSplitVectorIndexes(this.settings.maxVectorIndexDeltas)).length > 0)
+      await this.table.optimize({ cleanupOlderThan: olderThan });
+    await this.refreshIndexInfo();
   }
 
   /** Drop vector columns no row uses any more (after a re-embedding into another dimension). */
