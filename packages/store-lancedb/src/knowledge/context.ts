@@ -88,13 +88,18 @@ async function docCounters(t: Tables, space: string, docIds: Iterable<string>): 
   };
   for (const batch of chunked([...new Set(docIds)])) {
     const where = `space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`;
-    for (const r of await rows(t.ratings, where, undefined, ['doc_id', 'useful', 'counted'])) {
+    // The two tables are read at once: each read is a round of its own (a version check, then the scan).
+    const [ratings, accesses] = await Promise.all([
+      rows(t.ratings, where, undefined, ['doc_id', 'useful', 'counted']),
+      rows(t.access, where, undefined, ['doc_id', 'count', 'last_at']),
+    ]);
+    for (const r of ratings) {
       if (r.counted === false) continue;
       const c = get(String(r.doc_id));
       if (r.useful) c.useful += 1;
       else c.useless += 1;
     }
-    for (const r of await rows(t.access, where, undefined, ['doc_id', 'count', 'last_at'])) {
+    for (const r of accesses) {
       const c = get(String(r.doc_id));
       c.accesses += Number(r.count);
       c.lastAccessAt = String(r.last_at);
