@@ -57,7 +57,9 @@ export interface LanceStoreOptions {
     /**
      * The ANN index of a vector column is retrained from scratch once folding new rows into it left it in more than
      * this many deltas (each fold-in adds one; every query searches each delta, and LanceDB cannot compact the
-     * fragments that different deltas cover). Default 16; at least 1. `optimize()` retrains any split index.
+     * fragments that different deltas cover). Default 0: never by the upkeep (a retrain holds the write lock for the
+     * length of an index build: ~100 s at 100,000 vectors), so that writes never wait on it; `optimize()` retrains
+     * any split index.
      */
     maxVectorIndexDeltas?: number;
     /**
@@ -136,7 +138,12 @@ export function indexSettings(
     ftsRebuildBelowRows: options.maintenance?.ftsRebuildBelowRows ?? 1_000,
     maxUnindexedFraction: options.maintenance?.maxUnindexedFraction ?? 0.05,
     maxFragments: options.maintenance?.maxFragments ?? 32,
-    maxVectorIndexDeltas: positive(options.maintenance?.maxVectorIndexDeltas, 16, 'maintenance.maxVectorIndexDeltas'),
+    maxVectorIndexDeltas: positive(
+      options.maintenance?.maxVectorIndexDeltas,
+      0,
+      'maintenance.maxVectorIndexDeltas',
+      true,
+    ),
     upkeepDelayMs: positive(options.maintenance?.upkeepDelayMs, 100, 'maintenance.upkeepDelayMs', true),
     keepVersionsMs: background === false ? null : background.keepVersionsMs,
   };

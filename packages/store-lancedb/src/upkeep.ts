@@ -335,8 +335,8 @@ export class ManagedTable {
       }
     }
     // A fold-in above may have split the ANN index past the cap: retrain it, then compact what it now covers whole.
-    if ((await this.retrainSplitVectorIndexes(this.settings.maxVectorIndexDeltas)).length > 0)
-      await this.optimizeTable();
+    const cap = this.settings.maxVectorIndexDeltas;
+    if (cap > 0 && (await this.retrainSplitVectorIndexes(cap)).length > 0) await this.optimizeTable();
     await this.buildVectorIndexes();
   }
 
@@ -348,7 +348,8 @@ export class ManagedTable {
     await this.table.optimize({ cleanupOlderThan: olderThan });
     if (!this.searchable) return;
     // Its fold-in may have split the ANN index past the cap, as the upkeep's may (see `afterWrite`).
-    if ((await this.retrainSplitVectorIndexes(this.settings.maxVectorIndexDeltas)).length > 0)
+    const cap = this.settings.maxVectorIndexDeltas;
+    if (cap > 0 && (await this.retrainSplitVectorIndexes(cap)).length > 0)
       await this.table.optimize({ cleanupOlderThan: olderThan });
     await this.refreshIndexInfo();
   }
