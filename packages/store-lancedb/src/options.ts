@@ -55,6 +55,14 @@ export interface LanceStoreOptions {
     maxUnindexedFraction?: number;
     maxFragments?: number;
     /**
+     * The ANN index of a vector column is retrained from scratch once folding new rows into it left it in more than
+     * this many deltas (each fold-in adds one; every query searches each delta, and LanceDB cannot compact the
+     * fragments that different deltas cover). Default 0: never by the upkeep (a retrain holds the write lock for the
+     * length of an index build: ~100 s at 100,000 vectors), so that writes never wait on it; `optimize()` retrains
+     * any split index.
+     */
+    maxVectorIndexDeltas?: number;
+    /**
      * How long the index upkeep waits after the last write for more writes to share it (ms, default 100; writes that
      * keep coming push it back by at most 10 delays after the first write it owes); a keyword search,
      * `indexState()` or `close()` of the store runs what is owed at once.
@@ -109,6 +117,7 @@ export interface IndexSettings {
   ftsRebuildBelowRows: number;
   maxUnindexedFraction: number;
   maxFragments: number;
+  maxVectorIndexDeltas: number;
   upkeepDelayMs: number;
   /** Versions older than this are removed by the upkeep's compactions (null: background compaction off). */
   keepVersionsMs: number | null;
@@ -129,6 +138,12 @@ export function indexSettings(
     ftsRebuildBelowRows: options.maintenance?.ftsRebuildBelowRows ?? 1_000,
     maxUnindexedFraction: options.maintenance?.maxUnindexedFraction ?? 0.05,
     maxFragments: options.maintenance?.maxFragments ?? 32,
+    maxVectorIndexDeltas: positive(
+      options.maintenance?.maxVectorIndexDeltas,
+      0,
+      'maintenance.maxVectorIndexDeltas',
+      true,
+    ),
     upkeepDelayMs: positive(options.maintenance?.upkeepDelayMs, 100, 'maintenance.upkeepDelayMs', true),
     keepVersionsMs: background === false ? null : background.keepVersionsMs,
   };

@@ -2,7 +2,7 @@ import type { HashLookup, KnowledgeReader, ScanOptions } from '@mem/core/adapter
 import { ReadGroup } from '../read-group.js';
 import { type Row, rowToVersion } from '../schema.js';
 import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
-import { type LanceKnowledgeContext, toRecords } from './context.js';
+import { type LanceKnowledgeContext, recordColumns, toRecords } from './context.js';
 
 /** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
 export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
@@ -45,7 +45,12 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
   return {
     getChunk(space, id) {
       return read('getChunk', async (t) => {
-        const found = await rows(t.chunks, `space = ${sqlString(space)} AND id = ${sqlString(id)}`, 1);
+        const found = await rows(
+          t.chunks,
+          `space = ${sqlString(space)} AND id = ${sqlString(id)}`,
+          1,
+          await recordColumns(t),
+        );
         const [rec] = await toRecords(t, found);
         return rec ?? null;
       });
@@ -53,7 +58,7 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
 
     getDocument(space, docId) {
       return read('getDocument', async (t) => {
-        const found = await rows(t.chunks, docPredicate(space, docId));
+        const found = await rows(t.chunks, docPredicate(space, docId), undefined, await recordColumns(t));
         const recs = await toRecords(t, found);
         return recs.sort((a, b) => a.chunkIndex - b.chunkIndex);
       });
@@ -63,8 +68,11 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
       return read('getChunks', async (t) => {
         const unique = [...new Set(ids)];
         const found: Row[] = [];
+        const columns = await recordColumns(t);
         for (const batch of chunked(unique))
-          found.push(...(await rows(t.chunks, `space = ${sqlString(space)} AND ${sqlIn('id', batch)}`)));
+          found.push(
+            ...(await rows(t.chunks, `space = ${sqlString(space)} AND ${sqlIn('id', batch)}`, undefined, columns)),
+          );
         const byId = new Map((await toRecords(t, found)).map((r) => [r.id, r]));
         return unique.flatMap((id) => {
           const rec = byId.get(id);
@@ -124,7 +132,7 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
           const c = sqlString(options.after.createdAt);
           where.push(`(created_at > ${c} OR (created_at = ${c} AND id > ${sqlString(options.after.id)}))`);
         }
-        let q = t.chunks.query();
+        let q = t.chunks.query().select(await recordColumns(t));
         if (where.length > 0) q = q.where(where.join(' AND '));
         const found = (await q
           .orderBy([

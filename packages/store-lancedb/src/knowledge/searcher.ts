@@ -9,7 +9,7 @@ import type {
 } from '@mem/core/adapter';
 import type { Row } from '../schema.js';
 import { chunked, filterPredicate, rows, sqlIn, sqlString } from '../sql.js';
-import { type LanceKnowledgeContext, toRecords } from './context.js';
+import { type LanceKnowledgeContext, recordColumns, toRecords } from './context.js';
 
 /**
  * The search role: the full-text index over name + content (BM25) for the keyword arm, the vector column of the query's
@@ -43,39 +43,66 @@ export function createSearcher(ctx: LanceKnowledgeContext): KnowledgeSearcher {
       );
     },
 
+    /**
+     * Three queries in the common case, whatever the number of ids: the places by id alone (the id index; whether
+     * the filter hides a place is told by the window scan, which applies it and always spans the place itself), one
+     * scan of the hour around every place of every owner, and the records of the neighbours by id (each was found
+     * by a query that applied the filter). A side that reaches the edge of its hour asks for the rest in order.
+     */
     neighbours(query: NeighbourQuery) {
       return read('neighbours', async (t) => {
         const radius = Math.floor(query.radius);
         const ids = [...new Set(query.ids)];
         if (!(radius > 0) || ids.length === 0) return [];
         const visible = filterPredicate(query.filter);
-        const places = await rows(t.chunks, `${visible} AND ${sqlIn('id', ids)}`, undefined, [
+        const space = `space = ${sqlString(query.filter.space)}`;
+        const places: Row[] = [];
+        for (const batch of chunked(ids))
+          places.push(
+            ...(await rows(t.chunks, `${space} AND ${sqlIn('id', batch)}`, undefined, [
+              'id',
+              'created_at',
+              'scope',
+              'agent_id',
+              'source',
+            ])),
+          );
+        if (places.length === 0) return [];
+        const ownerOf = (r: Row) => JSON.stringify([String(r.scope), String(r.agent_id), String(r.source)]);
+        const ownerSql = (r: Row) =>
+          `scope = ${sqlString(String(r.scope))} AND agent_id = ${sqlString(String(r.agent_id))} AND source = ${sqlString(String(r.source))}`;
+        const hour = (p: Row) =>
+          `(created_at >= ${sqlString(shifted(p.created_at, -WINDOW_MS))} AND created_at <= ${sqlString(shifted(p.created_at, WINDOW_MS))})`;
+        // One scan for the hours around every place, each owner's hours under its own owner condition.
+        const groups = new Map<string, Row[]>();
+        for (const place of places) {
+          const group = groups.get(ownerOf(place));
+          if (group) group.push(place);
+          else groups.set(ownerOf(place), [place]);
+        }
+        const around = [...groups.values()].map((g) => `(${ownerSql(g[0]!)} AND (${g.map(hour).join(' OR ')}))`);
+        const lines = new Map<string, { id: string; at: string }[]>();
+        for (const r of await rows(t.chunks, `${visible} AND (${around.join(' OR ')})`, undefined, [
           'id',
           'created_at',
           'scope',
           'agent_id',
           'source',
-        ]);
-        const near = new Set<string>();
-        const owners = new Map<string, Row[]>();
-        for (const place of places) {
-          const owner = `${visible} AND scope = ${sqlString(String(place.scope))} AND agent_id = ${sqlString(String(place.agent_id))} AND source = ${sqlString(String(place.source))}`;
-          const group = owners.get(owner);
-          if (group) group.push(place);
-          else owners.set(owner, [place]);
+        ])) {
+          const line = lines.get(ownerOf(r)) ?? [];
+          line.push({ id: String(r.id), at: String(r.created_at) });
+          lines.set(ownerOf(r), line);
         }
-        for (const [owner, group] of owners) {
-          // One scan for the hour around each place of this owner; a side that reaches the edge of its hour asks the
-          // store for the rest in order (a scan sorted by time), which is rare: turns of one exchange are close.
-          const hours = group.map(
-            (p) =>
-              `(created_at >= ${sqlString(shifted(p.created_at, -WINDOW_MS))} AND created_at <= ${sqlString(shifted(p.created_at, WINDOW_MS))})`,
+        const near = new Set<string>();
+        const rest: Promise<void>[] = [];
+        for (const [owner, group] of groups) {
+          const line = (lines.get(owner) ?? []).sort((a, b) =>
+            a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
           );
-          const line = (await rows(t.chunks, `${owner} AND (${hours.join(' OR ')})`, undefined, ['id', 'created_at']))
-            .map((r) => ({ id: String(r.id), at: String(r.created_at) }))
-            .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
           for (const place of group) {
             const i = line.findIndex((r) => r.id === String(place.id));
+            // Not in its own hour: the filter hides the place.
+            if (i < 0) continue;
             const before = line.slice(Math.max(0, i - radius), i);
             const after = line.slice(i + 1, i + 1 + radius);
             for (const r of [...before, ...after]) near.add(r.id);
@@ -86,23 +113,33 @@ export function createSearcher(ctx: LanceKnowledgeContext): KnowledgeSearcher {
               [after, '>', true],
             ] as const) {
               if (side.length === radius) continue;
-              const rest = (await t.chunks
-                .query()
-                .where(`${owner} AND (created_at ${cmp} ${c} OR (created_at = ${c} AND id ${cmp} ${id}))`)
-                .select(['id'])
-                .orderBy([
-                  { columnName: 'created_at', ascending },
-                  { columnName: 'id', ascending },
-                ])
-                .limit(radius)
-                .toArray()) as Row[];
-              for (const r of rest) near.add(String(r.id));
+              rest.push(
+                (async () => {
+                  const found = (await t.chunks
+                    .query()
+                    .where(
+                      `${visible} AND ${ownerSql(place)} AND (created_at ${cmp} ${c} OR (created_at = ${c} AND id ${cmp} ${id}))`,
+                    )
+                    // The sort columns must be selected: with an index-backed filter LanceDB 0.31 fails to plan
+                    // an ordered query whose projection lacks them ("TakeExec requires … '_rowid'").
+                    .select(['id', 'created_at'])
+                    .orderBy([
+                      { columnName: 'created_at', ascending },
+                      { columnName: 'id', ascending },
+                    ])
+                    .limit(radius)
+                    .toArray()) as Row[];
+                  for (const r of found) near.add(String(r.id));
+                })(),
+              );
             }
           }
         }
+        await Promise.all(rest);
         const found: Row[] = [];
+        const columns = await recordColumns(t);
         for (const batch of chunked([...near]))
-          found.push(...(await rows(t.chunks, `${visible} AND ${sqlIn('id', batch)}`)));
+          found.push(...(await rows(t.chunks, `${space} AND ${sqlIn('id', batch)}`, undefined, columns)));
         return toRecords(t, found);
       });
     },
