@@ -155,20 +155,19 @@ export async function runScale(
     const ingestS = (performance.now() - t0) / 1000;
     // Warm-up: a first pass of other queries of the same kind, as a long-running process would have served, fills
     // the store's in-memory caches (the SQLite store's posting and vector-list caches); its times are the cold figures.
+    const timed = async (texts: readonly string[]) => {
+      const times: number[] = [];
+      for (const q of texts) {
+        const start = performance.now();
+        await stack.knowledge.search(viewer, { query: q, limit: 10 });
+        times.push(performance.now() - start);
+      }
+      return times;
+    };
     progress('warm-up');
-    const cold: number[] = [];
-    for (const q of warmQs) {
-      t0 = performance.now();
-      await stack.knowledge.search(viewer, { query: q, limit: 10 });
-      cold.push(performance.now() - t0);
-    }
+    const cold = await timed(warmQs);
     progress('search');
-    const engine: number[] = [];
-    for (const q of qs) {
-      t0 = performance.now();
-      await stack.knowledge.search(viewer, { query: q, limit: 10 });
-      engine.push(performance.now() - t0);
-    }
+    const engine = await timed(qs);
     // Recall in a loop of its own: the exact brute force between two timed searches would evict the engine's working
     // set from the CPU caches and count that against the engine.
     progress('recall');
