@@ -1,5 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
@@ -13,7 +12,7 @@ import {
   type Stack,
   type StackOptions,
 } from '@mem/core';
-import { type Embedder, PRIVATE_DIR_MODE } from '@mem/core/adapter';
+import type { Embedder } from '@mem/core/adapter';
 import { UsageError } from '@mem/operations';
 
 /** Thrown for bad usage: exit code 2 with the usage hint. */
@@ -219,8 +218,12 @@ export async function openStack(g: GlobalOptions, env: Env): Promise<Stack> {
     }
     case 'sqlite': {
       const sqlite = await import('@mem/store-sqlite');
-      if (g.db !== ':memory:') mkdirSync(dirname(resolve(g.db)), { recursive: true, mode: PRIVATE_DIR_MODE });
-      const knowledge = sqlite.createSqliteStore({ path: g.db });
+      // MEM_SQLITE_INDEX: the store's index options as JSON (names checked here, values when the file opens).
+      const index = env.MEM_SQLITE_INDEX
+        ? sqlite.sqliteIndexOptionsFromJson(env.MEM_SQLITE_INDEX, 'MEM_SQLITE_INDEX')
+        : undefined;
+      // The store creates the file's folder (0700) once its options are accepted.
+      const knowledge = sqlite.createSqliteStore({ path: g.db, ...(index ? { index } : {}) });
       options.knowledge = knowledge;
       options.structured = sqlite.createSqliteStructuredStores({ db: knowledge.db });
       if (g.transcripts === 'store') {

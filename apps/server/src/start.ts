@@ -2,7 +2,8 @@
  * `pnpm start`: the server on the embedded default stack — one SQLite file (./.mem/mem.db), the offline local
  * embedder, and transcripts and notebooks as Markdown files under ./.mem — with the inspector and the MCP endpoint.
  * Environment: MEM_DB, MEM_WORKSPACE_DIR, MEM_HOST, MEM_PORT, MEM_SPACE, MEM_AGENT, MEM_ROLE, MEM_KEYS_DB (the same
- * names as the mem CLI), MEM_SECRETLINT (on by default; off runs mem's own secret rules alone). Stops cleanly on SIGTERM / SIGINT.
+ * names as the mem CLI), MEM_SECRETLINT (on by default; off runs mem's own secret rules alone), MEM_SQLITE_INDEX (the
+ * SQLite store's index options as JSON, e.g. {"vector":{"nprobe":48}}). Stops cleanly on SIGTERM / SIGINT.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +12,12 @@ import type { Embedder, SecretScanner } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSecretlintScanner } from '@mem/secrets-secretlint';
 import { createMarkdownStores } from '@mem/store-markdown';
-import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
+import {
+  createSqliteStore,
+  createSqliteStructuredStores,
+  type SqliteStoreOptions,
+  sqliteIndexOptionsFromJson,
+} from '@mem/store-sqlite';
 import { KeyStore, keysPathFor } from './keys.js';
 import { jsonLogger, type ServerLogger } from './log.js';
 import { type RunningServer, shutdownSignal, startServer } from './server.js';
@@ -26,6 +32,8 @@ export interface DefaultServerOptions {
   principal?: Principal;
   /** Default: the local embedder (@mem/embed-local). */
   embedder?: Embedder;
+  /** The SQLite store's index options (default: its defaults; env MEM_SQLITE_INDEX as JSON). */
+  sqliteIndex?: SqliteStoreOptions['index'];
   logger?: ServerLogger;
   keysDb?: string;
   /**
@@ -45,7 +53,7 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
   const db = resolve(options.db ?? '.mem/mem.db');
   const workspace = resolve(options.workspace ?? '.mem');
   const { transcripts, notebooks } = createMarkdownStores({ root: workspace });
-  const knowledge = createSqliteStore({ path: db });
+  const knowledge = createSqliteStore({ path: db, ...(options.sqliteIndex ? { index: options.sqliteIndex } : {}) });
   const stack = createStack({
     knowledge,
     // Facts, episodes and procedures (docs/structured.md) in the same SQLite file, as `mem` does.
@@ -101,6 +109,9 @@ async function main(): Promise<void> {
       logger: jsonLogger(),
       ...(env.MEM_KEYS_DB ? { keysDb: env.MEM_KEYS_DB } : {}),
       ...(secretlint === 'off' ? { secretScanner: false as const } : {}),
+      ...(env.MEM_SQLITE_INDEX
+        ? { sqliteIndex: sqliteIndexOptionsFromJson(env.MEM_SQLITE_INDEX, 'MEM_SQLITE_INDEX') }
+        : {}),
     });
   } catch (error) {
     const code = (error as { code?: string }).code;

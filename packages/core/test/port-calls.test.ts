@@ -45,6 +45,35 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     expect(calls()).toEqual(['findDocIdsByHashes', 'insertDocuments']);
   });
 
+  it('while the kept match holds, a search calls the embedder before the keyword arm runs (so the two overlap)', async () => {
+    const order: string[] = [];
+    const inner = createInMemoryKnowledgeStore();
+    const store = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === 'keywordSearch') {
+          return (...args: Parameters<KnowledgeStore['keywordSearch']>) => {
+            order.push('keywordSearch');
+            return target.keywordSearch(...args);
+          };
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const hashing = createHashingEmbedder({ dimension: 32 });
+    const embedder = {
+      ...hashing,
+      embed(texts: string[]) {
+        order.push('embed');
+        return hashing.embed(texts);
+      },
+    };
+    const { knowledge } = createStack({ knowledge: store, embedder, clock: new ManualClock() });
+    await knowledge.store(alice, { content: 'rollback plans live in the runbook' });
+    order.length = 0;
+    await knowledge.search(alice, { query: 'rollback plans' });
+    expect(order).toEqual(['embed', 'keywordSearch']);
+  });
+
   it('reads the embedding info again once its time-to-live has passed on the stack clock', async () => {
     const { knowledge, calls, clock } = setup();
     await knowledge.store(alice, { content: 'first' });
@@ -54,8 +83,9 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     expect(calls()).not.toContain('getEmbeddingInfo');
     clock.advance(1);
     await knowledge.search(alice, { query: 'first' });
-    // The keyword arm starts while the query is embedded; the embedding space is checked with the embedding.
-    expect(calls()).toEqual(['keywordSearch', 'getEmbeddingInfo', 'vectorSearch', 'getChunks', 'neighbours']);
+    // The query's embedding is asked for first: the expired match is read again before it, then the keyword arm runs
+    // while the query is embedded.
+    expect(calls()).toEqual(['getEmbeddingInfo', 'keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
     await knowledge.search(alice, { query: 'first' });
     expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
   });
@@ -127,8 +157,9 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     await expect(a.knowledge.search(alice, { query: 'model' })).rejects.toMatchObject({ code: 'EMBEDDING_MISMATCH' });
     a.calls();
     await expect(a.knowledge.search(alice, { query: 'model' })).rejects.toMatchObject({ code: 'EMBEDDING_MISMATCH' });
-    // The keyword arm had started (a read; its hits are dropped); no vector search, nothing written.
-    expect(a.calls()).toEqual(['keywordSearch', 'getEmbeddingInfo']);
+    // The embedding space is read first; the keyword arm had started meanwhile (a read; its hits are dropped); no
+    // vector search, nothing written.
+    expect(a.calls()).toEqual(['getEmbeddingInfo', 'keywordSearch']);
     // Another stack with a's embedder re-embeds; a notices on its next call, without waiting for the time-to-live.
     await setup(shared, 'model-a').knowledge.reindex();
     expect((await a.knowledge.search(alice, { query: 'model' })).length).toBe(1);

@@ -53,10 +53,12 @@ describe('the search arms (one function for knowledge, episode and procedure sea
     }
   });
 
-  it('starts the keyword arm while the query is embedded (once), the vector arm after; reports which ran and the cost', async () => {
+  it('asks for the embedding (once), runs the keyword arm while it is computed, the vector arm after; reports which ran and the cost', async () => {
     const { arms, calls, limits } = recordingArms();
     const hits = await runSearchArms('deploy freeze friday', 4, DEFAULT_SEARCH_ARMS, arms);
-    expect(calls).toEqual(['keyword', 'embed:deploy freeze friday', 'vector']);
+    // The embedder is called before the keyword arm, so that one working elsewhere (a thread, a service) is busy
+    // while a keyword search that runs on this thread does.
+    expect(calls).toEqual(['embed:deploy freeze friday', 'keyword', 'vector']);
     expect(limits).toEqual({ keyword: 12, vector: 12 });
     expect(hits.ran).toEqual({ keyword: true, vector: true });
     expect(hits.keywordHits.map((h) => h.id)).toEqual(['k1']);

@@ -11,6 +11,7 @@ export type {
   SqliteSource,
 } from './connection.js';
 export { isBusyError, loadVectorExtension, type OpenDatabaseOptions, openDatabase, withBusyRetry } from './database.js';
+export { sqliteIndexOptionsFromJson } from './index-options.js';
 export { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './knowledge-store.js';
 export {
   CONVERSATION_SCHEMA_VERSION,

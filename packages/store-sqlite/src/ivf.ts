@@ -128,9 +128,16 @@ export function sphericalKMeans(
     const sizes = new Int32Array(count);
     for (let p = 0; p < n; p++) {
       const c = assignment[p]!;
-      const v = points[p]!;
       const s = sums[c]!;
-      for (let i = 0; i < dim; i++) s[i] = s[i]! + v[i]!;
+      const view = views[p];
+      if (view) {
+        // A sparse point adds only its non-zeros (the same sums).
+        const { idx, val } = view;
+        for (let k = 0; k < idx.length; k++) s[idx[k]!] = s[idx[k]!]! + val[k]!;
+      } else {
+        const v = points[p]!;
+        for (let i = 0; i < dim; i++) s[i] = s[i]! + v[i]!;
+      }
       sizes[c] = sizes[c]! + 1;
     }
     centroids = sums.map((s, c) =>

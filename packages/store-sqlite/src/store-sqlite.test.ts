@@ -131,6 +131,23 @@ describe('opening files', () => {
     expect(reopened.db.pragma('foreign_keys', { simple: true })).toBe(1);
   });
 
+  it('gives a new file 8 KiB pages and keeps the page size of an existing file', async () => {
+    const fresh = make(join(dir, 'new.db'));
+    await fresh.insertDocument([record({ id: 'd1' })]);
+    expect(fresh.db.pragma('page_size', { simple: true })).toBe(8192);
+    expect(fresh.db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+    // A file made with SQLite's default 4 KiB pages (as earlier versions made them) stays so, and works.
+    const oldPath = join(dir, 'old.db');
+    const old = new BetterSqlite3(oldPath);
+    old.pragma('page_size = 4096');
+    old.pragma('journal_mode = WAL');
+    old.close();
+    const reopened = make(oldPath);
+    await reopened.insertDocument([record({ id: 'd2', content: 'kept on small pages' })]);
+    expect(reopened.db.pragma('page_size', { simple: true })).toBe(4096);
+    expect((await reopened.getDocument('s1', 'd2'))[0]?.content).toBe('kept on small pages');
+  });
+
   it('creates the folder 0700 and the database, WAL and SHM 0600 under any umask; never loosens an existing file', async () => {
     const folder = join(dir, 'private');
     const path = join(folder, 'mem.db');

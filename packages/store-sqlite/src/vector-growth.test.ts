@@ -152,6 +152,28 @@ describe('sqlite vector index growth', () => {
     }
   });
 
+  it('writers taking turns on one file still split the lists the others lengthened', async () => {
+    // Each connection keeps an upper bound of the lists it counted and skips counting them while the bound is small;
+    // another connection's commit must void those bounds. Two writers take turns adding one row of one topic: if
+    // each saw only its own rows, the topic's list would reach twice the bound before either split it.
+    const turns = { ...GROWING, splitFactor: 0.001, splitMinRows: 40 };
+    const writers = [make(turns), make(turns)];
+    await ingest(writers[0]!, 0, EARLY);
+    await ingest(writers[1]!, EARLY, EARLY + 100);
+    // The length of the list a row was just filed in.
+    const listOf = writers[0]!.db.prepare(
+      `SELECT count(*) AS n FROM vec_ivf WHERE list = (SELECT v.list FROM vec_ivf v JOIN chunks c ON c.rid = v.rid
+       WHERE c.id = ?)`,
+    );
+    let longest = 0;
+    for (let k = 0; k < 120; k++) {
+      const row = record(50_000 + k, near(29, 0.35));
+      await writers[k % 2]!.insertDocuments([[row]]);
+      longest = Math.max(longest, (listOf.get(row.id) as { n: number }).n);
+    }
+    expect(longest).toBeLessThanOrEqual(40);
+  });
+
   it('a list whose vectors are all equal stays whole (2-means cannot separate it) and searchable', async () => {
     const store = make(GROWING);
     await ingest(store, 0, EARLY);

@@ -1,11 +1,16 @@
 // The approximate vector index (IVF) of the SQLite knowledge store, on a real file, with a small threshold.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { vectorTestCorpus } from '../test/vector-corpus.js';
-import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
+import {
+  createSqliteStore,
+  type SqliteKnowledgeStore,
+  type SqliteStoreOptions,
+  sqliteIndexOptionsFromJson,
+} from './index.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 const DIM = 32;
@@ -232,7 +237,35 @@ describe('sqlite vector index (ivf)', () => {
     expect((await ids(store, target))[0]).toBe('r0002');
   });
 
-  it('refuses bad index options', () => {
+  it('refuses bad index options, and a misspelt one, before creating anything', () => {
     expect(() => createSqliteStore({ path, index: { vector: { nprobe: 0 } } })).toThrow(/nprobe/);
+    const misspelt = { vector: { nprob: 48 } } as unknown as NonNullable<SqliteStoreOptions['index']>;
+    expect(() => createSqliteStore({ path, index: misspelt })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/unknown option index\.vector\.nprob/),
+      }),
+    );
+    const group = { vectors: {} } as unknown as NonNullable<SqliteStoreOptions['index']>;
+    expect(() => createSqliteStore({ path, index: group })).toThrow(/unknown option index\.vectors/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('reads the index option from JSON (MEM_SQLITE_INDEX), naming the source of a bad one', async () => {
+    const index = sqliteIndexOptionsFromJson(
+      '{"vector":{"minRows":5,"lists":2},"keyword":{"cacheMiB":0}}',
+      'MEM_SQLITE_INDEX',
+    );
+    expect(index).toEqual({ vector: { minRows: 5, lists: 2 }, keyword: { cacheMiB: 0 } });
+    expect(() => sqliteIndexOptionsFromJson('{vector:1}', 'MEM_SQLITE_INDEX')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/MEM_SQLITE_INDEX is not JSON/),
+      }),
+    );
+    expect(() => sqliteIndexOptionsFromJson('{"keyword":{"size":1}}', 'MEM_SQLITE_INDEX')).toThrow(
+      /MEM_SQLITE_INDEX: unknown option index\.keyword\.size \(index\.keyword takes type, cacheMiB\)/,
+    );
+    expect(() => sqliteIndexOptionsFromJson('[1]', 'MEM_SQLITE_INDEX')).toThrow(/index must be an object/);
   });
 });

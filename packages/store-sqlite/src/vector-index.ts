@@ -21,7 +21,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
 import { selectBest } from './select-best.js';
 import { createListCache, type ScoredRows } from './vector-cache.js';
-import { listBound, type SplitState, splitOversized } from './vector-split.js';
+import { filed, listBound, newSplitState, splitOversized, syncSizes } from './vector-split.js';
 
 export interface VectorIndexOptions {
   /** 'ivf' (default): an inverted file past `minRows` vectors; 'none': always the exact scan. */
@@ -220,7 +220,7 @@ export function createVectorIndex(
   let placedSince = 0;
   // Rows inserted by the current write transaction, placed in bulk by `flush` before it commits.
   let inserted: { rid: number | bigint; embedding: Float32Array }[] = [];
-  const splits: SplitState = { touched: new Set(), stuck: new Map() };
+  const splits = newSplitState();
   const lists = createListCache(db, stmt, Math.floor(options.cacheMiB * 1024 * 1024));
 
   function metaValue(key: string): string | undefined {
@@ -241,6 +241,7 @@ export function createVectorIndex(
     loadedGeneration = generation;
     quantizer = null;
     lists.clear();
+    splits.atMost.clear();
     const dimension = Number(metaValue(META_DIMENSION));
     if (generation === '' || !(dimension > 0)) return null;
     const rows = stmt('SELECT level, idx, parent, centroid FROM vec_ivf_centroids ORDER BY level, idx').all() as {
@@ -283,7 +284,7 @@ export function createVectorIndex(
     for (const p of placed) {
       if (leave.run(p.rid).changes === 1) {
         enter.run(p.list, p.rid, p.q);
-        splits.touched.add(p.list);
+        filed(splits, p.list);
       }
     }
   }
@@ -321,6 +322,7 @@ export function createVectorIndex(
     for (const [i, c] of q.leaves.entries()) insert.run(1, i, q.leafParent[i]!, blobOf(c));
     stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
     lists.clear();
+    splits.atMost.clear();
     const generation = nextGeneration(metaValue(META_GENERATION));
     putMeta(META_DIMENSION, String(dimension));
     putMeta(META_GENERATION, generation);
@@ -352,6 +354,7 @@ export function createVectorIndex(
     refresh() {
       // A write that threw before its flush rolled back: its rows are gone, and so is their buffer.
       inserted = [];
+      syncSizes(stmt, splits);
       if (current() === null) splits.touched.clear();
     },
 
@@ -374,6 +377,7 @@ export function createVectorIndex(
     maintain() {
       const q = current();
       if (q !== null) {
+        syncSizes(stmt, splits);
         assignPending(q, ASSIGN_PAGE);
         const bound = listBound(q.leaves.length, options.splitFactor, options.splitMinRows);
         const grown = splitOversized(stmt, q, splits, bound, SPLITS_PER_WRITE);
@@ -405,6 +409,7 @@ export function createVectorIndex(
         stmt('DELETE FROM vec_ivf_centroids').run();
         stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
         lists.clear();
+        splits.atMost.clear();
         const generation = nextGeneration(metaValue(META_GENERATION));
         putMeta(META_GENERATION, generation);
         putMeta(META_DIMENSION, '0');

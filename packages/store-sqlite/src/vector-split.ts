@@ -28,6 +28,37 @@ export interface SplitState {
   touched: Set<number>;
   /** Lists whose vectors did not separate, with their length then: not tried again before they double. */
   stuck: Map<number, number>;
+  /**
+   * An upper bound of the length of lists this connection counted: exact when counted, raised by each row this
+   * connection files there (`filed`), set again by a split. A delete or a rolled-back write only shortens a list, so
+   * the bound holds through them; only another connection's commit can lengthen a list, and `syncSizes` forgets
+   * every bound then. A touched list whose bound is within the split bound is not counted again, so a bulk load
+   * counts each list about once instead of once per write.
+   */
+  atMost: Map<number, number>;
+  /** `PRAGMA data_version` when `atMost` was last known to hold. */
+  version: number;
+}
+
+/** A fresh state: nothing touched, nothing counted. */
+export function newSplitState(): SplitState {
+  return { touched: new Set(), stuck: new Map(), atMost: new Map(), version: -1 };
+}
+
+/** Forget the length bounds when another connection committed since they were taken (call inside a write). */
+export function syncSizes(stmt: (sql: string) => Statement, state: SplitState): void {
+  const version = (stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
+  if (version !== state.version) {
+    state.atMost.clear();
+    state.version = version;
+  }
+}
+
+/** A row was filed in `list` by this connection. */
+export function filed(state: SplitState, list: number): void {
+  state.touched.add(list);
+  const known = state.atMost.get(list);
+  if (known !== undefined) state.atMost.set(list, known + 1);
 }
 
 /**
@@ -49,8 +80,15 @@ export function splitOversized(
   const over: { list: number; n: number }[] = [];
   for (const list of state.touched) {
     if (list < 0 || list >= q.leaves.length) continue;
+    const known = state.atMost.get(list);
+    if (known !== undefined && known <= bound) continue;
     const n = (count.get(list, bound + 1) as { n: number }).n;
-    if (n <= bound) continue;
+    // Exact up to the bound; past it the list is at least that long, which is no upper bound.
+    if (n <= bound) {
+      state.atMost.set(list, n);
+      continue;
+    }
+    state.atMost.delete(list);
     const stuckAt = state.stuck.get(list);
     if (stuckAt !== undefined && n < 2 * stuckAt) continue;
     over.push({ list, n });
@@ -81,6 +119,7 @@ export function splitOversized(
     );
     if (halves === null) {
       state.stuck.set(list, n);
+      state.atMost.set(list, rows.length);
       continue;
     }
     state.stuck.delete(list);
@@ -90,7 +129,15 @@ export function splitOversized(
     leafParent.push(leafParent[list]!);
     setLeaf.run(blobOf(halves.centroids[0]), list);
     addLeaf.run(added, leafParent[list]!, blobOf(halves.centroids[1]));
-    for (const [i, row] of rows.entries()) if (halves.side[i] === 1) move.run(added, list, row.rid);
+    let moved = 0;
+    for (const [i, row] of rows.entries()) {
+      if (halves.side[i] === 1) {
+        move.run(added, list, row.rid);
+        moved++;
+      }
+    }
+    state.atMost.set(list, rows.length - moved);
+    state.atMost.set(added, moved);
     split++;
   }
   if (split === 0) return q;

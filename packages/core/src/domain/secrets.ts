@@ -213,13 +213,20 @@ export function normalizeForScan(text: string): string {
   return text.normalize('NFKC').replace(SCAN_INVISIBLE, '');
 }
 
-/** Each rule's pattern with the global flag, compiled once (matchAll works on a copy, so sharing it is safe). */
+/**
+ * Each rule's pattern with the global flag, compiled once. `findSecrets` walks it with `exec` from `lastIndex` 0 and
+ * runs to the end without yielding, so sharing it is safe; `matchAll` would clone the expression on every call, and
+ * that cloning cost more than the scan itself on short texts.
+ */
 const GLOBAL_PATTERNS = new WeakMap<SecretRule, RegExp>();
 
 function globalPattern(rule: SecretRule): RegExp {
   let re = GLOBAL_PATTERNS.get(rule);
   if (re === undefined) {
-    re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+    re = new RegExp(
+      rule.pattern.source,
+      rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`,
+    );
     GLOBAL_PATTERNS.set(rule, re);
   }
   return re;
@@ -233,7 +240,11 @@ export function findSecrets(raw: string, rules: readonly SecretRule[] = SECRET_R
   const text = normalizeForScan(raw);
   const found: SecretFinding[] = [];
   for (const rule of rules) {
-    for (const m of text.matchAll(globalPattern(rule))) {
+    const re = globalPattern(rule);
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      // An empty match would match again at the same place: step past it.
+      if (m[0].length === 0) re.lastIndex++;
       // A rule with a group and alternatives takes the first group that matched from `group` on.
       const value = rule.group !== undefined ? m.slice(rule.group).find((g) => g !== undefined) : m[0];
       if (value === undefined) continue;

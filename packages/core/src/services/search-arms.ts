@@ -57,8 +57,9 @@ export function armCandidates(limit: number, options: SearchArmOptions): number 
 }
 
 /**
- * Run both arms for a query: the query terms are cut once, and the keyword arm starts while the query is embedded
- * (a remote embedder's round trip then hides the keyword search), the vector arm once the vector is there. Errors of
+ * Run both arms for a query: the query terms are cut once, the query's embedding is asked for, and the keyword arm
+ * runs while it is computed (a remote embedder's round trip, or an embedder on another thread, then hides the keyword
+ * search); the vector arm starts once the vector is there. Errors of
  * the embedder come first (the keyword hits are dropped, nothing is returned); a store error fails the call.
  */
 export async function runSearchArms(
@@ -70,10 +71,13 @@ export async function runSearchArms(
   const candidates = armCandidates(limit, options);
   const terms = arms.keyword ? queryTerms(query, options.maxQueryTerms) : [];
   const keyword = terms.length > 0;
+  // The embedding is asked for first, so that an embedder working elsewhere (a worker thread, a remote service) is
+  // already busy while a store whose keyword search runs on this thread (SQLite) does it.
+  const embedding = arms.embed ? arms.embed([query]) : Promise.resolve(null);
   const keywordSearch = keyword ? arms.keywordSearch(terms, candidates) : Promise.resolve([]);
   let embedded: EmbeddingResult | null;
   try {
-    embedded = arms.embed ? await arms.embed([query]) : null;
+    embedded = await embedding;
   } catch (error) {
     // The embedder's error is the call's; a keyword failure meanwhile is not reported twice.
     keywordSearch.catch(() => {});

@@ -196,12 +196,22 @@ export function createKeywordIndex(
    * term's last posting: the last block is filled in place and new blocks follow. Otherwise each run of changes
    * falling in one block rewrites that block alone (split when it grows past BLOCK).
    */
-  function editTerm(part: string, term: string, removed: Set<number>, added: Posting[]): void {
+  function editTerm(
+    part: string,
+    term: string,
+    removed: Set<number>,
+    added: Posting[],
+    lastBlocks?: ReadonlyMap<string, BlockRow>,
+  ): void {
     added.sort((a, b) => a[0] - b[0]);
     if (removed.size === 0 && added.length > 0) {
-      const last = stmt(
-        'SELECT first, n, data FROM kw_blocks WHERE part = ? AND term = ? ORDER BY first DESC LIMIT 1',
-      ).get(part, term) as BlockRow | undefined;
+      const last =
+        lastBlocks !== undefined
+          ? lastBlocks.get(term)
+          : (stmt('SELECT first, n, data FROM kw_blocks WHERE part = ? AND term = ? ORDER BY first DESC LIMIT 1').get(
+              part,
+              term,
+            ) as BlockRow | undefined);
       if (last === undefined) {
         writeBlocks(part, term, added);
         return;
@@ -259,16 +269,44 @@ export function createKeywordIndex(
     }
   }
 
-  /** New terms (no postings anywhere yet) among `terms`: their postings are written without looking for blocks. */
-  function unknownTerms(terms: string[]): Set<string> {
-    const known = new Set(
-      (
-        stmt('SELECT term FROM kw_terms WHERE term IN (SELECT value FROM json_each(?))')
-          .raw()
-          .all(JSON.stringify(terms)) as [string][]
-      ).map((r) => r[0]),
-    );
-    return new Set(terms.filter((t) => !known.has(t)));
+  /**
+   * Apply the document-frequency changes in one statement; returns the terms that had no postings anywhere before
+   * (their postings are written without looking for blocks). A term whose frequency falls to 0 is dropped.
+   */
+  function applyDf(df: ReadonlyMap<string, number>): Set<string> {
+    const changes: Record<string, number> = Object.create(null);
+    let dropping = false;
+    for (const [term, delta] of df) {
+      if (delta === 0) continue;
+      changes[term] = delta;
+      if (delta < 0) dropping = true;
+    }
+    const after = stmt(
+      `INSERT INTO kw_terms (term, df) SELECT key, value FROM json_each(?) WHERE true
+       ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING term, df`,
+    )
+      .raw()
+      .all(JSON.stringify(changes)) as [string, number][];
+    const fresh = new Set<string>();
+    for (const [term, now] of after) if (now === changes[term]) fresh.add(term);
+    if (dropping)
+      stmt('DELETE FROM kw_terms WHERE df <= 0 AND term IN (SELECT key FROM json_each(?))').run(
+        JSON.stringify(changes),
+      );
+    return fresh;
+  }
+
+  /** The last block of each of `terms` in `part` that has blocks, in one statement. */
+  function lastBlocksOf(part: string, terms: readonly string[]): Map<string, BlockRow> {
+    const out = new Map<string, BlockRow>();
+    if (terms.length === 0) return out;
+    const rows = stmt(
+      `SELECT b.term AS term, b.first AS first, b.n AS n, b.data AS data FROM json_each(?) j CROSS JOIN kw_blocks b
+       WHERE b.part = ? AND b.term = j.value
+         AND b.first = (SELECT max(first) FROM kw_blocks WHERE part = ? AND term = j.value)`,
+    ).all(JSON.stringify(terms), part, part) as (BlockRow & { term: string })[];
+    for (const row of rows) out.set(row.term, row);
+    return out;
   }
 
   const owners = new Map<string, number>();
@@ -354,21 +392,22 @@ export function createKeywordIndex(
       docs++;
       tokens += dl;
     }
-    const fresh = unknownTerms([...df.keys()]);
+    const fresh = applyDf(df);
+    // Appends to terms that have postings read their last block, all of one space in one statement.
+    const appends = new Map<string, string[]>();
+    for (const e of edits.values()) {
+      if (fresh.has(e.term) || e.removed.size > 0 || e.added.length === 0) continue;
+      const terms = appends.get(e.part);
+      if (terms === undefined) appends.set(e.part, [e.term]);
+      else terms.push(e.term);
+    }
+    const lastBlocks = new Map<string, Map<string, BlockRow>>();
+    for (const [part, terms] of appends) lastBlocks.set(part, lastBlocksOf(part, terms));
     for (const e of edits.values()) {
       if (fresh.has(e.term) && e.removed.size === 0) {
         e.added.sort((x, y) => x[0] - y[0]);
         writeBlocks(e.part, e.term, e.added);
-      } else editTerm(e.part, e.term, e.removed, e.added);
-    }
-    const upsert = stmt(
-      'INSERT INTO kw_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df',
-    );
-    const gone = stmt('DELETE FROM kw_terms WHERE term = ? AND df <= 0');
-    for (const [term, delta] of df) {
-      if (delta === 0) continue;
-      upsert.run(term, delta);
-      if (delta < 0) gone.run(term);
+      } else editTerm(e.part, e.term, e.removed, e.added, lastBlocks.get(e.part));
     }
     addMeta(KW_DOCS, docs);
     addMeta(KW_TOKENS, tokens);

@@ -1,6 +1,7 @@
 import { MemError } from '@mem/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from '../database.js';
+import { checkIndexOptionNames } from '../index-options.js';
 import { createKeywordIndex, ensureKeywordIndexSchema, type KeywordIndex } from '../keyword/index.js';
 import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
 import { ensureFilterIndex } from '../search-indexes.js';
@@ -101,12 +102,12 @@ export function constraintKind(error: unknown): 'key' | 'id' | 'rating' | null {
 export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledgeContext {
   const { path } = options;
   const { busyTimeoutMs, cacheSizeKiB, mmapSizeBytes } = options;
-  const db = openDatabase(path, { busyTimeoutMs, cacheSizeKiB, mmapSizeBytes });
-  let nativeVector: boolean;
   let vectorOptions: ReturnType<typeof resolveVectorIndexOptions>;
   const keywordType = options.index?.keyword?.type ?? 'pruned';
   const keywordCacheMiB = options.index?.keyword?.cacheMiB ?? DEFAULT_KEYWORD_CACHE_MIB;
+  // Options are checked before the file is opened: a refused option creates nothing.
   try {
+    checkIndexOptionNames(options.index);
     vectorOptions = resolveVectorIndexOptions(options.index?.vector);
     if (keywordType !== 'pruned' && keywordType !== 'fts5')
       throw new Error(`index.keyword.type must be 'pruned' or 'fts5' (got ${JSON.stringify(keywordType)})`);
@@ -115,9 +116,10 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
         `index.keyword.cacheMiB must be a finite number of MiB >= 0 (got ${JSON.stringify(keywordCacheMiB)}); 0 turns the cache off`,
       );
   } catch (error) {
-    db.close();
     throw new MemError('INVALID_INPUT', `${ADAPTER}: ${(error as Error).message}.`);
   }
+  const db = openDatabase(path, { busyTimeoutMs, cacheSizeKiB, mmapSizeBytes });
+  let nativeVector: boolean;
   try {
     nativeVector = options.vectorExtension === false ? false : loadVectorExtension(db);
     if (options.autoMigrate ?? true) runMigrations(db);

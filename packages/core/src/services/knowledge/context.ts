@@ -85,11 +85,16 @@ export class KnowledgeContext {
   /** The embedding space check, kept per service (embedding-space.ts); undefined without a vector arm. */
   readonly embeddingSpace: EmbeddingSpace | undefined;
 
-  /** Vectors for texts and what the embedder spent, or null without a vector arm. */
-  async embed(texts: string[]): Promise<EmbeddingResult | null> {
-    if (!this.embeddingSpace) return null;
-    await this.embeddingSpace.ensure();
-    return embedTexts(this.embedder!, texts);
+  /**
+   * Vectors for texts and what the embedder spent, or null without a vector arm. While the embedding space's kept
+   * match holds, the embedder is called before this returns (no store read first), so that it is already at work
+   * during whatever the caller does next on this thread (a search's keyword arm).
+   */
+  embed(texts: string[]): Promise<EmbeddingResult | null> {
+    const space = this.embeddingSpace;
+    if (!space) return Promise.resolve(null);
+    if (space.fresh()) return embedTexts(this.embedder!, texts);
+    return space.ensure().then(() => embedTexts(this.embedder!, texts));
   }
 
   /**

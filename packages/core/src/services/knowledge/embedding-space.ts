@@ -32,11 +32,17 @@ export class EmbeddingSpace {
     return { model: this.embedder.id, dimension: this.embedder.dimension };
   }
 
-  /** Resolves when the store's vectors are ours (recording ours when it has none yet); EMBEDDING_MISMATCH otherwise. */
-  async ensure(): Promise<void> {
+  /** True while a kept match holds (no store read needed before using vectors). */
+  fresh(): boolean {
     const now = this.clock.now().getTime();
     const at = this.matchedAt;
-    if (at !== undefined && now >= at && now - at < EMBEDDING_INFO_TTL_MS) return;
+    return at !== undefined && now >= at && now - at < EMBEDDING_INFO_TTL_MS;
+  }
+
+  /** Resolves when the store's vectors are ours (recording ours when it has none yet); EMBEDDING_MISMATCH otherwise. */
+  async ensure(): Promise<void> {
+    if (this.fresh()) return;
+    const now = this.clock.now().getTime();
     this.matchedAt = undefined;
     const stored = await this.store.getEmbeddingInfo();
     if (stored === null) {
