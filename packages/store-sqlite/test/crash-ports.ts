@@ -6,6 +6,7 @@ import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit'
 import Database from 'better-sqlite3';
 import { createSqliteNotebookStore, createSqliteStore, createSqliteTranscriptStore } from '../src/index.js';
 import { checkKeywordIndex } from '../src/keyword/check.js';
+import { syncFts } from '../src/migrations/knowledge.js';
 
 export async function openSqlitePorts(target: HarnessTarget, workload: HarnessWorkload): Promise<HarnessPorts> {
   const path = String(target.path);
@@ -30,7 +31,15 @@ export async function inspectSqliteFile(path: string): Promise<void> {
     const orphans = db.pragma('foreign_key_check') as unknown[];
     if (orphans.length > 0) throw new Error(`foreign_key_check: ${JSON.stringify(orphans.slice(0, 3))}`);
     const fts = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'chunks_fts'").get();
-    if (fts) db.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
+    if (fts) {
+      // Rows a write left for FTS5 to index when next needed are indexed first (as a search would), and the index
+      // is checked in the same transaction (a writer still running must not add a row in between): the index must
+      // hold exactly the chunks' text, so a row missing from the pending set, or indexed twice, fails the check.
+      db.transaction(() => {
+        syncFts(db);
+        db.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
+      }).immediate();
+    }
     // The pruned keyword index holds exactly the chunks' terms (a write's index upkeep commits with it or not at all).
     const keyword = checkKeywordIndex(db);
     if (keyword.length > 0) throw new Error(`keyword index: ${keyword.join('; ')}`);

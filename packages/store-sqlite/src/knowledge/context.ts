@@ -3,6 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { ADAPTER, loadVectorExtension, openDatabase, toStoreError, withBusyRetry } from '../database.js';
 import { checkIndexOptionNames } from '../index-options.js';
 import { createKeywordIndex, ensureKeywordIndexSchema, type KeywordIndex } from '../keyword/index.js';
+import { syncFts } from '../migrations/knowledge.js';
 import { type MigrationResult, runMigrations, schemaVersion } from '../migrations.js';
 import { ensureFilterIndex } from '../search-indexes.js';
 import {
@@ -78,6 +79,8 @@ export interface SqliteKnowledgeContext {
   stmt(sql: string): Statement;
   /** Run a read or a single-statement write; map driver errors. */
   run<T>(what: string, fn: () => T): Promise<T>;
+  /** Index in FTS5 the rows written since it last answered, before an FTS5 search (a write of its own when any). */
+  catchUpFts(): void;
   /** Run `fn` in a BEGIN IMMEDIATE transaction (retried on SQLITE_BUSY); map driver errors. */
   write<T>(what: string, fn: () => T, mapError?: (error: unknown) => MemError | null): Promise<T>;
   /** True when the approximate vector index is trained. */
@@ -202,6 +205,11 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
     });
   }
 
+  function catchUpFts(): void {
+    if (!stmt('SELECT 1 FROM fts_pending LIMIT 1').get()) return;
+    withBusyRetry(() => db.transaction(() => syncFts(db)).immediate());
+  }
+
   function indexTrained(): boolean {
     try {
       ready();
@@ -227,6 +235,7 @@ export function createSqliteContext(options: SqliteStoreOptions): SqliteKnowledg
     prunedKeyword: keywordType === 'pruned',
     stmt,
     run,
+    catchUpFts,
     write,
     indexTrained,
 

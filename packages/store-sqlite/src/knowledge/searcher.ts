@@ -155,6 +155,8 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
         if (match === null || !(limit > 0)) return [];
         const pruned = prunedKeywordSearch(query.terms, query.filter, limit);
         if (pruned !== null) return pruned;
+        // FTS5 first indexes the rows written since it last answered (writes leave that to it, see migrations).
+        ctx.catchUpFts();
         const params: unknown[] = [match];
         const where = filterClause(query.filter, params);
         params.push(limit);

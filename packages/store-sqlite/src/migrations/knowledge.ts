@@ -1,4 +1,5 @@
 /** The knowledge port's schema steps on SQLite. */
+import type { Database } from 'better-sqlite3';
 import type { Migration } from './types.js';
 
 /** Knowledge memory: chunks, tags, FTS5 keyword index, versions, ratings, meta. */
@@ -116,3 +117,48 @@ export const ratingsCountedV5: Migration = {
     `);
   },
 };
+
+/**
+ * The FTS5 index of `chunks` serves only the exact keyword path (the pruned index answers most searches, see
+ * keyword/), so a write no longer indexes its new rows there: it records them in `fts_pending`, and the rows are
+ * indexed in one statement when an FTS5 search needs them (`syncFts`). A row leaves FTS5 at once when it is deleted
+ * or edited (only if it was indexed), so forget still leaves nothing in the index; an edited row is indexed again
+ * with its new text when next needed. Existing rows are all indexed already.
+ */
+export const ftsDeferredV6: Migration = {
+  version: 6,
+  name: 'fts-deferred-inserts',
+  up(db) {
+    db.exec(`
+      CREATE TABLE fts_pending (rid INTEGER PRIMARY KEY);
+      DROP TRIGGER chunks_fts_insert;
+      DROP TRIGGER chunks_fts_delete;
+      DROP TRIGGER chunks_fts_update;
+      CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+        INSERT OR IGNORE INTO fts_pending (rid) VALUES (new.rid);
+      END;
+      CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, name, content)
+          SELECT 'delete', old.rid, old.name, old.content WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE rid = old.rid);
+        DELETE FROM fts_pending WHERE rid = old.rid;
+      END;
+      CREATE TRIGGER chunks_fts_update AFTER UPDATE OF name, content ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, name, content)
+          SELECT 'delete', old.rid, old.name, old.content WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE rid = old.rid);
+        INSERT OR IGNORE INTO fts_pending (rid) VALUES (new.rid);
+      END;
+    `);
+  },
+};
+
+/** Inside a write transaction: index the rows `fts_pending` holds in FTS5 (one statement), and empty it. */
+export function syncFts(db: Database): number {
+  const added = db
+    .prepare(
+      `INSERT INTO chunks_fts (rowid, name, content)
+       SELECT c.rid, c.name, c.content FROM fts_pending p CROSS JOIN chunks c ON c.rid = p.rid`,
+    )
+    .run().changes;
+  db.prepare('DELETE FROM fts_pending').run();
+  return added;
+}
