@@ -5,6 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { PRIVATE_DIR_MODE, wrapStoreError } from '@mem/core/adapter';
 import { FileLock, withProcessMutex } from './lock.js';
+import { CPU_THREADS_VAR, ensureCpuThreads, MIN_CPU_THREADS } from './native-runtime.js';
 import type { BackgroundSettings, LanceStoreOptions } from './options.js';
 import type { arrow } from './schema.js';
 import type { ManagedTable } from './upkeep.js';
@@ -13,6 +14,9 @@ export const ADAPTER = 'lancedb';
 
 /** How many upkeep delays a pending index upkeep may be pushed back by writes that keep coming. */
 const UPKEEP_MAX_WAIT = 10;
+
+/** Whether a store of this process already warned about a small `LANCE_CPU_THREADS` set by the user. */
+let warnedCpuThreads = false;
 
 export const isObjectStorage = (uri: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) && !uri.startsWith('file://');
 
@@ -53,6 +57,15 @@ export class LanceDatabase {
   private closed = false;
 
   constructor(private readonly options: LanceStoreOptions) {
+    // Before this store's first LanceDB call: LanceDB sizes its compute pool once per process (see native-runtime.ts).
+    const { threads, fromUser } = ensureCpuThreads();
+    if (fromUser && threads < MIN_CPU_THREADS && !warnedCpuThreads) {
+      warnedCpuThreads = true;
+      options.logger?.warn(
+        `${ADAPTER}: ${CPU_THREADS_VAR}=${threads} gives LanceDB fewer than ${MIN_CPU_THREADS} compute threads; with 1 a batch load was measured to wedge inside optimize(). Unset it to let the store choose.`,
+        { field: CPU_THREADS_VAR, threads },
+      );
+    }
     this.uri = options.uri;
     this.folder = isObjectStorage(options.uri) ? null : localPath(options.uri);
     this.lock =
