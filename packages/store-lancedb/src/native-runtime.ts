@@ -10,10 +10,11 @@ export const CPU_THREADS_VAR = 'LANCE_CPU_THREADS';
 /**
  * The fewest compute threads this package gives LanceDB when `LANCE_CPU_THREADS` is not set. Left to itself,
  * LanceDB 0.31 uses the cores minus two it keeps for I/O, and at least one: ONE thread on a machine of up to three
- * cores. Some of its compute tasks wait, blocking their thread, for work that needs another compute thread; with a
- * single thread that work can never start and the process is wedged for good: no CPU used, every later LanceDB call
- * queued behind the stuck one. Measured on 2 cores: a batch load with the index upkeep on stopped inside
- * `Table.optimize()` at ~151,000 memories with the default pool, and went through 300,000 with 4 threads.
+ * cores. Its full-text index writer produces posting-list batches in a compute task that blocks its thread on a queue
+ * of one batch, while the file writer needs a compute thread to encode a page before it takes the next batch: with a
+ * single thread neither moves again, and every later LanceDB compute task of the process queues behind them (the
+ * batch-ingest stall: a load stopped inside `Table.optimize()` at ~151,000 memories; with 4 threads 300,000 went
+ * through). Two threads are enough for one such writer; 4 leave room for a few at once (stores on several folders).
  */
 export const MIN_CPU_THREADS = 4;
 
