@@ -7,7 +7,13 @@ import { MemError } from '@mem/core';
 import { tempDir } from '@mem/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLanceStore } from './index.js';
-import { CPU_THREADS_VAR, defaultCpuThreads, ensureCpuThreads, MIN_CPU_THREADS } from './native-runtime.js';
+import {
+  CPU_THREADS_VAR,
+  cpuThreadsWarning,
+  defaultCpuThreads,
+  ensureCpuThreads,
+  MIN_CPU_THREADS,
+} from './native-runtime.js';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -55,6 +61,16 @@ describe('LanceDB compute threads', () => {
       expect((error as Error).message).toContain(JSON.stringify(value));
       expect(env[CPU_THREADS_VAR]).toBe(value);
     }
+  });
+
+  it('warns about a small value of the user, and about a store of a worker thread, whose variable LanceDB cannot see', () => {
+    expect(cpuThreadsWarning({ threads: 1, fromUser: true }, true)).toContain(
+      `${CPU_THREADS_VAR}=1 gives LanceDB fewer`,
+    );
+    expect(cpuThreadsWarning({ threads: MIN_CPU_THREADS, fromUser: true }, true)).toBeNull();
+    expect(cpuThreadsWarning({ threads: 8, fromUser: true }, false)).toBeNull();
+    expect(cpuThreadsWarning({ threads: 4, fromUser: false }, true)).toBeNull();
+    expect(cpuThreadsWarning({ threads: 4, fromUser: false }, false)).toContain('created in a worker thread');
   });
 });
 

@@ -30,7 +30,7 @@ export function defaultCpuThreads(cores: number): number {
  *
  * It only takes effect before LanceDB's first compute task in the process (it reads the variable once), so it runs
  * when a store is created, before the store's first LanceDB call. Throws `INVALID_INPUT` for a value LanceDB could
- * not read (it would abort the whole process on it).
+ * not read (LanceDB panics on it: its calls fail with `Panic in async function`).
  */
 export function ensureCpuThreads(
   env: NodeJS.ProcessEnv = process.env,
@@ -45,9 +45,24 @@ export function ensureCpuThreads(
   if (!/^\d+$/.test(current) || Number(current) < 1) {
     throw new MemError(
       'INVALID_INPUT',
-      `${CPU_THREADS_VAR} must be a whole number of at least 1 (got ${JSON.stringify(current)}); LanceDB would abort the process on it. Unset it to let @mem/store-lancedb choose (${defaultCpuThreads(cores)} here), or set a number such as ${CPU_THREADS_VAR}=${MIN_CPU_THREADS}.`,
+      `${CPU_THREADS_VAR} must be a whole number of at least 1 (got ${JSON.stringify(current)}); LanceDB panics reading it (its calls fail with "Panic in async function"). Unset it to let @mem/store-lancedb choose (${defaultCpuThreads(cores)} here), or set a number such as ${CPU_THREADS_VAR}=${MIN_CPU_THREADS}.`,
       { details: { field: CPU_THREADS_VAR } },
     );
   }
   return { threads: Number(current), fromUser: true };
+}
+
+/**
+ * What a store warns about (once per process) after `ensureCpuThreads`, or null: a value the user set that leaves
+ * LanceDB fewer than `MIN_CPU_THREADS` threads, or a store created in a worker thread, whose `process.env` is a copy
+ * the native code never reads — there the variable set by the store does not reach LanceDB.
+ */
+export function cpuThreadsWarning(result: { threads: number; fromUser: boolean }, mainThread: boolean): string | null {
+  if (result.fromUser && result.threads < MIN_CPU_THREADS) {
+    return `${CPU_THREADS_VAR}=${result.threads} gives LanceDB fewer than ${MIN_CPU_THREADS} compute threads; with 1, its full-text index writer can wedge the process inside optimize() (the batch-ingest stall). Unset it to let the store choose.`;
+  }
+  if (!result.fromUser && !mainThread) {
+    return `the store was created in a worker thread, whose ${CPU_THREADS_VAR} LanceDB does not see; on a machine of up to 3 cores LanceDB may then run with one compute thread and wedge inside optimize(). Set ${CPU_THREADS_VAR}=${result.threads} in the environment of the process before it starts the worker.`;
+  }
+  return null;
 }
