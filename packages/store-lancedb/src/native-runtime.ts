@@ -26,7 +26,8 @@ export function defaultCpuThreads(cores: number): number {
 /**
  * Make sure LanceDB's compute pool will have room for its blocking tasks: when `LANCE_CPU_THREADS` is unset (or
  * empty), set it to `defaultCpuThreads(cores)` in `env` (the process environment, which the native code reads);
- * a value the user set is kept. Returns the thread count LanceDB will use, and whether it came from the user.
+ * a value already set is kept. Returns the thread count LanceDB will use, and whether the value was already there
+ * (`fromUser`: set by the user, or by an earlier store of the process).
  *
  * It only takes effect before LanceDB's first compute task in the process (it reads the variable once), so it runs
  * when a store is created, before the store's first LanceDB call. Throws `INVALID_INPUT` for a value LanceDB could
