@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { PRIVATE_DIR_MODE, wrapStoreError } from '@mem/core/adapter';
 import { FileLock, withProcessMutex } from './lock.js';
+import { CPU_THREADS_VAR, cpuThreadsWarning, ensureCpuThreads } from './native-runtime.js';
 import type { BackgroundSettings, LanceStoreOptions } from './options.js';
 import type { arrow } from './schema.js';
 import type { ManagedTable } from './upkeep.js';
@@ -13,6 +15,9 @@ export const ADAPTER = 'lancedb';
 
 /** How many upkeep delays a pending index upkeep may be pushed back by writes that keep coming. */
 const UPKEEP_MAX_WAIT = 10;
+
+/** Whether a store of this process already warned about LanceDB's compute threads (see `cpuThreadsWarning`). */
+let warnedCpuThreads = false;
 
 export const isObjectStorage = (uri: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) && !uri.startsWith('file://');
 
@@ -53,6 +58,13 @@ export class LanceDatabase {
   private closed = false;
 
   constructor(private readonly options: LanceStoreOptions) {
+    // Before this store's first LanceDB call: LanceDB sizes its compute pool once per process (see native-runtime.ts).
+    const threads = ensureCpuThreads();
+    const warning = cpuThreadsWarning(threads, isMainThread);
+    if (warning !== null && !warnedCpuThreads) {
+      warnedCpuThreads = true;
+      options.logger?.warn(`${ADAPTER}: ${warning}`, { field: CPU_THREADS_VAR, threads: threads.threads });
+    }
     this.uri = options.uri;
     this.folder = isObjectStorage(options.uri) ? null : localPath(options.uri);
     this.lock =
