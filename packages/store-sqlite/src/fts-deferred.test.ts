@@ -12,19 +12,8 @@ const NOW = '2025-01-01T00:00:00.000Z';
 const filter = { space: 's1', viewerAgentId: 'a1', now: NOW };
 
 function record(id: string, content: string, tags: string[] = []): MemoryRecord {
-  return memoryRecord({
-    id,
-    docId: id,
-    space: 's1',
-    scope: 'swarm',
-    agentId: 'a1',
-    key: `/k/${id}`,
-    name: id,
-    content,
-    tags,
-    createdAt: NOW,
-    updatedAt: NOW,
-  });
+  // Swarm scope in space s1, owned by a1 (the testkit's defaults otherwise).
+  return memoryRecord({ id, docId: id, space: 's1', scope: 'swarm', agentId: 'a1', name: id, content, tags });
 }
 
 function counts(db: Database.Database): { pending: number; indexed: number } {
