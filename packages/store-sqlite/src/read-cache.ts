@@ -15,6 +15,14 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 
+/**
+ * `PRAGMA data_version` of the connection: it changes when another connection commits. Every reader goes through
+ * here, since the statement is shared (prepared once per connection) and its pluck mode must stay the same for all.
+ */
+export function readDataVersion(stmt: (sql: string) => Statement): number {
+  return stmt('PRAGMA data_version').pluck(true).get() as number;
+}
+
 export interface CachedEntry {
   /** Bytes the entry keeps alive (its typed arrays), counted against the budget. */
   readonly bytes: number;
@@ -85,7 +93,7 @@ export function createReadCache<K, V extends CachedEntry>(
   return {
     sync() {
       if (budgetBytes <= 0 || db.inTransaction) return false;
-      const version = stmt('PRAGMA data_version').pluck().get();
+      const version = readDataVersion(stmt);
       if (!installed || version !== dataVersion) {
         // First use, or another connection committed (it may also have dropped and recreated the table, which
         // drops the TEMP triggers with it): start over.

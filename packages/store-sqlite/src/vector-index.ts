@@ -19,6 +19,7 @@
 import type { SearchFilter } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import { assignList, type IvfQuantizer, probeLists, quantizeInt8, trainIvf, unitVector } from './ivf.js';
+import { blobToVector, vectorToBlob } from './knowledge/rows.js';
 import { selectBest } from './select-best.js';
 import { createListCache, type ScoredRows } from './vector-cache.js';
 import { filed, listBound, newSplitState, splitOversized, syncSizes } from './vector-split.js';
@@ -151,11 +152,8 @@ export function ensureVectorIndexSchema(db: Database): void {
   }).immediate();
 }
 
-function f32(blob: Buffer): Float32Array {
-  return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + Math.floor(blob.byteLength / 4) * 4));
-}
-
-function blobOf(v: Float32Array | Int8Array): Buffer {
+/** The bytes of an int8 code (no copy). */
+function int8Blob(v: Int8Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
@@ -254,9 +252,9 @@ export function createVectorIndex(
     const leaves: Float32Array[] = [];
     const leafParent: number[] = [];
     for (const row of rows) {
-      if (row.level === 0) coarse.push(f32(row.centroid));
+      if (row.level === 0) coarse.push(blobToVector(row.centroid));
       else {
-        leaves.push(f32(row.centroid));
+        leaves.push(blobToVector(row.centroid));
         leafParent.push(row.parent);
       }
     }
@@ -276,7 +274,7 @@ export function createVectorIndex(
     const placed: { list: number; rid: number | bigint; q: Buffer }[] = [];
     for (const row of rows) {
       if (row.embedding.length !== q.dimension) continue;
-      placed.push({ list: assignList(q, row.embedding), rid: row.rid, q: blobOf(quantizeInt8(row.embedding)) });
+      placed.push({ list: assignList(q, row.embedding), rid: row.rid, q: int8Blob(quantizeInt8(row.embedding)) });
     }
     placed.sort((a, b) => a.list - b.list || (a.rid < b.rid ? -1 : a.rid > b.rid ? 1 : 0));
     const leave = stmt(`DELETE FROM vec_ivf WHERE list = ${PENDING} AND rid = ?`);
@@ -299,7 +297,7 @@ export function createVectorIndex(
       ).all(q.dimension * 4, Math.min(ASSIGN_PAGE, max - done)) as { rid: number; embedding: Buffer }[];
       placeMany(
         q,
-        rows.map((row) => ({ rid: row.rid, embedding: f32(row.embedding) })),
+        rows.map((row) => ({ rid: row.rid, embedding: blobToVector(row.embedding) })),
       );
       done += rows.length;
       if (rows.length < ASSIGN_PAGE) break;
@@ -313,13 +311,13 @@ export function createVectorIndex(
       `SELECT c.embedding AS embedding FROM vec_ivf v CROSS JOIN chunks c ON c.rid = v.rid
        WHERE length(c.embedding) = ? AND v.rid % ? = 0`,
     ).all(dimension * 4, step) as { embedding: Buffer }[];
-    for (const row of rows) sample.push(f32(row.embedding));
+    for (const row of rows) sample.push(blobToVector(row.embedding));
     if (sample.length < Math.min(options.minRows, 2)) return;
     const q = trainIvf(sample, { lists: options.lists });
     stmt('DELETE FROM vec_ivf_centroids').run();
     const insert = stmt('INSERT INTO vec_ivf_centroids (level, idx, parent, centroid) VALUES (?, ?, ?, ?)');
-    for (const [i, c] of q.coarse.entries()) insert.run(0, i, -1, blobOf(c));
-    for (const [i, c] of q.leaves.entries()) insert.run(1, i, q.leafParent[i]!, blobOf(c));
+    for (const [i, c] of q.coarse.entries()) insert.run(0, i, -1, vectorToBlob(c));
+    for (const [i, c] of q.leaves.entries()) insert.run(1, i, q.leafParent[i]!, vectorToBlob(c));
     stmt(`UPDATE vec_ivf SET list = ${PENDING}, q = NULL WHERE list <> ${PENDING}`).run();
     lists.clear();
     splits.atMost.clear();
@@ -338,7 +336,7 @@ export function createVectorIndex(
        WHERE list IN (SELECT value FROM json_each(?))`,
     )
       .raw()
-      .all(blobOf(qcodes), JSON.stringify(probed)) as [number, number | null][];
+      .all(int8Blob(qcodes), JSON.stringify(probed)) as [number, number | null][];
     const rids = new Float64Array(rows.length);
     const distances = new Float64Array(rows.length);
     for (const [i, [rid, d]] of rows.entries()) {
@@ -428,7 +426,7 @@ export function createVectorIndex(
       // The nearest lists, plus the list the query itself would be assigned to (rows equal to it live there).
       const probed = [...new Set([assignList(q, unit), ...probeLists(q, unit, probeCount(options, q.leaves.length))])];
       const qcodes = quantizeInt8(vector);
-      const full = blobOf(vector);
+      const full = vectorToBlob(vector);
       const byteLength = vector.length * 4;
       // Pending rows (written before training, by a writer without the index, or not yet assigned): exact.
       const pendingParams: unknown[] = [full];

@@ -8,19 +8,13 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { type IvfQuantizer, splitTwo } from './ivf.js';
+import { blobToVector, vectorToBlob } from './knowledge/rows.js';
+import { readDataVersion } from './read-cache.js';
 
 /** The bound of a list's length: `splitFactor` × the number of lists, at least `splitMinRows` (0 factor: no bound). */
 export function listBound(lists: number, splitFactor: number, splitMinRows: number): number {
   if (!(splitFactor > 0)) return Number.POSITIVE_INFINITY;
   return Math.max(splitMinRows, Math.ceil(splitFactor * lists));
-}
-
-function blobOf(v: Float32Array): Buffer {
-  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-}
-
-function f32(blob: Buffer): Float32Array {
-  return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + Math.floor(blob.byteLength / 4) * 4));
 }
 
 export interface SplitState {
@@ -47,7 +41,7 @@ export function newSplitState(): SplitState {
 
 /** Forget the length bounds when another connection committed since they were taken (call inside a write). */
 export function syncSizes(stmt: (sql: string) => Statement, state: SplitState): void {
-  const version = (stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
+  const version = readDataVersion(stmt);
   if (version !== state.version) {
     state.atMost.clear();
     state.version = version;
@@ -114,7 +108,7 @@ export function splitOversized(
     }
     const rows = rowsOf.all(list, q.dimension * 4) as { rid: number; embedding: Buffer }[];
     const halves = splitTwo(
-      rows.map((r) => f32(r.embedding)),
+      rows.map((r) => blobToVector(r.embedding)),
       list + 1,
     );
     if (halves === null) {
@@ -127,8 +121,8 @@ export function splitOversized(
     leaves[list] = halves.centroids[0];
     leaves.push(halves.centroids[1]);
     leafParent.push(leafParent[list]!);
-    setLeaf.run(blobOf(halves.centroids[0]), list);
-    addLeaf.run(added, leafParent[list]!, blobOf(halves.centroids[1]));
+    setLeaf.run(vectorToBlob(halves.centroids[0]), list);
+    addLeaf.run(added, leafParent[list]!, vectorToBlob(halves.centroids[1]));
     let moved = 0;
     for (const [i, row] of rows.entries()) {
       if (halves.side[i] === 1) {
