@@ -5,8 +5,10 @@ import * as lancedb from '@lancedb/lancedb';
 import { createHashingEmbedder, createStack, MemError } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
 import { memoryRecord } from '@mem/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLanceStore, type LanceKnowledgeStore, type LanceStoreOptions } from './index.js';
+import { indexSettings } from './options.js';
+import { ManagedTable } from './upkeep.js';
 
 // Group commit of concurrent inserts and the background compaction, on real LanceDB folders.
 
@@ -195,6 +197,31 @@ describe('lancedb group commit', () => {
     // Nothing of the store runs after close: the folder can go away at once without a late error.
     expect(warnings).toEqual([]);
     table.close();
+  });
+
+  it('the background compaction skips a table no commit changed once nothing older is left to remove', async () => {
+    const conn = await lancedb.connect(tempDir(), { readConsistencyInterval: 0 });
+    const table = await conn.createTable('plain', [{ id: 'a', n: 1 }]);
+    const managed = new ManagedTable('plain', table, indexSettings({}), false);
+    const optimize = vi.spyOn(table, 'optimize');
+    const version = async () => table.version();
+    // Nothing kept: the first run can remove every older version, so an unchanged table is then left alone.
+    const all = () => new Date(Date.now() + 60_000);
+    await managed.compactVersions(all());
+    const settled = await version();
+    await managed.compactVersions(all());
+    expect(optimize).toHaveBeenCalledTimes(1);
+    expect(await version()).toBe(settled);
+    await table.add([{ id: 'b', n: 2 }]);
+    await managed.compactVersions(all());
+    expect(optimize).toHaveBeenCalledTimes(2);
+    // Kept 10 s: versions younger than that may remain, so the unchanged table is compacted again next time.
+    await table.add([{ id: 'c', n: 3 }]);
+    await managed.compactVersions(new Date(Date.now() - 10_000));
+    await managed.compactVersions(new Date(Date.now() - 10_000));
+    expect(optimize).toHaveBeenCalledTimes(4);
+    expect(await table.countRows()).toBe(3);
+    conn.close();
   });
 
   it('refuses bad maintenance settings with a clear error, before touching the folder', () => {

@@ -3,6 +3,7 @@ import { clampSimilarity, type KeywordHit, type VectorHit } from '@mem/core/adap
 import type { IndexSettings, LanceIndexState, LanceOptimizeReport } from './options.js';
 import { FTS_COLUMN, type Row, vectorColumn, vectorDimension, vectorField } from './schema.js';
 import { matchText } from './sql.js';
+import type { TailRows } from './tail-rows.js';
 
 /** IVF_PQ sub-vectors: 16 or 8 dimensions each (SIMD friendly), else the largest divisor ≤ dimension / 4. */
 function subVectors(dimension: number): number {
@@ -44,6 +45,13 @@ export class ManagedTable {
   /** Columns of `scalarColumns` that have their scalar index. */
   private scalarIndexed = new Set<string>();
   private writes = 0;
+  /**
+   * The rows its scalar indexes have not seen, when the port keeps them (the chunks table, see `TailRows`): told
+   * here of every `optimize` (after which the indexes cover every row) and of every index-only commit.
+   */
+  tail: TailRows | null = null;
+  /** The table's version at the last background compaction, when it was first seen, and when that compaction ran. */
+  private compacted: { version: number; seenAt: number; ranAt: number } | null = null;
 
   /**
    * `scalarIndexes`: columns looked up by equality on every write or read (ids, content hashes) or tested by the
@@ -101,7 +109,7 @@ export class ManagedTable {
     const existing = schema.fields.map((f) => f.name);
     const missing = [...new Set(dimensions)].filter((d) => d > 0 && !existing.includes(vectorColumn(d)));
     if (missing.length === 0) return schema;
-    await this.table.addColumns(missing.map(vectorField));
+    await this.rowsKept(() => this.table.addColumns(missing.map(vectorField)));
     return this.table.schema();
   }
 
@@ -197,10 +205,9 @@ export class ManagedTable {
       if (this.annColumns.has(column)) continue;
       const n = await this.table.countRows(`${column} IS NOT NULL`);
       if (n < this.settings.minRows) continue;
-      await this.table.createIndex(column, {
-        config: this.vectorIndexConfig(vectorDimension(column)!, n),
-        replace: true,
-      });
+      await this.rowsKept(() =>
+        this.table.createIndex(column, { config: this.vectorIndexConfig(vectorDimension(column)!, n), replace: true }),
+      );
       created.push(column);
     }
     if (created.length > 0) await this.refreshIndexInfo();
@@ -223,27 +230,61 @@ export class ManagedTable {
       const stats = await this.table.indexStats(`${column}_idx`);
       if (!stats || (stats.numIndices ?? 1) <= maxDeltas) continue;
       const n = await this.table.countRows(`${column} IS NOT NULL`);
-      await this.table.createIndex(column, {
-        config: this.vectorIndexConfig(vectorDimension(column)!, n),
-        replace: true,
-      });
+      await this.rowsKept(() =>
+        this.table.createIndex(column, { config: this.vectorIndexConfig(vectorDimension(column)!, n), replace: true }),
+      );
       retrained.push(column);
     }
     return retrained;
   }
 
   private async rebuildFts(): Promise<void> {
-    await this.table.createIndex(FTS_COLUMN, {
-      // Stop words stay searchable (the core already drops them from queries unless nothing else is left).
-      config: lancedb.Index.fts({
-        withPosition: false,
-        stem: true,
-        lowercase: true,
-        asciiFolding: true,
-        removeStopWords: false,
+    await this.rowsKept(() =>
+      this.table.createIndex(FTS_COLUMN, {
+        // Stop words stay searchable (the core already drops them from queries unless nothing else is left).
+        config: lancedb.Index.fts({
+          withPosition: false,
+          stem: true,
+          lowercase: true,
+          asciiFolding: true,
+          removeStopWords: false,
+        }),
+        replace: true,
       }),
-      replace: true,
-    });
+    );
+  }
+
+  /**
+   * Under the lock: commits that leave every row and fragment as they were — an index built or replaced, an all-null
+   * column added — keep the tail (see `TailRows`).
+   */
+  private async rowsKept<T>(commit: () => Promise<T>): Promise<T> {
+    if (!this.tail) return commit();
+    const before = await this.table.version();
+    const result = await commit();
+    this.tail.carried(before, await this.table.version());
+    return result;
+  }
+
+  /** Under the lock, after an `optimize`: its index refresh left every scalar index covering every row. */
+  async optimized(): Promise<void> {
+    if (this.tail && this.scalarReady) this.tail.covered(await this.table.version());
+  }
+
+  /**
+   * Under the lock, when the port opens the table: the tail is empty if every scalar index already covers every
+   * row (else it stays unknown until the upkeep's next `optimize`).
+   */
+  async checkTail(): Promise<void> {
+    if (!this.tail || !this.scalarReady) return;
+    const version = await this.table.version();
+    const stats = await Promise.all(this.scalarColumns.map((c) => this.table.indexStats(`${c}_idx`)));
+    if (stats.every((s) => s !== undefined && s.numUnindexedRows === 0)) {
+      this.tail.covered(
+        version,
+        stats.every((s) => s!.numIndexedRows === 0),
+      );
+    }
   }
 
   /**
@@ -280,7 +321,7 @@ export class ManagedTable {
     for (const column of this.scalarColumns) {
       if (this.scalarIndexed.has(column)) continue;
       const config = this.scalarKinds[column] === 'bitmap' ? lancedb.Index.bitmap() : lancedb.Index.btree();
-      await this.table.createIndex(column, { config, replace: true });
+      await this.rowsKept(() => this.table.createIndex(column, { config, replace: true }));
       created.push(column);
     }
     if (created.length > 0) await this.refreshIndexInfo();
@@ -302,6 +343,7 @@ export class ManagedTable {
   private async optimizeTable(): Promise<void> {
     const keep = this.settings.keepVersionsMs;
     await this.table.optimize(keep === null ? {} : { cleanupOlderThan: new Date(Date.now() - keep) });
+    await this.optimized();
   }
 
   /**
@@ -345,12 +387,24 @@ export class ManagedTable {
    * versions older than `olderThan` (every commit leaves one; LanceDB keeps them until a cleanup).
    */
   async compactVersions(olderThan: Date): Promise<void> {
+    // A table no commit changed since a compaction that could already remove every older version has nothing
+    // left to merge, fold in or remove: skipped (most tables of a port are idle while its chunks take writes).
+    const now = Date.now();
+    const version = await this.table.version();
+    const seenAt = this.compacted?.version === version ? this.compacted.seenAt : now;
+    if (this.compacted?.version === version && this.compacted.ranAt - seenAt >= now - olderThan.getTime()) return;
     await this.table.optimize({ cleanupOlderThan: olderThan });
+    // Every version older than the current one existed by `seenAt` (or by now, if this optimize committed).
+    const after = await this.table.version();
+    this.compacted = { version: after, seenAt: after === version ? seenAt : now, ranAt: now };
+    await this.optimized();
     if (!this.searchable) return;
     // Its fold-in may have split the ANN index past the cap, as the upkeep's may (see `afterWrite`).
     const cap = this.settings.maxVectorIndexDeltas;
-    if (cap > 0 && (await this.retrainSplitVectorIndexes(cap)).length > 0)
+    if (cap > 0 && (await this.retrainSplitVectorIndexes(cap)).length > 0) {
       await this.table.optimize({ cleanupOlderThan: olderThan });
+      await this.optimized();
+    }
     await this.refreshIndexInfo();
   }
 
@@ -411,6 +465,7 @@ export async function optimizeTables(
     const s = await managed.table.optimize(
       options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
     );
+    await managed.optimized();
     report.compaction[managed.name] = {
       fragmentsRemoved: s.compaction.fragmentsRemoved,
       fragmentsAdded: s.compaction.fragmentsAdded,
@@ -425,6 +480,7 @@ export async function optimizeTables(
     const again = await main.table.optimize(
       options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
     );
+    await main.optimized();
     const c = report.compaction[main.name]!;
     c.fragmentsRemoved += again.compaction.fragmentsRemoved;
     c.fragmentsAdded += again.compaction.fragmentsAdded;

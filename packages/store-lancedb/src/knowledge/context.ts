@@ -18,6 +18,7 @@ import {
   versionSchema,
 } from '../schema.js';
 import { chunked, rows, sqlIn, sqlString } from '../sql.js';
+import { TailRows } from '../tail-rows.js';
 import { ManagedTable, type ScalarIndexKind } from '../upkeep.js';
 
 /**
@@ -204,10 +205,13 @@ export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions
         access: plain(names.access, access!),
       },
     };
+    // The write lookups read the indexed part of the chunks table and this connection's newer rows from memory.
+    t.upkeep.chunks.tail = new TailRows();
     await t.upkeep.chunks.refreshIndexInfo();
     await db.exclusive(async () => {
       await t.upkeep.chunks.ensureFtsIndex();
       await t.upkeep.chunks.ensureScalarIndexes();
+      await t.upkeep.chunks.checkTail();
       const stored = await metaGet(t, META_SCHEMA);
       if (stored === null) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
       else if (Number(stored) > SCHEMA_VERSION) {

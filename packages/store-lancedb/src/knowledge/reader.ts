@@ -1,7 +1,8 @@
 import type { HashLookup, KnowledgeReader, ScanOptions } from '@mem/core/adapter';
 import { ReadGroup } from '../read-group.js';
 import { type Row, rowToVersion } from '../schema.js';
-import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
+import { chunked, docPredicate, rows, sqlIn, sqlString, wellFormed } from '../sql.js';
+import { lookupRows } from '../tail-rows.js';
 import { type LanceKnowledgeContext, recordColumns, toRecords } from './context.js';
 
 /** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
@@ -24,9 +25,22 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
       }
       const best = new Map<string, { docId: string; createdAt: string; id: string }>();
       for (const [g, group] of groups) {
+        const [inSpace, scope, agentId] = [wellFormed(space), wellFormed(group.scope), wellFormed(group.agentId)];
         for (const slice of chunked([...group.hashes])) {
           const where = `space = ${sqlString(space)} AND scope = ${sqlString(group.scope)} AND agent_id = ${sqlString(group.agentId)} AND ${sqlIn('content_hash', slice)}`;
-          for (const r of await rows(t.chunks, where, undefined, ['doc_id', 'content_hash', 'created_at', 'id'])) {
+          const hashes = new Set(slice.map(wellFormed));
+          const match = (r: Row) =>
+            r.space === inSpace && r.scope === scope && r.agent_id === agentId && hashes.has(String(r.content_hash));
+          // Outside the lock: commits may land meanwhile (see `lookupRows`).
+          const found = await lookupRows(
+            t.chunks,
+            t.upkeep.chunks.tail,
+            where,
+            ['doc_id', 'content_hash', 'created_at', 'id'],
+            match,
+            false,
+          );
+          for (const r of found) {
             const k = `${g}\u0000${String(r.content_hash)}`;
             const row = { docId: String(r.doc_id), createdAt: String(r.created_at), id: String(r.id) };
             const seen = best.get(k);

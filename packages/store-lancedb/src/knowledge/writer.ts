@@ -5,7 +5,8 @@ import { rowsToTable } from '../arrow-rows.js';
 import { ADAPTER } from '../database.js';
 import { GroupCommit } from '../group-commit.js';
 import { baseOf, type Row, recordToRow, vectorDimension, versionToRow } from '../schema.js';
-import { chunked, docPredicate, rows, sqlIn, sqlString } from '../sql.js';
+import { chunked, docPredicate, rows, sqlIn, sqlString, wellFormed } from '../sql.js';
+import { lookupRows, tailRow } from '../tail-rows.js';
 import { optimizeTables } from '../upkeep.js';
 import { type LanceKnowledgeContext, notFound, type Tables } from './context.js';
 
@@ -109,25 +110,35 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
       bySpace.set(first.space, list);
     }
     const columns = ['id', 'doc_id', 'space', 'scope', 'agent_id', 'key'];
+    // Under the lock: no other commit can land while these run (see `lookupRows`).
+    const lookup = (where: string, match: (r: Row) => boolean) =>
+      lookupRows(t.chunks, t.upkeep.chunks.tail, where, columns, match, true);
+    const stored = (values: readonly string[]) => new Set(values.map(wellFormed));
     for (const [spaceName, list] of bySpace) {
       const space = sqlString(spaceName);
+      const inSpace = wellFormed(spaceName);
       const found: Row[] = [];
       for (const slice of chunked(list)) {
         const keys = [...new Set(slice.map((c) => c[0]!.key))];
         const docIds = slice.map((c) => c[0]!.docId);
         const chunkIds = slice.map((c) => c[0]!.id);
+        const [k, d, c] = [stored(keys), stored(docIds), stored(chunkIds)];
         found.push(
-          ...(await rows(
-            t.chunks,
+          ...(await lookup(
             `space = ${space} AND (${sqlIn('key', keys)} OR ${sqlIn('doc_id', docIds)} OR ${sqlIn('id', chunkIds)})`,
-            undefined,
-            columns,
+            (r) => r.space === inSpace && (k.has(String(r.key)) || d.has(String(r.doc_id)) || c.has(String(r.id))),
           )),
         );
       }
       const more = list.flatMap((chunks) => chunks.slice(1).map((c) => c.id));
       for (const slice of chunked(more)) {
-        found.push(...(await rows(t.chunks, `space = ${space} AND ${sqlIn('id', slice)}`, undefined, columns)));
+        const ids = stored(slice);
+        found.push(
+          ...(await lookup(
+            `space = ${space} AND ${sqlIn('id', slice)}`,
+            (r) => r.space === inSpace && ids.has(String(r.id)),
+          )),
+        );
       }
       // KEY_TAKEN first (as for one document), reported for the first document of the batch that hits it.
       let taken: { at: number; first: MemoryRecord; holder: string } | undefined;
@@ -222,22 +233,19 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
       all.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
     );
     const columns = schema.fields.map((f) => f.name).filter((n) => vectorDimension(n) !== null);
+    const data = all.map((c) =>
+      recordToRow(c, columns, {
+        accessCount: c.accessCount,
+        lastAccessedAt: c.lastAccessedAt,
+        alpha: c.alpha,
+        beta: c.beta,
+        version: c.version,
+      }),
+    );
     // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none. The rows
     // go as an Arrow table of the table's schema, built here (see rowsToTable).
-    await t.chunks.add(
-      rowsToTable(
-        schema,
-        all.map((c) =>
-          recordToRow(c, columns, {
-            accessCount: c.accessCount,
-            lastAccessedAt: c.lastAccessedAt,
-            alpha: c.alpha,
-            beta: c.beta,
-            version: c.version,
-          }),
-        ),
-      ),
-    );
+    const { version } = await t.chunks.add(rowsToTable(schema, data));
+    t.upkeep.chunks.tail?.appended(version, data.map(tailRow));
     return outcomes;
   }
 
