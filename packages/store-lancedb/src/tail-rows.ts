@@ -116,7 +116,7 @@ export async function lookupRows(
     const seen = new Set(found.map((r) => `${String(r.space)}\u0000${String(r.id)}`));
     for (let i = 0; i < snap.length; i++) {
       const r = snap.rows[i]!;
-      if (match(r) && !seen.has(`${String(r.space)}\u0000${String(r.id)}`)) found.push({ ...r });
+      if (match(r) && !seen.has(`${String(r.space)}\u0000${String(r.id)}`)) found.push(r);
     }
     return found;
   }

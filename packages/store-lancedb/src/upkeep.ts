@@ -180,6 +180,13 @@ export class ManagedTable {
 
   // ---------- indexes ----------
 
+  /** Under the lock: (re)build the ANN index of `column` for its `n` vectors, in one commit. */
+  private buildVectorIndex(column: string, n: number): Promise<void> {
+    return this.rowsKept(() =>
+      this.table.createIndex(column, { config: this.vectorIndexConfig(vectorDimension(column)!, n), replace: true }),
+    );
+  }
+
   private vectorIndexConfig(dimension: number, rowsNow: number): lancedb.Index {
     if (this.settings.annType === 'IVF_HNSW_SQ') {
       return lancedb.Index.hnswSq({
@@ -205,9 +212,7 @@ export class ManagedTable {
       if (this.annColumns.has(column)) continue;
       const n = await this.table.countRows(`${column} IS NOT NULL`);
       if (n < this.settings.minRows) continue;
-      await this.rowsKept(() =>
-        this.table.createIndex(column, { config: this.vectorIndexConfig(vectorDimension(column)!, n), replace: true }),
-      );
+      await this.buildVectorIndex(column, n);
       created.push(column);
     }
     if (created.length > 0) await this.refreshIndexInfo();
@@ -230,9 +235,7 @@ export class ManagedTable {
       const stats = await this.table.indexStats(`${column}_idx`);
       if (!stats || (stats.numIndices ?? 1) <= maxDeltas) continue;
       const n = await this.table.countRows(`${column} IS NOT NULL`);
-      await this.rowsKept(() =>
-        this.table.createIndex(column, { config: this.vectorIndexConfig(vectorDimension(column)!, n), replace: true }),
-      );
+      await this.buildVectorIndex(column, n);
       retrained.push(column);
     }
     return retrained;
@@ -266,9 +269,16 @@ export class ManagedTable {
     return result;
   }
 
-  /** Under the lock, after an `optimize`: its index refresh left every scalar index covering every row. */
-  async optimized(): Promise<void> {
+  /**
+   * Under the lock: LanceDB's `optimize` (compaction, index refresh, versions older than `cleanupOlderThan` removed).
+   * Its index refresh leaves every scalar index covering every row: the tail starts empty there.
+   */
+  async optimize(options: { cleanupOlderThan?: Date } = {}): Promise<lancedb.OptimizeStats> {
+    const stats = await this.table.optimize(
+      options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
+    );
     if (this.tail && this.scalarReady) this.tail.covered(await this.table.version());
+    return stats;
   }
 
   /**
@@ -342,8 +352,7 @@ export class ManagedTable {
    */
   private async optimizeTable(): Promise<void> {
     const keep = this.settings.keepVersionsMs;
-    await this.table.optimize(keep === null ? {} : { cleanupOlderThan: new Date(Date.now() - keep) });
-    await this.optimized();
+    await this.optimize(keep === null ? {} : { cleanupOlderThan: new Date(Date.now() - keep) });
   }
 
   /**
@@ -393,17 +402,15 @@ export class ManagedTable {
     const version = await this.table.version();
     const seenAt = this.compacted?.version === version ? this.compacted.seenAt : now;
     if (this.compacted?.version === version && this.compacted.ranAt - seenAt >= now - olderThan.getTime()) return;
-    await this.table.optimize({ cleanupOlderThan: olderThan });
+    await this.optimize({ cleanupOlderThan: olderThan });
     // Every version older than the current one existed by `seenAt` (or by now, if this optimize committed).
     const after = await this.table.version();
     this.compacted = { version: after, seenAt: after === version ? seenAt : now, ranAt: now };
-    await this.optimized();
     if (!this.searchable) return;
     // Its fold-in may have split the ANN index past the cap, as the upkeep's may (see `afterWrite`).
     const cap = this.settings.maxVectorIndexDeltas;
     if (cap > 0 && (await this.retrainSplitVectorIndexes(cap)).length > 0) {
-      await this.table.optimize({ cleanupOlderThan: olderThan });
-      await this.optimized();
+      await this.optimize({ cleanupOlderThan: olderThan });
     }
     await this.refreshIndexInfo();
   }
@@ -462,10 +469,7 @@ export async function optimizeTables(
   for (const managed of [main, ...others])
     report.indexesCreated.push(...(await managed.ensureScalarIndexes()).map((c) => `${c}_idx`));
   for (const managed of [main, ...others]) {
-    const s = await managed.table.optimize(
-      options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
-    );
-    await managed.optimized();
+    const s = await managed.optimize(options);
     report.compaction[managed.name] = {
       fragmentsRemoved: s.compaction.fragmentsRemoved,
       fragmentsAdded: s.compaction.fragmentsAdded,
@@ -477,10 +481,7 @@ export async function optimizeTables(
   const retrained = await main.retrainSplitVectorIndexes(1);
   if (retrained.length > 0) {
     report.indexesCreated.push(...retrained.map((c) => `${c}_idx`));
-    const again = await main.table.optimize(
-      options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
-    );
-    await main.optimized();
+    const again = await main.optimize(options);
     const c = report.compaction[main.name]!;
     c.fragmentsRemoved += again.compaction.fragmentsRemoved;
     c.fragmentsAdded += again.compaction.fragmentsAdded;
