@@ -180,15 +180,21 @@ describe('ANN index deltas', () => {
     expect(top?.similarity).toBeGreaterThan(0.999);
   });
 
-  it('the upkeep retrains an index split past maintenance.maxVectorIndexDeltas', async () => {
+  /** A store with the upkeep's `maintenance` (a table above `ftsRebuildBelowRows`, no delay) and its ANN index built. */
+  async function indexedStore(maintenance: NonNullable<Parameters<typeof createLanceStore>[0]['maintenance']>) {
     const { store, uri } = open({
-      maintenance: { ftsRebuildBelowRows: 1, maxUnindexedFraction: 0.01, maxVectorIndexDeltas: 2, upkeepDelayMs: 0 },
+      maintenance: { ftsRebuildBelowRows: 1, upkeepDelayMs: 0, ...maintenance },
       index: { vector: { minRows: 256 } },
     });
     await store.insertDocuments(batch(0, 300));
     await store.indexState(); // runs the upkeep it owes: the index is built
     const table = await chunkTable(uri);
     cleanups.push(() => table.close());
+    return { store, table };
+  }
+
+  it('the upkeep retrains an index split past maintenance.maxVectorIndexDeltas', async () => {
+    const { store, table } = await indexedStore({ maxUnindexedFraction: 0.01, maxVectorIndexDeltas: 2 });
     expect(await table.deltas()).toBe(1);
     const seen: number[] = [];
     for (let round = 0; round < 4; round++) {
@@ -200,6 +206,24 @@ describe('ANN index deltas', () => {
     expect(Math.max(...seen)).toBeLessThanOrEqual(2);
     expect(seen).toContain(2);
     expect((await store.indexState()).vector.vec_16).toMatchObject({ indexedRows: 340, unindexedRows: 0 });
+  });
+
+  it('a split index does not make every write compact: fragments count from what the last compaction left', async () => {
+    const { store, table } = await indexedStore({ maxUnindexedFraction: 1, maxFragments: 4 });
+    const writes = 30;
+    for (let i = 0; i < writes; i++) {
+      await store.insertDocuments(batch(300 + i, 1));
+      await store.indexState();
+    }
+    // Each compaction folds the new rows in as one more delta, and fragments of different deltas never merge: the
+    // fragments it leaves grow by one each time. Compacting whenever more than 4 fragments exist made every write
+    // past the fourth compaction compact again (25 deltas here); counting from what the last one left, it runs about
+    // once per 4 writes.
+    expect(await table.deltas()).toBeLessThanOrEqual(1 + Math.ceil(writes / 4));
+    expect(await table.fragments()).toBeLessThanOrEqual(1 + Math.ceil(writes / 4) + 4);
+    expect((await store.indexState()).vector.vec_16).toMatchObject({ indexedRows: 300 + writes });
+    const [top] = await store.vectorSearch({ filter: filter(), vector: vectorNear(310, 16, 310), limit: 1 });
+    expect(top?.similarity).toBeGreaterThan(0.999);
   });
 
   it('refuses a maxVectorIndexDeltas below 0', () => {

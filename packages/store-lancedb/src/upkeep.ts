@@ -50,6 +50,11 @@ export class ManagedTable {
    * here of every `optimize` (after which the indexes cover every row) and of every index-only commit.
    */
   tail: TailRows | null = null;
+  /**
+   * Fragments the last `optimize` left: the ones compaction could not merge (LanceDB merges only fragments that the
+   * same deltas of the ANN index cover). `compactIfFragmented` counts fragments past these.
+   */
+  private fragmentsLeft = 0;
   /** The table's version at the last background compaction, when it was first seen, and when that compaction ran. */
   private compacted: { version: number; seenAt: number; ranAt: number } | null = null;
 
@@ -278,6 +283,7 @@ export class ManagedTable {
       options.cleanupOlderThan ? { cleanupOlderThan: options.cleanupOlderThan } : {},
     );
     if (this.tail && this.scalarReady) this.tail.covered(await this.table.version());
+    this.fragmentsLeft = (await this.table.stats()).fragmentStats.numFragments;
     return stats;
   }
 
@@ -338,9 +344,14 @@ export class ManagedTable {
     return created;
   }
 
-  /** Compact (`optimize`) once the table has more than `limit` fragments; true when it did. */
+  /**
+   * Compact (`optimize`) once the table has more than `limit` fragments beyond those the last `optimize` could not
+   * merge; true when it did. Counting every fragment instead made a table whose ANN index is split into deltas
+   * (fragments of different deltas never merge) run `optimize` after every write once it passed `limit` fragments,
+   * each adding one more delta — 902 deltas and 902 fragments after loading 1,000,000 memories.
+   */
   private async compactIfFragmented(limit = this.settings.maxFragments): Promise<boolean> {
-    if ((await this.table.stats()).fragmentStats.numFragments <= limit) return false;
+    if ((await this.table.stats()).fragmentStats.numFragments <= limit + this.fragmentsLeft) return false;
     await this.optimizeTable();
     return true;
   }
