@@ -28,6 +28,7 @@ import {
   rowToProcedure,
 } from './candidate-schema.js';
 import { ADAPTER, LanceDatabase, PortRunner, type TableSpec } from './database.js';
+import { optimizeTables } from './optimize-tables.js';
 import {
   backgroundSettings,
   type IndexSettings,
@@ -38,7 +39,7 @@ import {
 } from './options.js';
 import type { Row } from './schema.js';
 import { chunked, rows, sqlIn, sqlString } from './sql.js';
-import { ManagedTable, optimizeTables } from './upkeep.js';
+import { ManagedTable } from './upkeep.js';
 
 /** What the Lance episode and procedure stores add to their port. */
 export interface LanceCandidateStoreExtras {

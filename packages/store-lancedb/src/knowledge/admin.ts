@@ -1,9 +1,9 @@
 import type { EmbeddingInfo, KnowledgeAdmin, KnowledgeStats } from '@mem/core/adapter';
 import { ADAPTER } from '../database.js';
 import type { LanceKnowledgeStore } from '../knowledge-store.js';
+import { optimizeTables } from '../optimize-tables.js';
 import { baseOf, type Row, recordToRow, rowToRecord } from '../schema.js';
 import { chunked, rows, sqlIn, sqlString } from '../sql.js';
-import { optimizeTables } from '../upkeep.js';
 import { type LanceKnowledgeContext, META_DIMENSION, META_MODEL, metaPut } from './context.js';
 
 /**

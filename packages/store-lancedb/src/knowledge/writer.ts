@@ -4,10 +4,10 @@ import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/c
 import { rowsToTable } from '../arrow-rows.js';
 import { ADAPTER } from '../database.js';
 import { GroupCommit } from '../group-commit.js';
+import { optimizeTables } from '../optimize-tables.js';
 import { baseOf, type Row, recordToRow, vectorDimension, versionToRow } from '../schema.js';
 import { chunked, docPredicate, rows, sqlIn, sqlString, wellFormed } from '../sql.js';
 import { lookupRows, tailRow } from '../tail-rows.js';
-import { optimizeTables } from '../upkeep.js';
 import { type LanceKnowledgeContext, notFound, type Tables } from './context.js';
 
 const keyTaken = (key: string, scope: Scope, agentId: string, holder: string): MemError =>
