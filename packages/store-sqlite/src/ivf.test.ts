@@ -131,6 +131,23 @@ describe('vector index building blocks', () => {
     expect(probeLists(grown, v, 1)).toEqual([q.leaves.length]);
   });
 
+  it("a dense query's int8 first cut picks exactly the lists of the full scan over many close leaves", () => {
+    // 1,200 leaves packed around 40 directions (neighbouring leaves' similarities differ by little), probed as the
+    // store does at 100,000 rows (nprobe 32 and more): the shortlist must never drop a list the full scan keeps.
+    const leaves = clustered(1200, 96, 40, 21).map(unitVector);
+    const q = { dimension: 96, coarse: [leaves[0]!], leaves, leafParent: leaves.map(() => 0) };
+    const plain = (query: Float32Array, n: number) =>
+      leaves
+        .map((leaf, i) => ({ i, d: dot(query, leaf) }))
+        .sort((a, b) => b.d - a.d || a.i - b.i)
+        .slice(0, n)
+        .map((s) => s.i);
+    const queries = clustered(60, 96, 40, 23).map((v, i) => (i % 2 === 0 ? unitVector(v) : v));
+    for (const query of queries) {
+      for (const n of [8, 32, 64]) expect(probeLists(q, query, n)).toEqual(plain(query, n));
+    }
+  });
+
   it('splitTwo separates two groups, and refuses vectors that do not separate', () => {
     const points = clustered(200, 16, 2, 21);
     const halves = splitTwo(points, 3);

@@ -165,6 +165,54 @@ describe('sqlite vector index (ivf)', () => {
     expect((await ids(first, target, base, 10)).length).toBe(10);
   });
 
+  it('a file with the list-clustered layout of earlier versions is rebuilt on open, lists and codes kept', async () => {
+    const opts = { minRows: 300, lists: 16, nprobe: 4 };
+    const first = make(opts);
+    await seed(first);
+    const before = await Promise.all(queries.map((q) => ids(first, q)));
+    const rows = () =>
+      first.db.prepare('SELECT rid, list, hex(q) AS q FROM vec_ivf ORDER BY rid').all() as Record<string, unknown>[];
+    const kept = rows();
+    expect(kept.filter((r) => (r.list as number) >= 0).length).toBe(N);
+    // Back to the old layout by hand: vec_ivf clustered by (list, rid) WITHOUT ROWID, with its rid index.
+    first.db.exec(`
+      DROP TRIGGER vec_ivf_insert; DROP TRIGGER vec_ivf_delete; DROP TRIGGER vec_ivf_update;
+      ALTER TABLE vec_ivf RENAME TO vec_ivf_new;
+      CREATE TABLE vec_ivf (list INTEGER NOT NULL, rid INTEGER NOT NULL, q BLOB, PRIMARY KEY (list, rid)) WITHOUT ROWID;
+      CREATE UNIQUE INDEX vec_ivf_rid ON vec_ivf (rid);
+      INSERT INTO vec_ivf (list, rid, q) SELECT list, rid, q FROM vec_ivf_new;
+      DROP TABLE vec_ivf_new;
+      CREATE TRIGGER vec_ivf_insert AFTER INSERT ON chunks WHEN new.embedding IS NOT NULL BEGIN
+        INSERT INTO vec_ivf (list, rid, q) VALUES (-1, new.rid, NULL);
+      END;
+      CREATE TRIGGER vec_ivf_delete AFTER DELETE ON chunks BEGIN DELETE FROM vec_ivf WHERE rid = old.rid; END;
+      CREATE TRIGGER vec_ivf_update AFTER UPDATE OF embedding ON chunks BEGIN
+        DELETE FROM vec_ivf WHERE rid = old.rid;
+        INSERT INTO vec_ivf (list, rid, q) SELECT -1, new.rid, NULL WHERE new.embedding IS NOT NULL;
+      END;`);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+
+    const reopened = make(opts);
+    // The first use of the store checks its schema and rebuilds the index table.
+    expect(await Promise.all(queries.map((q) => ids(reopened, q)))).toEqual(before);
+    const ddl = reopened.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'vec_ivf'").pluck().get() as string;
+    expect(ddl).not.toMatch(/WITHOUT ROWID/i);
+    expect(
+      reopened.db
+        .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'vec_ivf_%'")
+        .pluck()
+        .get(),
+    ).toBe(3);
+    expect(reopened.db.prepare('SELECT rid, list, hex(q) AS q FROM vec_ivf ORDER BY rid').all()).toEqual(kept);
+    // The triggers work on the rebuilt table: a new row is filed, a deleted one leaves.
+    await reopened.insertDocument([record(7000, { embedding: queries[0]!, scope: 'swarm', expiresAt: null })]);
+    expect((await ids(reopened, queries[0]!))[0]).toBe('r7000');
+    await reopened.deleteDocument('s1', 'r7000');
+    expect(await ids(reopened, queries[0]!)).not.toContain('r7000');
+    expect(reopened.db.prepare('SELECT count(*) FROM vec_ivf').pluck().get()).toBe(N);
+  });
+
   it('a new embedding dimension retires the lists until the index is trained again', async () => {
     const store = make({ minRows: 300, lists: 16, nprobe: 2 });
     await seed(store);
