@@ -16,6 +16,23 @@ export const ADAPTER = 'lancedb';
 /** How many upkeep delays a pending index upkeep may be pushed back by writes that keep coming. */
 const UPKEEP_MAX_WAIT = 10;
 
+/**
+ * Open a table the folder lists. A process killed while creating a table can leave its folder without any version
+ * (no `_versions`): LanceDB lists the table but cannot open it, and every call of the port failed. Such a table never
+ * committed, so it holds nothing anyone was told is stored: it is created again, empty. Any other failure is thrown.
+ */
+async function openOrRecreate(conn: lancedb.Connection, spec: TableSpec): Promise<lancedb.Table> {
+  try {
+    const table = await conn.openTable(spec.name);
+    await table.version();
+    return table;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/_versions/.test(message) || !/not found/i.test(message)) throw error;
+    return conn.createEmptyTable(spec.name, spec.schema, { mode: 'overwrite' });
+  }
+}
+
 /** Whether a store of this process already warned about LanceDB's compute threads (see `cpuThreadsWarning`). */
 let warnedCpuThreads = false;
 
@@ -113,7 +130,7 @@ export class LanceDatabase {
             opened.set(
               spec.name,
               existing.has(spec.name)
-                ? await conn.openTable(spec.name)
+                ? await openOrRecreate(conn, spec)
                 : await conn.createEmptyTable(spec.name, spec.schema, { mode: 'create', existOk: true }),
             );
           }

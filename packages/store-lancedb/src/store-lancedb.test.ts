@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,6 +178,21 @@ describe('lancedb adapter', () => {
     expect((await search(['NOT'])).map((h) => h.id)).toEqual([c.id]);
     // Stemming and case folding come from the index tokenizer.
     expect((await search(['Deploys', 'restarting'])).map((h) => h.id)).toEqual([a.id]);
+  });
+
+  it('a table whose creation was killed before its first version is created again, and the store works', async () => {
+    const uri = tempDir();
+    // What a kill between the folder and the first commit leaves: the table's folder, no `_versions`.
+    mkdirSync(join(uri, 'knowledge_chunks.lance', 'data'), { recursive: true });
+    const store = open({}, uri);
+    await store.insertDocument([record({ content: 'survives a half-made table', key: '/kb/half' })]);
+    const hits = await store.keywordSearch({ filter: filter(), terms: ['survives'], limit: 5 });
+    expect(hits).toHaveLength(1);
+    // Any other damage is still reported: a folder that is not a table at all under another table's name.
+    const other = tempDir();
+    mkdirSync(join(other, 'knowledge_versions.lance', '_versions'), { recursive: true });
+    writeFileSync(join(other, 'knowledge_versions.lance', '_versions', '1.manifest'), 'not a manifest');
+    await expect(open({}, other).insertDocument([record({ content: 'x', key: '/kb/x' })])).rejects.toThrow();
   });
 
   it('builds the ANN index past the threshold with the same top results as flat search', async () => {
