@@ -8,11 +8,11 @@ import { type MigrationResult, runMigrations, schemaVersion } from '../migration
 import { ensureFilterIndex } from '../search-indexes.js';
 import {
   createVectorIndex,
-  ensureVectorIndexSchema,
   resolveVectorIndexOptions,
   type VectorIndex,
   type VectorIndexOptions,
 } from '../vector-index.js';
+import { ensureVectorIndexSchema } from '../vector-schema.js';
 
 /** Schema version the knowledge tables need. */
 const KNOWLEDGE_SCHEMA = 1;
