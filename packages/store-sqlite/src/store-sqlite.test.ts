@@ -256,3 +256,39 @@ describe('vector arm', () => {
     expect(a.some((h) => h.id === 'short')).toBe(false); // another dimension never mixes in
   });
 });
+
+describe('neighbouring turns', () => {
+  it('walk the owner-order index (migration 7), a few entries each way, not the space in time order', async () => {
+    const store = make(join(dir, 'n.db'));
+    // Four owners interleaved in time: a walk through the space's time order would pass three others' rows per step.
+    const owners = [
+      ['swarm', 'a1'],
+      ['agent', 'a1'],
+      ['swarm', 'a2'],
+      ['agent', 'a2'],
+    ] as const;
+    const docs = Array.from({ length: 40 }, (_, i) => {
+      const [scope, agentId] = owners[i % 4]!;
+      const at = new Date(Date.parse(NOW) + i * 60_000).toISOString();
+      return record({ id: `t${i}`, scope, agentId, key: `/${scope}/${agentId}/t${i}`, createdAt: at, updatedAt: at });
+    });
+    for (const doc of docs) await store.insertDocument([doc]);
+    const prepared: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    const found = await store.neighbours({ filter, ids: ['t20'], radius: 2 });
+    // t20 is (swarm, a1): its neighbours are that owner's turns 12, 16 and 24, 28.
+    expect(found.map((r) => r.id).sort()).toEqual(['t12', 't16', 't24', 't28']);
+    const walk = prepared.find((sql) => sql.includes('UNION ALL'));
+    expect(walk).toBeDefined();
+    const blanks = Array.from({ length: walk!.split('?').length - 1 }, () => null);
+    const plan = (prepare(`EXPLAIN QUERY PLAN ${walk}`).all(...blanks) as { detail: string }[]).map((r) => r.detail);
+    const searches = plan.filter((d) => /\bchunks\b|\bc\b/.test(d) && /USING/.test(d));
+    expect(searches.length).toBeGreaterThan(0);
+    for (const d of searches)
+      expect(d).toMatch(/USING INDEX chunks_owner_time \(space=\? AND scope=\? AND agent_id=\? AND source=\? AND/);
+  });
+});
