@@ -291,4 +291,40 @@ describe('neighbouring turns', () => {
     for (const d of searches)
       expect(d).toMatch(/USING INDEX chunks_owner_time \(space=\? AND scope=\? AND agent_id=\? AND source=\? AND/);
   });
+
+  it('leave a scan of one space (export) walking the time order, pages in order without a sort', async () => {
+    const store = make(join(dir, 's.db'));
+    const at = (i: number) => new Date(Date.parse(NOW) + i * 60_000).toISOString();
+    for (let i = 0; i < 12; i++) {
+      const space = i % 3 === 0 ? 's2' : 's1';
+      await store.insertDocument([record({ id: `e${i}`, space, createdAt: at(i), updatedAt: at(i) })]);
+    }
+    expect(store.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunks_space_scan'").get()).toEqual({
+      n: 0,
+    });
+    const prepared: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    const pages: string[][] = [];
+    let after: { createdAt: string; id: string } | undefined;
+    for (;;) {
+      const rows = await store.scan({ space: 's1', limit: 3, ...(after ? { after } : {}) });
+      if (rows.length === 0) break;
+      pages.push(rows.map((r) => r.id));
+      after = { createdAt: rows.at(-1)!.createdAt, id: rows.at(-1)!.id };
+    }
+    expect(pages).toEqual([
+      ['e1', 'e2', 'e4'],
+      ['e5', 'e7', 'e8'],
+      ['e10', 'e11'],
+    ]);
+    const scan = prepared.find((sql) => sql.includes('ORDER BY c.created_at, c.id'));
+    const blanks = Array.from({ length: scan!.split('?').length - 1 }, () => null);
+    const plan = (prepare(`EXPLAIN QUERY PLAN ${scan}`).all(...blanks) as { detail: string }[]).map((r) => r.detail);
+    expect(plan.join('\n')).toMatch(/USING INDEX chunks_scan/);
+    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+  });
 });

@@ -232,7 +232,7 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
              WHERE ${filterClause(query.filter, params)} AND c.scope = ? AND c.agent_id = ? AND c.source = ? AND (c.created_at, c.id) ${cmp} (?, ?)
              ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?)`;
         if (places.length === 0) return [];
-        // Then the (space, created_at, id) index walked outwards both ways from each: one statement, row ids only.
+        // Then the owner's time order (chunks_owner_time) walked outwards both ways from each: one statement, row ids only.
         const params: unknown[] = [];
         const arms: string[] = [];
         for (const at of places)

@@ -153,15 +153,20 @@ export const ftsDeferredV6: Migration = {
 
 /**
  * The neighbouring turns of a search hit (`neighbours`: the `radius` chunks of the same owner and source just before and
- * after it) are a walk of this index, `radius` entries each way. Without it the walk went through (space, created_at,
- * id) and read every chunk in between to find the owner's: with sixteen owners in a space, ~30 table rows per side,
- * 0.9 ms of a 4.7 ms search at 100,000 memories.
+ * after it) are a walk of `chunks_owner_time`, `radius` entries each way. They walked `chunks_space_scan` (space,
+ * created_at, id) and read every chunk in between to find the owner's: with sixteen owners in a space, ~30 table rows
+ * per side, 0.9 ms of a 4.7 ms search at 100,000 memories. The space-wide time order it replaces served only `scan`
+ * of one space (export), which walks `chunks_scan` (created_at, id) instead and skips other spaces' rows; so a write
+ * still updates as many indexes as before.
  */
 export const chunksOwnerTimeV7: Migration = {
   version: 7,
   name: 'chunks-owner-time',
   up(db) {
-    db.exec('CREATE INDEX chunks_owner_time ON chunks (space, scope, agent_id, source, created_at, id)');
+    db.exec(`
+      DROP INDEX chunks_space_scan;
+      CREATE INDEX chunks_owner_time ON chunks (space, scope, agent_id, source, created_at, id);
+    `);
   },
 };
 
