@@ -257,6 +257,27 @@ describe('vector arm', () => {
   });
 });
 
+/**
+ * Records the SQL the store prepares from now on; `plan` gives SQLite's query plan (one line per step) of the first
+ * recorded statement `pick` chooses, with every parameter bound to NULL.
+ */
+function watchStatements(store: SqliteKnowledgeStore): { plan(pick: (sql: string) => boolean): string[] } {
+  const prepared: string[] = [];
+  const prepare = store.db.prepare.bind(store.db);
+  store.db.prepare = ((sql: string) => {
+    prepared.push(sql);
+    return prepare(sql);
+  }) as typeof store.db.prepare;
+  return {
+    plan(pick) {
+      const sql = prepared.find(pick);
+      if (sql === undefined) throw new Error('the store prepared no such statement');
+      const blanks = Array.from({ length: sql.split('?').length - 1 }, () => null);
+      return (prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...blanks) as { detail: string }[]).map((r) => r.detail);
+    },
+  };
+}
+
 describe('neighbouring turns', () => {
   it('walk the owner-order index (migration 7), a few entries each way, not the space in time order', async () => {
     const store = make(join(dir, 'n.db'));
@@ -273,19 +294,11 @@ describe('neighbouring turns', () => {
       return record({ id: `t${i}`, scope, agentId, key: `/${scope}/${agentId}/t${i}`, createdAt: at, updatedAt: at });
     });
     for (const doc of docs) await store.insertDocument([doc]);
-    const prepared: string[] = [];
-    const prepare = store.db.prepare.bind(store.db);
-    store.db.prepare = ((sql: string) => {
-      prepared.push(sql);
-      return prepare(sql);
-    }) as typeof store.db.prepare;
+    const statements = watchStatements(store);
     const found = await store.neighbours({ filter, ids: ['t20'], radius: 2 });
     // t20 is (swarm, a1): its neighbours are that owner's turns 12, 16 and 24, 28.
     expect(found.map((r) => r.id).sort()).toEqual(['t12', 't16', 't24', 't28']);
-    const walk = prepared.find((sql) => sql.includes('UNION ALL'));
-    expect(walk).toBeDefined();
-    const blanks = Array.from({ length: walk!.split('?').length - 1 }, () => null);
-    const plan = (prepare(`EXPLAIN QUERY PLAN ${walk}`).all(...blanks) as { detail: string }[]).map((r) => r.detail);
+    const plan = statements.plan((sql) => sql.includes('UNION ALL'));
     const searches = plan.filter((d) => /\bchunks\b|\bc\b/.test(d) && /USING/.test(d));
     expect(searches.length).toBeGreaterThan(0);
     for (const d of searches)
@@ -302,12 +315,7 @@ describe('neighbouring turns', () => {
     expect(store.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunks_space_scan'").get()).toEqual({
       n: 0,
     });
-    const prepared: string[] = [];
-    const prepare = store.db.prepare.bind(store.db);
-    store.db.prepare = ((sql: string) => {
-      prepared.push(sql);
-      return prepare(sql);
-    }) as typeof store.db.prepare;
+    const statements = watchStatements(store);
     const pages: string[][] = [];
     let after: { createdAt: string; id: string } | undefined;
     for (;;) {
@@ -321,9 +329,7 @@ describe('neighbouring turns', () => {
       ['e5', 'e7', 'e8'],
       ['e10', 'e11'],
     ]);
-    const scan = prepared.find((sql) => sql.includes('ORDER BY c.created_at, c.id'));
-    const blanks = Array.from({ length: scan!.split('?').length - 1 }, () => null);
-    const plan = (prepare(`EXPLAIN QUERY PLAN ${scan}`).all(...blanks) as { detail: string }[]).map((r) => r.detail);
+    const plan = statements.plan((sql) => sql.includes('ORDER BY c.created_at, c.id'));
     expect(plan.join('\n')).toMatch(/USING INDEX chunks_scan/);
     expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
   });
