@@ -1,6 +1,9 @@
 /** The weights the forward pass reads (see use-forward.js). */
 export type UseWeights = Record<string, unknown>;
 
+/** Length of every vector the forward pass returns. */
+export const DIMENSION: number;
+
 /** Texts are cut to this many tokens. */
 export const MAX_TOKENS: number;
 

