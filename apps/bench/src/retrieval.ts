@@ -16,6 +16,7 @@ import {
   createStack,
   DEFAULT_KNOWLEDGE_OPTIONS,
   type KnowledgeOptions,
+  MemError,
   type Principal,
   type StackOptions,
 } from '@mem/core';
@@ -117,6 +118,11 @@ function vectorOnly(store: KnowledgeStore): KnowledgeStore {
   return view;
 }
 
+/** The codes of a turn mem refuses to keep; the ingest counts them and goes on. */
+const REFUSALS = new Set(['SECRET_DETECTED', 'PERSONAL_DATA_DETECTED', 'INVALID_INPUT']);
+/** Turns refused at ingest (conversation/dia id → code), the same for every stack that stores through mem. */
+const refused = new Map<string, string>();
+
 interface Ingested {
   store: KnowledgeStore;
   ids: Map<string, Map<string, string>>; // conversation → dia id → memory id
@@ -133,8 +139,14 @@ async function ingest(embedder: Embedder | undefined, convs: Conversation[]): Pr
     const p: Principal = { space: c.id, agentId: 'bench', role: 'worker' };
     const m = new Map<string, string>();
     for (const t of c.turns) {
-      const r = await stack.knowledge.import(p, { content: t.content, createdAt: t.createdAt, source: 'manual' });
-      m.set(t.diaId, r.id);
+      try {
+        const r = await stack.knowledge.import(p, { content: t.content, createdAt: t.createdAt, source: 'manual' });
+        m.set(t.diaId, r.id);
+      } catch (error) {
+        // A turn mem refuses (a secret, personal data) is counted and left out; its questions lose that evidence.
+        if (!MemError.is(error) || !REFUSALS.has(error.code)) throw error;
+        refused.set(`${c.id}/${t.diaId}`, error.code);
+      }
     }
     ids.set(c.id, m);
   }
@@ -173,6 +185,13 @@ async function evaluate(
     return { ids: results.map((r) => r.docId), ms: performance.now() - t0 };
   };
   return score(name, data.ingestS, (c) => (diaId) => data.ids.get(c.id)!.get(diaId), search);
+}
+
+/** `SECRET_DETECTED 3, INVALID_INPUT 1`: the refused turns by code (each turn once, whichever stack met it). */
+function refusedByCode(): string {
+  const by = new Map<string, number>();
+  for (const code of refused.values()) by.set(code, (by.get(code) ?? 0) + 1);
+  return [...by].map(([code, n]) => `${code} ${n}`).join(', ');
 }
 
 /** The metrics of one stack or peer; `idOf` maps a conversation's dia ids to the ids its search answers with. */
@@ -402,10 +421,14 @@ saveReport(
       "bm25 is the store's keyword arm alone (SQLite FTS5) in its own order; keyword-only is mem's ranking without vectors.",
       ...cvNotes,
       ...recallNotes,
+      ...(refused.size > 0
+        ? [`${refused.size} turns refused at ingest (${refusedByCode()}); counted and left out.`]
+        : []),
     ],
     data: {
       dataset: values.dataset,
       questions,
+      refused_turns: refused.size,
       stacks: reported,
       ...(cv ? { cv: { ...cv, heldOut: undefined } } : {}),
       ...(recallBlock ? { recall_block: recallBlock } : {}),
@@ -418,13 +441,16 @@ if (values.json) {
     JSON.stringify({
       dataset: values.dataset,
       questions,
+      refused_turns: refused.size,
       stacks: reported,
       ...(cv ? { cv } : {}),
       ...(recallBlock ? { recall_block: recallBlock } : {}),
     }),
   );
 } else {
-  console.log(`dataset ${values.dataset}: ${questions} questions\n`);
+  console.log(
+    `dataset ${values.dataset}: ${questions} questions${refused.size > 0 ? `; ${refused.size} turns refused at ingest (${refusedByCode()})` : ''}\n`,
+  );
   console.log('stack            any@5  any@10 any@20 all@10 ndcg@10 mrr    p50ms  p95ms  ingest_s');
   for (const r of reported) {
     if (r.error) {

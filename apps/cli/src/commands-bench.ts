@@ -1,5 +1,5 @@
 /**
- * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|report> [flags]`: runs a script of the
+ * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|report> [flags]`: runs a script of the
  * @mem/bench package (apps/bench/README.md) in a child process. The bench is a development dependency: it is found
  * through its package.json in a clone of the repository, and is not part of the published mem command.
  */
@@ -22,6 +22,7 @@ const SCRIPTS: Record<string, string> = {
   attack: 'src/attack.ts',
   writes: 'src/writes.ts',
   keyword: 'src/keyword.ts',
+  secrets: 'src/secrets.ts',
   report: 'src/report-page.ts',
 };
 
@@ -40,7 +41,7 @@ function benchDir(): string | null {
 export const benchCommands: Record<string, Command> = {
   bench: {
     summary:
-      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword) or render their reports into one page (see apps/bench/README.md)',
+      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
@@ -59,6 +60,8 @@ export const benchCommands: Record<string, Command> = {
       '                  (concurrent single writes through mem serve; postgres needs MEM_BENCH_POSTGRES_URL)\n' +
       '       mem bench keyword [--dataset <locomo.json>] [--n 100000] [--queries 200] [--json]\n' +
       '                  (the SQLite pruned keyword index against FTS5 bm25(): top-10 overlap and time)\n' +
+      '       mem bench secrets [--code node_modules/.pnpm] [--datasets a.json,b.json] [--runs 5] [--no-secretlint] [--json]\n' +
+      '                  (the secret scanner: µs per KB on chat, code and hostile text; findings per MB on real code)\n' +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     flags: {},
     passthrough: true,

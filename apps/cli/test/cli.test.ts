@@ -153,7 +153,7 @@ describe('mem CLI (in process)', () => {
       [['store', '   '], 1, 'INVALID_INPUT'],
       [['store', 'our key AKIAIOSFODNN7EXAMPLE'], 1, 'SECRET_DETECTED'],
       [['store', 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789'], 1, 'SECRET_DETECTED'],
-      [['store', '--', '-----BEGIN PRIVATE KEY-----\nabc'], 1, 'SECRET_DETECTED'],
+      [['store', '--', '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC'], 1, 'SECRET_DETECTED'],
       [['store', 'db at postgres://app:hunter22@db/prod'], 1, 'SECRET_DETECTED'],
       [['get', 'nope'], 1, 'NOT_FOUND'],
       [['search', 'x', '--limit', '500'], 1, 'INVALID_INPUT'],

@@ -3,14 +3,29 @@
  * document and MCP tool definitions from the same objects, so no operation's input is described twice.
  */
 import { z } from 'zod';
+import { findHidden, hiddenProblem } from './domain/hidden-text.js';
 import { MemError } from './errors.js';
 
 /**
- * For one-line labels (names, tags): no line break, tab or other control character (C0, DEL, C1), and no zero-width
- * or bidi control. A label is shown inside blocks other agents read; a line break there could forge structure.
+ * For one-line labels (names, tags): no line break, tab or other control character (C0, DEL, C1), and no character
+ * that renders as nothing (hidden-text.ts: zero-width and bidi controls, tag characters, stray variation selectors,
+ * Hangul fillers…). A label is shown inside blocks other agents read; a line break there could forge structure, and
+ * an invisible character could make two names look the same or carry a hidden message.
  */
 export const isOneLineLabel = (s: string) =>
-  !/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/.test(s);
+  !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s) && findHidden(s, 1).length === 0;
+/**
+ * The refinement message of a one-line label: names the invisible characters and where they are when those are the
+ * fault, or says `otherwise`.
+ */
+export const labelError =
+  (field: string, otherwise: string) =>
+  (issue: { input?: unknown }): string => {
+    const problem = typeof issue.input === 'string' ? hiddenProblem(issue.input) : undefined;
+    return problem === undefined
+      ? otherwise
+      : `${field} must not hide text: ${problem}. Remove them (they cannot be seen in the text you typed).`;
+  };
 /** No lone UTF-16 surrogate: such text cannot be stored as UTF-8 without being silently changed. */
 export const wellFormed = (s: string) => !/\p{Cs}/u.test(s);
 
@@ -25,10 +40,9 @@ export const tagSchema = z
   .trim()
   .min(1, 'a tag must not be empty')
   .max(64, 'a tag has at most 64 characters')
-  .refine(
-    (s) => isOneLineLabel(s) && !s.includes(','),
-    'a tag must not contain commas, line breaks or other control characters',
-  );
+  .refine((s) => isOneLineLabel(s) && !s.includes(','), {
+    error: labelError('a tag', 'a tag must not contain commas, line breaks or other control characters'),
+  });
 export const tagsSchema = z.array(tagSchema).max(32, 'at most 32 tags');
 export const idSchema = z.string().trim().min(1, 'id must not be empty').max(200);
 export const keySchema = z.string().max(400).describe('A path-like key such as /longterm/facts/billing/invoice-cycle.');
@@ -47,10 +61,12 @@ export const memoryStoreInput = z
       .trim()
       .min(1)
       .max(200)
-      .refine(
-        (s) => isOneLineLabel(s) && wellFormed(s),
-        'name must be one line: no line breaks, tabs, control, zero-width or bidi characters, no lone surrogates',
-      )
+      .refine((s) => isOneLineLabel(s) && wellFormed(s), {
+        error: labelError(
+          'name',
+          'name must be one line: no line breaks, tabs, control characters or characters that render as nothing (zero-width, bidi, tag characters), no lone surrogates',
+        ),
+      })
       .optional()
       .describe('A short searchable title (one line).'),
     key: keySchema.optional(),
@@ -86,10 +102,9 @@ export const memorySearchInput = z
       .trim()
       .min(1, 'intent must not be empty (leave it out instead)')
       .max(200, 'intent has at most 200 characters')
-      .refine(
-        (s) => isOneLineLabel(s) && wellFormed(s),
-        'intent must be one line, without control characters or lone surrogates',
-      )
+      .refine((s) => isOneLineLabel(s) && wellFormed(s), {
+        error: labelError('intent', 'intent must be one line, without control characters or lone surrogates'),
+      })
       .optional()
       .describe(
         'Why you search, e.g. "dedup before store" or "context for the deploy task". Recorded and echoed back.',

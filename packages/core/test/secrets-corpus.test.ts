@@ -111,6 +111,23 @@ const CORPUS: Sample[] = [
   S('authorization-header', 'password', fill(40, 40), (s) => `Authorization: Bearer ${s}`),
   S('url-credentials', 'url', 'pa55-Word-9', (s) => `DATABASE_URL=postgres://admin:${s}@db.internal:5432/app`),
   S('password-assignment', 'password', 'Tr0ub4dor&3x', (s) => `password=${s}`),
+  S('mem-api-key', 'saas', `mem_${fill(44, 16, HEX)}_${fill(45, 43)}`, (s) => `MEM_API_KEY ${s}`),
+  S('putty-private-key', 'private-key', 'PuTTY-User-Key-File-3:', (s) => `${s} ssh-ed25519\nEncryption: none`),
+  S('alibaba-access-key-id', 'cloud', `LTAI${fill(46, 20)}`, (s) => `the access key id is ${s}`),
+  S(
+    'connection-string-key',
+    'cloud',
+    `${fill(47, 43)}=`,
+    (s) => `Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${s}`,
+  ),
+  S(
+    'shared-access-signature',
+    'cloud',
+    `${fill(48, 40)}%3D`,
+    (s) => `https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2026-12-31&sig=${s}`,
+  ),
+  S('dsn-credentials', 'url', 'pa55Word9x', (s) => `dsn := "app:${s}@tcp(db.internal:3306)/shop"`),
+  S('command-line-credentials', 'password', 's3cr3t-Pa55', (s) => `curl -u deploy:${s} https://ci.internal/api`),
 ];
 
 const lead: Principal = { space: 'acme', agentId: 'lead-1', role: 'lead' };

@@ -15,7 +15,10 @@ const samples: [string, string][] = [
   ['google-api-key', 'AIzaSyA1234567890abcdefghijklmnopqrstuv'],
   ['stripe-key', 'sk_live_abcdefghijklmnop1234'],
   ['jwt', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
-  ['private-key', '-----BEGIN OPENSSH PRIVATE KEY-----'],
+  [
+    'private-key',
+    '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gt',
+  ],
   ['url-credentials', 'postgres://admin:s3cret@db:5432/app'],
   ['password-assignment', 'password=hunter2hunter2'],
   ['npm-token', 'npm_abcdefghijklmnopqrstuvwxyz0123456789'],

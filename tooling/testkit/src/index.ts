@@ -14,6 +14,13 @@ export * from './port-calls.js';
 export * from './port-fixture.js';
 export * from './processes.js';
 export { describeReranker } from './reranker.js';
+export {
+  DRESSED_EXAMPLES,
+  HOSTILE_UNITS,
+  renderSecretExamples,
+  SECRET_EXAMPLES,
+  type SecretExamples,
+} from './secret-examples.js';
 export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export { describeStoreBundle, type StoreBundleFactory, type StoreBundleFixture } from './store-bundle.js';
 export * from './structured/index.js';

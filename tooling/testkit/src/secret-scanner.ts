@@ -9,6 +9,7 @@ import {
 import { findSecrets, type SecretScanner } from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { expectMemError } from './port-fixture.js';
+import { HOSTILE_UNITS } from './secret-examples.js';
 
 /**
  * What an adapter gives the suite: the scanner, and credentials it finds that mem's own rules miss, built at run time
@@ -70,6 +71,25 @@ export function describeSecretScanner(name: string, fixture: () => SecretScanner
         expect(f.index + f.length).toBeGreaterThanOrEqual(prefix.length + cred.length - 1);
         expect(f.label).not.toContain(cred);
         expect(f.kind).not.toContain(cred);
+      }
+    });
+
+    it('runs in time linear in its input: 8× a hostile text costs far less than 64× (issue 38)', async () => {
+      const { scanner } = fixture();
+      const time = async (text: string) => {
+        const t0 = performance.now();
+        await scanner.scan([{ what: 'content', text }]);
+        return performance.now() - t0;
+      };
+      const grow = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+      for (const unit of HOSTILE_UNITS) {
+        let large = await time(grow(unit, 32_000));
+        if (large < 5) continue;
+        large = Math.min(large, await time(grow(unit, 32_000)));
+        const small = Math.max(Math.min(await time(grow(unit, 4_000)), await time(grow(unit, 4_000))), 5 / 8);
+        expect(large / small, `unit ${JSON.stringify(unit)}: ${large.toFixed(1)} ms at 32,000 characters`).toBeLessThan(
+          24,
+        );
       }
     });
 

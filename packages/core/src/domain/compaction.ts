@@ -4,6 +4,7 @@
  */
 import { MemError } from '../errors.js';
 import type { CompactionChange, Transcript, TranscriptMessage } from '../ports/transcript-store.js';
+import { stripHidden } from './hidden-text.js';
 import { SUMMARY_MARKER } from './transcript-format.js';
 
 export type CompactionStrategy = 'summarize' | 'sliding-window' | 'drop-tool-results';
@@ -48,7 +49,8 @@ export function shouldCompress(tokens: number, policy: Pick<CompactionPolicy, 'c
 
 /** The system message that replaces a summarised conversation. */
 export function summaryMessage(summary: string, at: string): TranscriptMessage {
-  return { role: 'system', content: `${SUMMARY_MARKER}\n${summary.trim()}`, at };
+  // A summary is model output: characters that render as nothing are not passed on.
+  return { role: 'system', content: `${SUMMARY_MARKER}\n${stripHidden(summary).trim()}`, at };
 }
 
 export function isSummaryMessage(message: TranscriptMessage): boolean {

@@ -1,128 +1,18 @@
 import { MemError } from '../errors.js';
 
-/** One detection rule: a kind name, a human label and a pattern. `group` picks the secret part when not the whole match. */
-export interface SecretRule {
-  kind: string;
-  /** `secret` (credentials: always refused) or `personal` (personal data: refused, redacted or allowed by policy). */
-  category?: 'secret' | 'personal';
-  label: string;
-  pattern: RegExp;
-  group?: number;
-  /** Optional extra check on the matched value (e.g. not a placeholder). */
-  accept?: (value: string) => boolean;
-}
+import { removeAllIgnorable, stripHidden } from './hidden-text.js';
+import { PERSONAL_DATA_RULES, SECRET_RULES, type SecretRule } from './secret-rules.js';
 
-const notPlaceholder = (v: string): boolean =>
-  !/^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|\$[A-Z_][A-Z0-9_]*|changeme|password|redacted|\[redacted[^\]]*\])$/i.test(
-    v,
-  );
-
-/**
- * The rule set. Patterns follow the documented formats of each provider's credentials.
- * Order matters only for overlapping kinds: the more specific rule comes first.
- */
-export const SECRET_RULES: readonly SecretRule[] = [
-  {
-    kind: 'private-key',
-    label: 'private key block',
-    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
-  },
-  { kind: 'aws-access-key-id', label: 'AWS access key id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
-  {
-    kind: 'aws-secret-access-key',
-    label: 'AWS secret access key',
-    pattern: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
-    group: 1,
-  },
-  { kind: 'github-token', label: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
-  {
-    kind: 'github-fine-grained-token',
-    label: 'GitHub fine-grained token',
-    pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
-  },
-  { kind: 'gitlab-token', label: 'GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
-  { kind: 'slack-token', label: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  {
-    kind: 'slack-webhook',
-    label: 'Slack webhook URL',
-    pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/g,
-  },
-  {
-    kind: 'discord-webhook',
-    label: 'Discord webhook URL',
-    pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g,
-  },
-  { kind: 'telegram-bot-token', label: 'Telegram bot token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
-  {
-    // base64 of the bot's user id (starts M, N or O), a timestamp part, then the HMAC.
-    kind: 'discord-bot-token',
-    label: 'Discord bot token',
-    pattern: /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
-  },
-  { kind: 'anthropic-api-key', label: 'Anthropic API key', pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}/g },
-  {
-    kind: 'openai-api-key',
-    label: 'OpenAI-style API key',
-    pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/g,
-  },
-  { kind: 'groq-api-key', label: 'Groq API key', pattern: /\bgsk_[A-Za-z0-9]{48,}\b/g },
-  { kind: 'xai-api-key', label: 'xAI API key', pattern: /\bxai-[A-Za-z0-9]{70,}\b/g },
-  { kind: 'perplexity-api-key', label: 'Perplexity API key', pattern: /\bpplx-[A-Za-z0-9]{40,}\b/g },
-  { kind: 'replicate-api-token', label: 'Replicate API token', pattern: /\br8_[A-Za-z0-9]{37}\b/g },
-  { kind: 'huggingface-token', label: 'Hugging Face token', pattern: /\bhf_[A-Za-z0-9]{34,}\b/g },
-  { kind: 'google-api-key', label: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
-  { kind: 'google-oauth-token', label: 'Google OAuth access token', pattern: /\bya29\.[0-9A-Za-z_-]{30,}/g },
-  { kind: 'stripe-key', label: 'Stripe secret key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
-  { kind: 'twilio-api-key', label: 'Twilio API key', pattern: /\bSK[0-9a-f]{32}\b/g },
-  { kind: 'sendgrid-api-key', label: 'SendGrid API key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
-  { kind: 'mailgun-api-key', label: 'Mailgun API key', pattern: /\bkey-[0-9a-f]{32}\b/g },
-  { kind: 'npm-token', label: 'npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { kind: 'pypi-token', label: 'PyPI token', pattern: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
-  { kind: 'digitalocean-token', label: 'DigitalOcean token', pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
-  { kind: 'shopify-token', label: 'Shopify token', pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/g },
-  { kind: 'square-token', label: 'Square token', pattern: /\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}\b/g },
-  { kind: 'linear-api-key', label: 'Linear API key', pattern: /\blin_api_[A-Za-z0-9]{40}\b/g },
-  { kind: 'databricks-token', label: 'Databricks token', pattern: /\bdapi[a-f0-9]{32}(?:-\d)?\b/g },
-  { kind: 'vault-token', label: 'HashiCorp Vault token', pattern: /\bhv[sb]\.[A-Za-z0-9_-]{24,}/g },
-  { kind: 'age-secret-key', label: 'age secret key', pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g },
-  {
-    kind: 'azure-storage-key',
-    label: 'Azure storage account key',
-    pattern: /AccountKey=([A-Za-z0-9+/]{86}==)/g,
-    group: 1,
-  },
-  {
-    kind: 'jwt',
-    label: 'JSON Web Token',
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  },
-  {
-    kind: 'authorization-header',
-    label: 'Authorization header credential',
-    // Basic carries base64 of user:password, which can be as short as 4 characters; bearer tokens are longer.
-    pattern:
-      /\b(?:Proxy-)?Authorization:\s*(?:Basic\s+([A-Za-z0-9+/]{4,}={0,2})|(?:Bearer|Token)\s+([A-Za-z0-9._~+/=-]{12,}))/gi,
-    group: 1,
-  },
-  {
-    kind: 'url-credentials',
-    label: 'connection string or URL with credentials',
-    // The user may be empty (`redis://:password@host/0`).
-    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:/@'"]*):([^\s@/'"]+)@[^\s/'"]+/gi,
-    group: 2,
-    accept: notPlaceholder,
-  },
-  {
-    kind: 'password-assignment',
-    label: 'password or secret assignment',
-    // The name may be part of a longer one joined by `_` or `-` (`DB_PASSWORD`, `MYSQL_ROOT_PASSWORD`, `DD_API_KEY`,
-    // the `DD-API-KEY:` header form), with `export` or quotes around it.
-    pattern:
-      /(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|private[_-]?key)["']?\s*(?:=|:=|:)\s*["']?([^\s"',;]{6,})/gi,
-    group: 1,
-    accept: notPlaceholder,
-  },
-];
+export {
+  ibanValid,
+  keyShaped,
+  literalCredential,
+  luhnValid,
+  notPlaceholder,
+  PERSONAL_DATA_RULES,
+  SECRET_RULES,
+  type SecretRule,
+} from './secret-rules.js';
 
 export interface SecretFinding {
   kind: string;
@@ -149,68 +39,45 @@ export function textPosition(text: string, index: number): { line: number; colum
   return { line, column: index - lastNl };
 }
 
-/** Luhn check of a digit string (payment card numbers). */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
+/** 1-based lines and columns of many offsets, in one pass over the text (the offsets in any order). */
+export function textPositions(text: string, indexes: readonly number[]): { line: number; column: number }[] {
+  const order = indexes.map((_, i) => i).sort((a, b) => indexes[a]! - indexes[b]!);
+  const out: { line: number; column: number }[] = new Array(indexes.length);
+  let line = 1;
+  let lastNl = -1;
+  let at = 0;
+  for (const k of order) {
+    const index = indexes[k]!;
+    for (; at < index; at++) {
+      if (text.charCodeAt(at) === 10) {
+        line++;
+        lastNl = at;
+      }
     }
-    sum += d;
+    out[k] = { line, column: index - lastNl };
   }
-  return digits.length > 0 && sum % 10 === 0;
+  return out;
 }
-
-/** ISO 13616 check of an IBAN (spaces allowed): the rearranged number mod 97 is 1. */
-export function ibanValid(value: string): boolean {
-  const iban = value.replace(/ /g, '').toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
-  const moved = iban.slice(4) + iban.slice(0, 4);
-  let rest = 0;
-  for (const ch of moved) {
-    const n = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
-    for (const digit of n) rest = (rest * 10 + (digit.charCodeAt(0) - 48)) % 97;
-  }
-  return rest === 1;
-}
-
-/** Personal data refused, redacted or allowed by the space's policy (docs/safety.md). */
-export const PERSONAL_DATA_RULES: readonly SecretRule[] = [
-  {
-    kind: 'payment-card',
-    label: 'payment card number',
-    category: 'personal',
-    // 13–19 digits, in groups separated by single spaces or dashes, starting like a card (2–6); Luhn-checked.
-    pattern: /(?<![\d-]|\d[.,])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d-]|[.,]\d)/g,
-    accept: (v) => {
-      const digits = v.replace(/[ -]/g, '');
-      return digits.length >= 13 && digits.length <= 19 && luhnValid(digits);
-    },
-  },
-  {
-    kind: 'iban',
-    label: 'IBAN (bank account number)',
-    category: 'personal',
-    pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g,
-    accept: ibanValid,
-  },
-];
 
 /** What to do with personal data (payment cards, IBANs) in a space. */
 export type PersonalDataPolicy = 'refuse' | 'redact' | 'allow';
 export const PERSONAL_DATA_POLICIES: readonly PersonalDataPolicy[] = ['refuse', 'redact', 'allow'];
 
-// Zero-width characters, bidi controls and the soft hyphen: invisible, and able to split a key so no rule sees it.
-const SCAN_INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+/**
+ * The most text one scan reads: twice the largest content a memory may have (2,000,000 characters), so that a whole
+ * write — content, name, tags and key — fits, and no request can make the scanner work longer than that costs
+ * (docs/safety.md gives the time per megabyte). A longer text is refused by `guardText` with `TOO_LARGE`.
+ */
+export const MAX_SCAN_CHARS = 4_000_000;
 
 /**
- * The text as the rules see it: NFKC (full-width and other compatibility forms folded), without zero-width and bidi
- * controls. Every scan runs on this form; findings (line, column, index) refer to it.
+ * The text as the rules see it: NFKC (full-width and other compatibility forms folded), without any character that
+ * renders as nothing (default-ignorable and format characters, derived from Unicode properties: zero-width
+ * characters, joiners, bidi controls, soft hyphens, variation selectors, tag characters, Hangul fillers…), so that
+ * no invisible character can split a key. Every scan runs on this form; findings (line, column, index) refer to it.
  */
 export function normalizeForScan(text: string): string {
-  return text.normalize('NFKC').replace(SCAN_INVISIBLE, '');
+  return removeAllIgnorable(removeAllIgnorable(text).normalize('NFKC'));
 }
 
 /**
@@ -223,45 +90,95 @@ const GLOBAL_PATTERNS = new WeakMap<SecretRule, RegExp>();
 function globalPattern(rule: SecretRule): RegExp {
   let re = GLOBAL_PATTERNS.get(rule);
   if (re === undefined) {
-    re = new RegExp(
-      rule.pattern.source,
-      rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`,
-    );
+    let flags = rule.pattern.flags;
+    if (!flags.includes('g')) flags += 'g';
+    // Group offsets (`indices`) for rules whose secret is a group.
+    if (rule.group !== undefined && !flags.includes('d')) flags += 'd';
+    re = new RegExp(rule.pattern.source, flags);
     GLOBAL_PATTERNS.set(rule, re);
   }
   return re;
 }
 
+interface Span {
+  rule: SecretRule;
+  index: number;
+  length: number;
+}
+
+/** One rule's findings in a text, in order (they never overlap: each search goes on after the previous match). */
+function ruleSpans(rule: SecretRule, text: string): Span[] {
+  const re = globalPattern(rule);
+  const out: Span[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    // An empty match would match again at the same place: step past it.
+    if (m[0].length === 0) re.lastIndex++;
+    // A rule with a group and alternatives takes the first group that matched from `group` on.
+    let value: string | undefined = m[0];
+    let at = m.index;
+    if (rule.group !== undefined) {
+      value = undefined;
+      let g = rule.group;
+      for (; g < m.length; g++) {
+        if (m[g] !== undefined && m[g] !== '') {
+          value = m[g];
+          break;
+        }
+      }
+      if (value === undefined) continue;
+      // The value is the tail of the match for every rule with a group (the secret comes last).
+      // The value's own offset (the `d` flag gives each group's indices).
+      at = m.indices?.[g]?.[0] ?? m.index + m[0].indexOf(value);
+    }
+    if (rule.accept && !rule.accept(value, m, text)) continue;
+    out.push({ rule, index: at, length: value.length });
+  }
+  return out;
+}
+
 /**
  * Find secrets in a text (normalised first, see `normalizeForScan`). Overlapping findings keep the earliest, most
- * specific rule.
+ * specific rule (the earlier rule of the list). Linear: each rule runs in time linear in the text (see secret-rules.ts),
+ * overlaps are resolved by merging sorted lists, and positions are computed in one pass.
  */
 export function findSecrets(raw: string, rules: readonly SecretRule[] = SECRET_RULES): SecretFinding[] {
   const text = normalizeForScan(raw);
-  const found: SecretFinding[] = [];
+  let kept: Span[] = [];
   for (const rule of rules) {
-    const re = globalPattern(rule);
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      // An empty match would match again at the same place: step past it.
-      if (m[0].length === 0) re.lastIndex++;
-      // A rule with a group and alternatives takes the first group that matched from `group` on.
-      const value = rule.group !== undefined ? m.slice(rule.group).find((g) => g !== undefined) : m[0];
-      if (value === undefined) continue;
-      if (rule.accept && !rule.accept(value)) continue;
-      const index = (m.index ?? 0) + (rule.group !== undefined ? m[0].indexOf(value) : 0);
-      if (found.some((f) => index < f.index + f.length && f.index < index + value.length)) continue;
-      found.push({
-        kind: rule.kind,
-        label: rule.label,
-        category: rule.category ?? 'secret',
-        ...textPosition(text, index),
-        index,
-        length: value.length,
-      });
+    const spans = ruleSpans(rule, text);
+    if (spans.length === 0) continue;
+    // Keep the spans that overlap nothing kept by an earlier rule, then merge both sorted lists.
+    const fresh: Span[] = [];
+    let k = 0;
+    for (const s of spans) {
+      while (k < kept.length && kept[k]!.index + kept[k]!.length <= s.index) k++;
+      const next = kept[k];
+      if (next !== undefined && next.index < s.index + s.length) continue;
+      fresh.push(s);
     }
+    if (fresh.length === 0) continue;
+    const merged: Span[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < kept.length || j < fresh.length) {
+      if (j >= fresh.length || (i < kept.length && kept[i]!.index <= fresh[j]!.index)) merged.push(kept[i++]!);
+      else merged.push(fresh[j++]!);
+    }
+    kept = merged;
   }
-  return found.sort((a, b) => a.index - b.index);
+  const positions = textPositions(
+    text,
+    kept.map((s) => s.index),
+  );
+  return kept.map((s, i) => ({
+    kind: s.rule.kind,
+    label: s.rule.label,
+    category: s.rule.category ?? 'secret',
+    ...positions[i]!,
+    index: s.index,
+    length: s.length,
+  }));
 }
 
 /**
@@ -335,8 +252,11 @@ export function redactSecrets(text: string, rules: readonly SecretRule[] = SECRE
  * `SECRET_DETECTED`; personal data (payment cards, IBANs) is refused with `PERSONAL_DATA_DETECTED`, redacted, or
  * allowed, by `personalData` (default refuse). Returns the text to store. `what` names the field in messages.
  */
-export function guardText(text: string, what: string, personalData: PersonalDataPolicy = 'refuse'): string {
-  assertNoSecrets(text, what);
+export function guardText(raw: string, what: string, personalData: PersonalDataPolicy = 'refuse'): string {
+  assertScannable(raw.length, what);
+  assertNoSecrets(raw, what);
+  // What is kept is what a reader sees: characters that render as nothing are dropped (docs/safety.md).
+  const text = stripHidden(raw);
   if (personalData === 'allow') return text;
   const findings = findSecrets(text, PERSONAL_DATA_RULES);
   if (findings.length === 0) return text;
@@ -357,10 +277,25 @@ export function guardFields(
   fields: Record<string, string | null | undefined | readonly string[]>,
   personalData: PersonalDataPolicy = 'refuse',
 ): void {
+  let total = 0;
+  for (const value of Object.values(fields)) {
+    if (value === undefined || value === null) continue;
+    for (const v of typeof value === 'string' ? [value] : value) total += v.length;
+  }
+  assertScannable(total, 'fields of this write');
   for (const [what, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
     for (const v of typeof value === 'string' ? [value] : value) guardText(v, what, personalData);
   }
+}
+
+/** The cap on the work of one scan: more than `MAX_SCAN_CHARS` characters is refused with `TOO_LARGE`. */
+export function assertScannable(length: number, what: string): void {
+  if (length <= MAX_SCAN_CHARS) return;
+  throw new MemError(
+    'TOO_LARGE',
+    `The ${what} is ${length} characters long, more than the ${MAX_SCAN_CHARS} characters one write may carry (each is checked for secrets). Split it into smaller writes.`,
+  );
 }
 
 /** The personal-data setting of a stack: one policy for every space, or a default with per-space exceptions. */

@@ -1,4 +1,5 @@
 /** The pieces a conversation puts around its history when it assembles a context, and the cleaning of every text. */
+import { stripHidden } from '../../domain/hidden-text.js';
 import { PERSONAL_DATA_RULES, personalDataPolicy, redactSecrets } from '../../domain/secrets.js';
 import { isEmptyContent } from '../../domain/transcript-format.js';
 import type { ContextInput, ContextMessage, ConversationOptions } from './options.js';
@@ -34,7 +35,7 @@ export function framing(
 }
 
 /**
- * A transcript text as it may be stored: NUL characters removed, secrets redacted (unless `redactSecrets` is off), and
+ * A transcript text as it may be stored: NUL and hidden characters removed, secrets redacted (unless `redactSecrets` is off), and
  * personal data redacted unless the space's policy allows it (a turn is never refused).
  */
 export function cleanTranscriptText(
@@ -42,7 +43,8 @@ export function cleanTranscriptText(
   options: Pick<ConversationOptions, 'redactSecrets' | 'personalData'>,
   space: string,
 ): string {
-  const noNul = text.includes('\u0000') ? text.replace(/\u0000/g, '') : text;
+  // NUL characters and characters that render as nothing (hidden text a model would read) are not kept.
+  const noNul = stripHidden(text.includes('\u0000') ? text.replace(/\u0000/g, '') : text);
   const noSecrets = options.redactSecrets ? redactSecrets(noNul) : noNul;
   return personalDataPolicy(options.personalData, space) === 'allow'
     ? noSecrets

@@ -2,6 +2,7 @@ import { defaultTokenizer } from '../../adapters/gpt-tokenizer.js';
 import { createTemplateSummarizer } from '../../adapters/template-summarizer.js';
 import { invalidArchiveId, parseArchiveId } from '../../domain/archive-names.js';
 import { type CompactionStrategy, shouldCompress, summaryMessage } from '../../domain/compaction.js';
+import { stripHidden } from '../../domain/hidden-text.js';
 import { newId } from '../../domain/ids.js';
 import { checkName } from '../../domain/names.js';
 import { RunningTokens } from '../../domain/token-budget.js';
@@ -143,7 +144,8 @@ export class Conversation {
   }
 
   private entry(message: TranscriptMessage): Entry {
-    const line = renderMessageLine(message);
+    // What the model reads of a stored message: a transcript written before hidden characters were dropped keeps none.
+    const line = stripHidden(renderMessageLine(message));
     return {
       message,
       line,

@@ -48,9 +48,27 @@ export async function* exportRecords(
 }
 
 /** The store input and overrides of one import record (as written by export), after its own checks. */
+/** How far ahead of the clock an imported `createdAt` may be (clock skew between machines); later is refused. */
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+
+/**
+ * An imported time as stored: a time in the future never ranks as newer than now. Up to `MAX_FUTURE_SKEW_MS` ahead
+ * (two machines' clocks disagree) it is clamped to now; further ahead the record is refused with `INVALID_INPUT`.
+ */
+export function importedTime(createdAt: string, now: Date): string {
+  const at = new Date(createdAt);
+  if (at.getTime() <= now.getTime()) return at.toISOString();
+  if (at.getTime() - now.getTime() <= MAX_FUTURE_SKEW_MS) return now.toISOString();
+  throw new MemError(
+    'INVALID_INPUT',
+    `createdAt "${createdAt}" is in the future (it is now ${now.toISOString()}). Give the time the memory was made, or leave createdAt out to use the time of the import.`,
+  );
+}
+
 function importInput(
   p: Principal,
   record: ImportRecord,
+  now: Date,
 ): { input: Record<string, unknown>; overrides: StoreOverrides } {
   if (typeof record !== 'object' || record === null)
     throw new MemError('INVALID_INPUT', 'Each import line must be a JSON object with at least "content".');
@@ -77,7 +95,7 @@ function importInput(
     input,
     overrides: {
       ...(lead !== null ? { injectedBy: lead } : {}),
-      ...(createdAt ? { createdAt: new Date(createdAt).toISOString() } : {}),
+      ...(createdAt ? { createdAt: importedTime(createdAt, now) } : {}),
       ...(agentId ? { agentId: String(agentId) } : {}),
     },
   };
@@ -86,7 +104,7 @@ function importInput(
 /** Import one record (as written by export). A lead may import for other agents of the space. */
 export async function importRecord(ctx: KnowledgeContext, p: Principal, record: ImportRecord): Promise<StoreResult> {
   ctx.checkPrincipal(p);
-  const { input, overrides } = importInput(p, record);
+  const { input, overrides } = importInput(p, record, ctx.now());
   return store(ctx, p, input, overrides);
 }
 
@@ -134,7 +152,7 @@ export async function importLines(
         if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
           throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
         }
-        const prepared = importInput(p, rec as ImportRecord);
+        const prepared = importInput(p, rec as ImportRecord, ctx.now());
         inputs.push(prepared.input);
         overrides.push(prepared.overrides);
         at.push(j);
