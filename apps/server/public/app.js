@@ -16,6 +16,12 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+// Characters that render as nothing (mem drops them on write; text stored before that may hold them): shown as ⟨U+…⟩,
+// but for the joiner and the emoji selector that emoji sequences are made of.
+const HIDDEN = /[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\u200d\ufe0f]]/gv;
+const reveal = (text) =>
+  String(text ?? '').replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+
 const fmt = (n, d = 3) => (n === null || n === undefined ? '—' : Number(n).toFixed(d));
 const state = { selected: null, scores: null, operations: new Set(), me: null };
 
@@ -172,7 +178,7 @@ async function openMemory(id, scores) {
 
 function renderDetail(doc, versions, scores) {
   $('detail').hidden = false;
-  $('d-name').textContent = doc.name;
+  $('d-name').textContent = reveal(doc.name);
   const meta = [
     ['id', doc.id],
     ['key', doc.key],
@@ -205,9 +211,9 @@ function renderDetail(doc, versions, scores) {
         ]
       : []),
   );
-  $('d-content').textContent = doc.content;
+  $('d-content').textContent = reveal(doc.content);
   $('d-chunk-count').textContent = String(doc.chunkCount);
-  $('d-chunks').replaceChildren(...doc.chunks.map((c) => el('li', {}, el('pre', { text: c.content }))));
+  $('d-chunks').replaceChildren(...doc.chunks.map((c) => el('li', {}, el('pre', { text: reveal(c.content) }))));
   $('e-content').value = doc.content;
   $('e-intent').value = '';
   $('m-key').value = doc.key;

@@ -68,6 +68,7 @@ export type {
   EpisodeStoreReport,
   EpisodicMemory,
 } from './ports/episodic-memory.js';
+export type { Erasable, Eraser } from './ports/eraser.js';
 export type {
   EpisodeCluster,
   ExtractedFact,

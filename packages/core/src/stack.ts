@@ -3,6 +3,7 @@ import type { PersonalDataSetting } from './domain/secrets.js';
 import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
+import type { Erasable, Eraser } from './ports/eraser.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
 import type { Logger } from './ports/logger.js';
 import type { NotebookStore } from './ports/notebook-store.js';
@@ -49,7 +50,7 @@ export interface StackOptions {
   /** Options of the knowledge service: weights, limits, tiers, thresholds… (docs/configuration.md). */
   knowledgeOptions?: Partial<KnowledgeOptions>;
   /** The structured stores of docs/structured.md (messages, facts, goals, …, episodes, procedures), e.g. createSqliteStructuredStores. */
-  structured?: Partial<StructuredStores> & Closable;
+  structured?: Partial<StructuredStores> & Closable & Erasable;
   /**
    * Ports the application needs. Assembly fails with CAPABILITY_MISSING, naming adapters that provide them, when a
    * listed port is missing (e.g. asking a LanceDB-only stack for `facts`).
@@ -104,6 +105,11 @@ export interface Stack {
   conversations: ConversationService | undefined;
   /** The agent notebook, or undefined without a notebook store. */
   notebook: Notebook | undefined;
+  /**
+   * The erasers of the stack's storage (see `Eraser`), one per target, read once at assembly from the ports, the
+   * structured stores and the bundles; `forget` runs each after deleting. Empty when no store keeps deleted data.
+   */
+  erasers: readonly Eraser[];
   close(): Promise<void>;
 }
 
@@ -214,6 +220,13 @@ export function createStack(given: StackOptions): Stack {
           options: { ...options.notebook, ...pd },
         })
       : undefined,
+    erasers: distinctErasers([
+      knowledgeStore,
+      options.transcripts,
+      options.notebooks,
+      given.structured,
+      ...bundles.flatMap((b) => [b, b.structured]),
+    ]),
     close: async () => {
       // Ports given on their own first (as before bundles existed), then each bundle closes what it serves.
       await given.transcripts?.close();
@@ -223,6 +236,16 @@ export function createStack(given: StackOptions): Stack {
       for (const bundle of bundles) await bundle.close();
     },
   };
+}
+
+/** The distinct erasers of some ports and bundles, one per target, in the order given (the first of a target wins). */
+function distinctErasers(ports: readonly (Erasable | undefined)[]): readonly Eraser[] {
+  const byTarget = new Map<string, Eraser>();
+  for (const port of ports) {
+    const eraser = port?.eraser;
+    if (eraser && !byTarget.has(eraser.target)) byTarget.set(eraser.target, eraser);
+  }
+  return Object.freeze([...byTarget.values()]);
 }
 
 /**

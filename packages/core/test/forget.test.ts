@@ -7,6 +7,7 @@ import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcr
 import { agentSessionId, contextSettingsSessionId, openTasksSessionId } from '../src/domain/agent-sessions.js';
 import { MemError } from '../src/errors.js';
 import { ManualClock } from '../src/ports/clock.js';
+import type { Eraser } from '../src/ports/eraser.js';
 import { forgetInput } from '../src/schemas-forget.js';
 import { episodeAuthor, forget, withEpisodeAuthor } from '../src/services/forget.js';
 import { gc } from '../src/services/gc.js';
@@ -322,6 +323,44 @@ describe('forget (docs/safety.md)', () => {
     const user = await forget(stack, lead, { userId: 'u-1' });
     expect(user.skipped).toEqual(['facts', 'goals', 'users', 'notebooks']);
     expect(user.removed.facts + user.removed.goals + user.removed.users).toBe(0);
+  });
+
+  it('then runs each eraser of the stack once per storage, after the deletes, and reports its notes', async () => {
+    const calls: string[] = [];
+    const eraser = (target: string, notes: string[] = []): Eraser => ({
+      target,
+      async eraseDeleted() {
+        calls.push(target);
+        return notes;
+      },
+    });
+    const knowledge = Object.assign(createInMemoryKnowledgeStore(), { eraser: eraser('db:one') });
+    const transcripts = Object.assign(createInMemoryTranscriptStore(), { eraser: eraser('db:one') });
+    const structured = Object.assign(createInMemoryStructuredStores(), { eraser: eraser('db:two', ['kept: x']) });
+    const stack = createStack({ knowledge, transcripts, structured });
+    expect(stack.erasers.map((e) => e.target)).toEqual(['db:one', 'db:two']);
+    await stack.knowledge.store(alice, { content: 'Alice alone.' });
+    const deleteByAgent = knowledge.deleteByAgent.bind(knowledge);
+    knowledge.deleteByAgent = async (space, agentId) => {
+      expect(calls).toEqual([]);
+      return deleteByAgent(space, agentId);
+    };
+    const agent = await forget(stack, lead, { agentId: 'alice' });
+    expect(calls).toEqual(['db:one', 'db:two']);
+    expect(agent.notes).toContain('kept: x');
+    await forget(stack, lead, { userId: 'u-1' });
+    expect(calls).toHaveLength(4);
+    // An eraser that fails fails the forget (the deletes stand; a retry erases again).
+    const failing = createStack({
+      knowledge: Object.assign(createInMemoryKnowledgeStore(), {
+        eraser: {
+          target: 'db:busy',
+          eraseDeleted: () => Promise.reject(new MemError('STORE_UNAVAILABLE', 'busy', { retryable: true })),
+        },
+      }),
+    });
+    await expectCode(forget(failing, lead, { agentId: 'alice' }), 'STORE_UNAVAILABLE');
+    expect(createStack({ knowledge: createInMemoryKnowledgeStore() }).erasers).toEqual([]);
   });
 });
 

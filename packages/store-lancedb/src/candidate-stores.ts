@@ -28,6 +28,7 @@ import {
   rowToProcedure,
 } from './candidate-schema.js';
 import { ADAPTER, LanceDatabase, PortRunner, type TableSpec } from './database.js';
+import { eraseRows } from './erase-rows.js';
 import { optimizeTables } from './optimize-tables.js';
 import {
   backgroundSettings,
@@ -165,11 +166,9 @@ class CandidateTable {
     );
   }
 
+  /** Delete a record so that no copy stays in the files once the caller compacts (`eraseRows`). */
   async delete(space: string, id: string): Promise<boolean> {
-    const where = this.whereId(space, id);
-    if ((await this.table.countRows(where)) === 0) return false;
-    const { numDeletedRows } = await this.table.delete(where);
-    return numDeletedRows > 0;
+    return (await eraseRows(this.table, this.whereId(space, id))) > 0;
   }
 }
 

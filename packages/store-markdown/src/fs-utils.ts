@@ -120,6 +120,22 @@ export async function removeTempFiles(dir: string): Promise<void> {
   );
 }
 
+/**
+ * Remove what crashed removals of `name` left in `parent`: the `.<name>.removed-<pid>-<time>` folders a removal moves a
+ * folder to before deleting it (forget: a crash between the two would leave the forgotten files there).
+ */
+export async function removeGraves(parent: string, name: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(parent);
+  } catch (error) {
+    if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return;
+    throw error;
+  }
+  const prefix = `.${name}.removed-`;
+  for (const n of names) if (n.startsWith(prefix)) await fs.rm(path.join(parent, n), { recursive: true, force: true });
+}
+
 export async function readIfExists(file: string): Promise<Buffer | null> {
   try {
     return await fs.readFile(file);

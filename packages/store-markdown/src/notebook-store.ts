@@ -10,7 +10,7 @@ import {
   notebookVersion,
   wrapStoreError,
 } from '@mem/core/adapter';
-import { ensureDir, fsyncDir, isCode, replaceFile } from './fs-utils.js';
+import { ensureDir, fsyncDir, isCode, removeGraves, removeTempFiles, replaceFile } from './fs-utils.js';
 import { type MarkdownStoreOptions, notebookDir, resolveOptions } from './layout.js';
 import { withFileLock } from './lock.js';
 
@@ -199,6 +199,8 @@ export function createMarkdownNotebookStore(options: MarkdownStoreOptions): Note
       return guard('remove', async () => {
         const dir = notebookDir(o, scope);
         const whole = scope.user === undefined && scope.topic === undefined;
+        // What a removal that crashed before its delete left behind goes too (forget leaves no file of the notebook).
+        if (whole) await removeGraves(path.dirname(dir), path.basename(dir));
         const found: { path: string; full: string }[] = [];
         await walk(dir, '', 1, found, whole);
         if (found.length === 0) {
@@ -214,6 +216,8 @@ export function createMarkdownNotebookStore(options: MarkdownStoreOptions): Note
             const own: { path: string; full: string }[] = [];
             await walk(dir, '', 1, own, false);
             for (const f of own) await fs.rm(f.full, { force: true });
+            // Temporary files of writers that crashed hold the scope's text too (no writer of it runs: the lock is held).
+            await removeTempFiles(dir);
             for (const e of await fs.readdir(dir, { withFileTypes: true })) {
               if (!e.name.startsWith('.') && e.isDirectory())
                 await fs.rm(path.join(dir, e.name), { recursive: true, force: true });

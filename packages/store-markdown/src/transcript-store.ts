@@ -30,6 +30,7 @@ import {
   fsyncDir,
   isCode,
   readIfExists,
+  removeGraves,
   removeTempFiles,
   replaceFile,
   writeAll,
@@ -317,6 +318,8 @@ export function createMarkdownTranscriptStore(options: MarkdownTranscriptStoreOp
     async remove(space, agent) {
       return guard('remove', async () => {
         const dir = dirOf(space, agent);
+        // What a removal that crashed before its delete left behind goes too (forget leaves no file of the agent).
+        await removeGraves(path.dirname(dir), agent);
         try {
           await fs.access(dir);
         } catch {

@@ -1,5 +1,6 @@
-import type { KnowledgeStore } from '@mem/core/adapter';
+import type { Eraser, KnowledgeStore } from '@mem/core/adapter';
 import type { Sql } from './connection.js';
+import { postgresEraser } from './erase.js';
 import { createAdmin } from './knowledge/admin.js';
 import { createPgContext, type PostgresStoreOptions } from './knowledge/context.js';
 import { createCounters } from './knowledge/counters.js';
@@ -17,6 +18,8 @@ export interface PostgresKnowledgeStore extends KnowledgeStore {
   readonly sql: Sql;
   /** The schema holding the tables (unquoted). */
   readonly schema: string;
+  /** Erases deleted rows from the server's files (`forget`; see `PostgresHandle.eraser`). */
+  readonly eraser: Eraser;
   /** Closes the client only when the store created it from `url`. */
   close(): Promise<void>;
 }
@@ -38,6 +41,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createAdmin(pg),
     sql: pg.sql,
     schema: pg.schemaName,
+    eraser: postgresEraser(pg.sql, pg.schemaName, pg.target),
     migrate: () => pg.migrate(),
   };
   await pg.open();

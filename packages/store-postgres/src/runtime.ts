@@ -4,6 +4,7 @@
  * "closed" state. The knowledge store predates this module and keeps its own copy of the same rules.
  */
 import { MemError } from '@mem/core';
+import type { Eraser } from '@mem/core/adapter';
 import {
   ADAPTER,
   type ClientOptions,
@@ -17,6 +18,7 @@ import {
   sqlState,
   toStoreError,
 } from './connection.js';
+import { postgresEraser } from './erase.js';
 import { appliedMigrations, type MigrationResult, type PortMigrations, runMigrations } from './migrations.js';
 
 /** Options every PostgreSQL port factory takes. */
@@ -39,6 +41,11 @@ export interface PostgresHandle {
   readonly sql: Sql;
   /** The schema holding the tables (unquoted). */
   readonly schema: string;
+  /**
+   * Erases deleted rows from the server's files (`forget`): VACUUM FULL of the schema's tables, a WAL switch and a
+   * checkpoint, with notes for what the role may not do (see erase.ts). One target per database and schema.
+   */
+  readonly eraser?: Eraser | undefined;
   /** Idempotent. Ends the client only when this store created it from `url`. */
   close(): Promise<void>;
 }
@@ -267,6 +274,7 @@ export function handleOf(rt: PortRuntime): PostgresHandle {
     get schema() {
       return rt.schema;
     },
+    eraser: postgresEraser(rt.sql, rt.schema, rt.target),
     close: () => rt.close(),
   };
 }

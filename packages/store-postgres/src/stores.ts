@@ -33,6 +33,8 @@ export interface PostgresStores {
   readonly sql: Sql;
   /** The schema holding the tables (unquoted). */
   readonly schema: string;
+  /** Erases deleted rows from the server's files (`forget` runs it; see `PostgresHandle.eraser`). */
+  readonly eraser: PostgresKnowledgeStore['eraser'];
   /** Apply the pending migrations of every port family, in one transaction. */
   migrate(): Promise<MigrationResult>;
   /**
@@ -84,6 +86,7 @@ export async function createPostgresStores(options: PostgresStoresOptions): Prom
         structured,
         sql,
         schema,
+        eraser: knowledge.eraser,
         async migrate() {
           if (conn.ended) {
             throw new MemError(

@@ -7,6 +7,11 @@ declare module 'vitest' {
     postgresUrl: string;
     /** 'server' when MEM_TEST_POSTGRES_URL points at a real server, 'pglite' for the in-process fallback. */
     postgresBackend: 'server' | 'pglite';
+    /**
+     * The server's data directory (MEM_TEST_POSTGRES_DATA, which tooling/postgres-start's pg_setup exports), scanned by
+     * the forget suite; '' when not given or on PGlite.
+     */
+    postgresDataDir: string;
   }
 }
 
@@ -21,6 +26,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (given) {
     project.provide('postgresUrl', given);
     project.provide('postgresBackend', 'server');
+    project.provide('postgresDataDir', process.env.MEM_TEST_POSTGRES_DATA ?? '');
     console.log('[store-postgres] tests use the server at MEM_TEST_POSTGRES_URL');
     return async () => {};
   }
@@ -28,6 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   pglite = await startPgliteServer();
   project.provide('postgresUrl', pglite.url);
   project.provide('postgresBackend', 'pglite');
+  project.provide('postgresDataDir', '');
   console.log(
     `[store-postgres] MEM_TEST_POSTGRES_URL is not set: tests use PGlite with pgvector on ${pglite.url} (started in ${Date.now() - started} ms)`,
   );

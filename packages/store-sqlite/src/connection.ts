@@ -4,6 +4,7 @@
  * package opened goes. A connection handed in by the caller (`{ db }`) is never closed here: its owner closes it.
  */
 import { MemError } from '@mem/core';
+import type { Eraser } from '@mem/core/adapter';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   ADAPTER,
@@ -13,6 +14,7 @@ import {
   toStoreError,
   withBusyRetry,
 } from './database.js';
+import { sqliteEraser } from './erase.js';
 import { type MigrationResult, runMigrations } from './migrations.js';
 
 /** Where the ports live: a database file (opened here) or an open better-sqlite3 connection (shared, not owned). */
@@ -37,6 +39,11 @@ export interface SqliteHandle {
   readonly db: Database;
   /** True when the vector arms run inside SQLite (sqlite-vec); false when they fall back to JavaScript. */
   readonly nativeVector: boolean;
+  /**
+   * Erases deleted rows from the file's WAL (`forget`): one target per file, whichever store opened it; undefined for
+   * an in-memory database.
+   */
+  readonly eraser?: Eraser | undefined;
   /** Apply pending schema migrations (idempotent; safe when several processes open the file at once). */
   migrate(): Promise<MigrationResult>;
   /**
@@ -53,6 +60,7 @@ interface SharedConnection {
   readonly statements: Map<string, Statement>;
   vector: boolean | undefined;
   readonly migrated: Set<number>;
+  readonly eraser: Eraser | undefined;
 }
 
 const connections = new WeakMap<Database, SharedConnection>();
@@ -206,6 +214,7 @@ export class SqliteLease {
     return {
       db: this.db,
       nativeVector: this.nativeVector,
+      eraser: this.shared.eraser,
       migrate: () => this.migrate(),
       close: () => this.release(),
     };
@@ -234,7 +243,15 @@ export function acquireConnection(options: SqliteOpenOptions, schemaVersion: num
   }
   let shared = connections.get(db);
   if (shared === undefined) {
-    shared = { db, owned, refs: 0, statements: new Map(), vector: undefined, migrated: new Set() };
+    shared = {
+      db,
+      owned,
+      refs: 0,
+      statements: new Map(),
+      vector: undefined,
+      migrated: new Set(),
+      eraser: sqliteEraser(db),
+    };
     connections.set(db, shared);
   }
   shared.refs += 1;

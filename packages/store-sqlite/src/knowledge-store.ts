@@ -1,5 +1,6 @@
-import type { KnowledgeStore } from '@mem/core/adapter';
+import type { Eraser, KnowledgeStore } from '@mem/core/adapter';
 import type { Database } from 'better-sqlite3';
+import { sqliteEraser } from './erase.js';
 import { createAdmin } from './knowledge/admin.js';
 import { createSqliteContext, type SqliteStoreOptions } from './knowledge/context.js';
 import { createCounters } from './knowledge/counters.js';
@@ -17,6 +18,8 @@ export interface SqliteKnowledgeStore extends KnowledgeStore {
   readonly db: Database;
   /** True when the vector arm runs inside SQLite (sqlite-vec); false when it falls back to JavaScript. */
   readonly nativeVector: boolean;
+  /** Erases deleted rows from the file's WAL (`forget`); undefined for an in-memory database. */
+  readonly eraser: Eraser | undefined;
   /** True when the approximate vector index is trained and answers vector searches (false: exact scan). */
   vectorIndexTrained(): boolean;
   /** Lists and bytes this connection holds in the vector index's list cache (`index.vector.cacheMiB`). */
@@ -38,6 +41,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeS
     ...createAdmin(ctx),
     db: ctx.db,
     nativeVector: ctx.nativeVector,
+    eraser: sqliteEraser(ctx.db),
     vectorIndexTrained: () => ctx.indexTrained(),
     vectorCacheStats: () => ctx.vectorIndex?.cacheStats() ?? { entries: 0, bytes: 0 },
     migrate: () => ctx.migrate(),

@@ -64,6 +64,7 @@ export function createSqliteNotebookStore(options: SqliteOpenOptions): SqliteNot
     capabilities: { durable: true, crossProcess: true },
     db: handle.db,
     nativeVector: handle.nativeVector,
+    eraser: handle.eraser,
     migrate: handle.migrate,
     close: handle.close,
 

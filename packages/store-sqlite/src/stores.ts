@@ -20,6 +20,8 @@ export interface SqliteStores {
   readonly capabilities: StoreBundleCapabilities;
   /** The better-sqlite3 connection every port uses (the knowledge store's). */
   readonly db: SqliteKnowledgeStore['db'];
+  /** Erases deleted rows from the file's WAL (`forget` runs it); undefined for an in-memory database. */
+  readonly eraser: SqliteKnowledgeStore['eraser'];
   /** Apply the pending migrations of the file (every port family shares one list). */
   migrate(): Promise<MigrationResult>;
   /**
@@ -55,6 +57,7 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
       notebooks,
       structured,
       db: knowledge.db,
+      eraser: knowledge.eraser,
       migrate: () => knowledge.migrate(),
     });
   } catch (error) {

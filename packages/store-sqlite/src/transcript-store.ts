@@ -256,6 +256,7 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
     capabilities: { durable: true, crossProcess: true },
     db: handle.db,
     nativeVector: handle.nativeVector,
+    eraser: handle.eraser,
     migrate: handle.migrate,
     close: handle.close,
 

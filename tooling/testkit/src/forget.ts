@@ -10,6 +10,7 @@ import {
   withEpisodeAuthor,
 } from '@mem/core';
 import {
+  type Erasable,
   type KnowledgeStore,
   ManualClock,
   type NotebookStore,
@@ -25,12 +26,14 @@ import { describe, expect, it } from 'vitest';
  */
 export interface ForgetFixture {
   knowledge?: KnowledgeStore;
-  structured?: Partial<StructuredStores> & { close?(): Promise<void> | void };
+  structured?: Partial<StructuredStores> & Erasable & { close?(): Promise<void> | void };
   transcripts?: TranscriptStore;
   notebooks?: NotebookStore;
   /**
-   * Everything the adapter keeps at rest, as text: the bytes of its database file(s) or folder, or every row of its
-   * tables. Called after the stack is closed. Without it the suite checks through the ports only.
+   * Everything the adapter keeps at rest, as text: the bytes of its database file(s) or folder (a server's data
+   * directory), or every row of its tables. The forget test calls it twice: right after `forget` returns, while the
+   * stack (the "server") is still open, and again after the stack is closed. Without it the suite checks through the
+   * ports only.
    */
   raw?: () => Promise<string>;
   cleanup: () => Promise<void>;
@@ -59,6 +62,16 @@ const episode = (id: string, summary: string, agentId: string): Episode => ({
   tags: ['ops'],
   metadata: withEpisodeAuthor({ metadata: { note: summary } }, agentId).metadata,
 });
+
+/** The raw storage holds nothing of alice or ada, and still holds bob's data (so the scan does see data). */
+async function expectNoTrace(name: string, raw: () => Promise<string>, when: string): Promise<void> {
+  // The first 10 letters: a full-text index may keep a stemmed form of a marker ("qzxalicemark").
+  const text = (await raw()).toLowerCase();
+  const trace = (marker: string) => text.includes(marker.slice(0, 10));
+  expect(trace(BOB), `the raw scan must see the data that stays (${when})`).toBe(true);
+  expect(trace(ALICE), `a trace of the forgotten agent remains in the raw storage of ${name} ${when}`).toBe(false);
+  expect(trace(USER), `a trace of the forgotten user remains in the raw storage of ${name} ${when}`).toBe(false);
+}
 
 async function exported(stack: Stack, p: Principal): Promise<string> {
   const out: unknown[] = [];
@@ -258,20 +271,20 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
           expect((await episodes.recent(SPACE, 10)).map((e) => e.id)).toEqual(['ep-b1']);
           expect(await episodes.keywordSearch(SPACE, [ALICE], 10)).toEqual([]);
         }
-      } finally {
-        await stack.close();
-      }
 
-      // At rest: the raw bytes / rows hold nothing of alice or ada, and still hold bob's data.
+        // At rest while the stack is still open (a running server): no journal, WAL or old file holds the erased text.
+        if (f.raw) await expectNoTrace(name, f.raw, 'while the stack is open, right after forget');
+      } catch (error) {
+        // The scan after close is not reached: close and clean up here (a leftover database would hold the markers).
+        await stack.close().catch(() => {});
+        await f.cleanup();
+        throw error;
+      }
+      await stack.close();
+
+      // At rest after close: the raw bytes / rows hold nothing of alice or ada, and still hold bob's data.
       try {
-        if (f.raw) {
-          // The first 10 letters: a full-text index may keep a stemmed form of a marker ("qzxalicemark").
-          const raw = (await f.raw()).toLowerCase();
-          const trace = (marker: string) => raw.includes(marker.slice(0, 10));
-          expect(trace(BOB), 'the raw scan must see the data that stays').toBe(true);
-          expect(trace(ALICE), `a trace of the forgotten agent remains in the raw storage of ${name}`).toBe(false);
-          expect(trace(USER), `a trace of the forgotten user remains in the raw storage of ${name}`).toBe(false);
-        }
+        if (f.raw) await expectNoTrace(name, f.raw, 'after the stack is closed');
       } finally {
         await f.cleanup();
       }

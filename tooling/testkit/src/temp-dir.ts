@@ -40,10 +40,19 @@ export function tempFixture<S extends { close(): Promise<void> }, O = undefined>
   };
 }
 
-/** Every file below `dir`, read as Latin-1 text and joined: the raw scan the forget suite searches for a marker. */
+/**
+ * Every file below `dir`, read as Latin-1 text and joined: the raw scan the forget suite searches for a marker. A file
+ * that goes while the folder is read (a running server's temporary or removed WAL files) is left out.
+ */
 export function readTreeText(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
-    .join('\n');
+  const texts: string[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    try {
+      texts.push(readFileSync(join(entry.parentPath, entry.name)).toString('latin1'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return texts.join('\n');
 }

@@ -21,6 +21,11 @@ export interface SecretRule {
   pattern: RegExp;
   group?: number;
   /**
+   * Literals of which the text must hold at least one for the rule to match at all (a cheap test before the pattern
+   * runs): `['://']` for URLs.
+   */
+  needs?: readonly string[];
+  /**
    * Optional extra check on the matched value (e.g. not a placeholder); `match` and `text` let it look at what
    * surrounds the value (the quote it opened with, the character after it).
    */
@@ -166,13 +171,17 @@ export function dsnPassword(value: string): boolean {
  */
 export function keyMaterialFollows(_value: string, match: RegExpExecArray, text: string): boolean {
   const end = (match.index ?? 0) + match[0].length;
-  const next = text.slice(end, end + 400).replace(/\\[nr]|["'`+,\s]|[A-Za-z-]{1,40}: [^\n]{0,120}\n/g, '');
-  return /^[A-Za-z0-9+/=]{16}/.test(next) || /END[ \t]{1,8}(?:[A-Z0-9]{1,16}[ \t]{1,8}){0,4}PRIVATE[ \t]{1,8}KEY/i.test(next);
+  const window = text.slice(end, end + 400);
+  const next = window.replace(/\\{1,8}[nr]|\\|["'`+,\s]|[A-Za-z-]{1,40}: [^\n]{0,120}\n/g, '');
+  return (
+    /^[A-Za-z0-9+/=]{16}/.test(next) ||
+    /END[ \t]{1,8}(?:[A-Z0-9]{1,16}[ \t]{1,8}){0,4}PRIVATE[ \t]{1,8}KEY/i.test(window)
+  );
 }
 
-// The names an assignment of a credential goes by. `[a-z]{0,16}password` takes glued names (PGPASSWORD).
+// The names an assignment of a credential goes by, with the glued names of common tools (PGPASSWORD, DBPASSWORD).
 const CREDENTIAL_NAMES =
-  '[a-z]{0,16}password|passwd|pwd|pass|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|private[_-]?key|token|credentials?';
+  '(?:pg|db|root|admin|user|app|mysql|redis|smtp|mail|ftp|ssh|sql|api|my|new|old)?password|passwd|pwd|pass|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|private[_-]?key|token|credentials?';
 
 /**
  * The rule set. Patterns follow the documented formats of each provider's credentials.
@@ -191,6 +200,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     kind: 'mem-api-key',
     label: 'mem API key',
+    needs: ['mem_'],
     pattern: /(?<![A-Za-z0-9_-])mem_[0-9a-f]{16}_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
   },
   {
@@ -379,6 +389,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // The user may be empty (`redis://:password@host/0`).
     pattern: /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:/@'"]{0,256}):([^\s@/'"]{1,512})@[^\s/'"@]{1,256}/gi,
     group: 2,
+    needs: ['://'],
     accept: urlPassword,
   },
   {
@@ -387,6 +398,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // Go's MySQL DSN and its kin: `user:password@tcp(host:3306)/db`, `user:password@unix(/tmp/mysql.sock)/db`, `user:password@/db`.
     pattern: /(?<![A-Za-z0-9_.%+:-])[A-Za-z0-9_.%+-]{1,64}:([^\s@:/'"()]{1,128})@(?:(?:tcp|tcp6|udp|unix|tls)\(|\/)/gi,
     group: 1,
+    needs: ['@'],
     accept: dsnPassword,
   },
   {

@@ -108,8 +108,9 @@ interface Span {
 
 /** One rule's findings in a text, in order (they never overlap: each search goes on after the previous match). */
 function ruleSpans(rule: SecretRule, text: string): Span[] {
-  const re = globalPattern(rule);
   const out: Span[] = [];
+  if (rule.needs && !rule.needs.some((literal) => text.includes(literal))) return out;
+  const re = globalPattern(rule);
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     // An empty match would match again at the same place: step past it.

@@ -1,5 +1,6 @@
 import type { KeywordLengthNorm } from '../domain/ranking.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, RatingOutcome, Scope, Source } from '../types.js';
+import type { Erasable } from './eraser.js';
 
 /**
  * Filters every search arm applies inside its query, before its top-k cut.
@@ -189,8 +190,11 @@ export interface KnowledgeCounters {
   addRating(rating: Rating): Promise<RatingOutcome>;
 }
 
-/** The admin role of the knowledge port: the embedding space, re-embedding, statistics and the connection. */
-export interface KnowledgeAdmin {
+/**
+ * The admin role of the knowledge port: the embedding space, re-embedding, statistics and the connection; `eraser`
+ * when its storage keeps deleted rows on disk until erased (see `Eraser`).
+ */
+export interface KnowledgeAdmin extends Erasable {
   readonly name: string;
   /** The embedder that produced the stored vectors, or null before the first vector is stored. */
   getEmbeddingInfo(): Promise<EmbeddingInfo | null>;

@@ -1,3 +1,5 @@
+import type { Erasable } from './eraser.js';
+
 /**
  * Whose notebook: an agent of a space, optionally narrowed to one user and/or one topic (docs/notebooks.md).
  * Every name is checked with `checkName`.
@@ -35,7 +37,7 @@ export interface NotebookStoreCapabilities {
  * Paths are checked with `checkNotebookPath` (`INVALID_INPUT`); names with `checkName`.
  * Limits, edit rules and secret checks belong to the Notebook service, not to the store.
  */
-export interface NotebookStore {
+export interface NotebookStore extends Erasable {
   readonly name: string;
   readonly capabilities: NotebookStoreCapabilities;
 

@@ -1,4 +1,5 @@
 import type { CandidateStoreCapabilities } from './episode-store.js';
+import type { Erasable } from './eraser.js';
 import type { KnowledgeStore, KnowledgeStoreCapabilities } from './knowledge-store.js';
 import type { NotebookStore, NotebookStoreCapabilities } from './notebook-store.js';
 import type { StructuredStores } from './structured-stores.js';
@@ -24,12 +25,14 @@ export interface StoreBundleCapabilities {
 /**
  * The one shape every store package hands back from its `createXStores(options)`: the ports it serves (a subset of a
  * stack's), what they can do, and one `close()` for all of them. `createStack({ stores })` takes it as it is.
+ * `eraser` is there when the storage keeps deleted rows on disk until erased (`forget` runs it).
  */
-export interface StoreBundle {
+export interface StoreBundle extends Erasable {
   knowledge?: KnowledgeStore;
   transcripts?: TranscriptStore;
   notebooks?: NotebookStore;
-  structured?: Partial<StructuredStores>;
+  /** The structured ports, with the `eraser` of their storage when it has one. */
+  structured?: Partial<StructuredStores> & Erasable;
   readonly capabilities: StoreBundleCapabilities;
   /**
    * Close every port of the bundle, then what the bundle opened for them (a connection, a pool). Idempotent: later and

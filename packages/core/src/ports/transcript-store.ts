@@ -1,3 +1,5 @@
+import type { Erasable } from './eraser.js';
+
 /** Who wrote a transcript message. `tool` carries a tool result. */
 export type TranscriptRole = 'system' | 'user' | 'assistant' | 'tool';
 export const TRANSCRIPT_ROLES: readonly TranscriptRole[] = ['system', 'user', 'assistant', 'tool'];
@@ -88,7 +90,7 @@ export interface TranscriptStoreCapabilities {
  * - archive ids never collide, even for two compactions in one millisecond;
  * - nothing crosses spaces or agents.
  */
-export interface TranscriptStore {
+export interface TranscriptStore extends Erasable {
   readonly name: string;
   readonly capabilities: TranscriptStoreCapabilities;
 

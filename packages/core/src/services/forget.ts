@@ -84,7 +84,10 @@ export interface ForgetReport {
   };
   /** Ports this kind of forget would use that the stack does not have (e.g. `transcripts`, `facts`). */
   skipped: string[];
-  /** What could not be covered and why (e.g. which agents' notebooks were looked at). */
+  /**
+   * What could not be covered and why (e.g. which agents' notebooks were looked at, or what a store could not erase
+   * from its files at rest for want of a privilege).
+   */
   notes: string[];
 }
 
@@ -165,6 +168,15 @@ async function forgetSessions(stack: Stack, space: string, agentId: string, repo
 }
 
 /**
+ * Erase from the files at rest what the deletes left there (docs/safety.md "forget"): each eraser of the stack, one
+ * per storage, after every delete; what one could not erase goes into `report.notes`.
+ */
+async function eraseDeleted(stack: Stack, report: ForgetReport): Promise<ForgetReport> {
+  for (const eraser of stack.erasers) report.notes.push(...(await eraser.eraseDeleted()));
+  return report;
+}
+
+/**
  * Delete everything of one agent or one user in the principal's space (docs/safety.md) and report what was removed.
  *
  * - Agent: every knowledge memory it owns (agent and swarm scope) with versions and ratings; its transcript and
@@ -176,7 +188,11 @@ async function forgetSessions(stack: Stack, space: string, agentId: string, repo
  *   agent forget can name — agents with a transcript, the calling lead and `options.agents` — and, with
  *   `options.topics`, its per-topic notebooks there.
  *
- * Errors: `FORBIDDEN` for a worker; `INVALID_INPUT` unless exactly one of agentId/userId is given, or for a bad name.
+ * Then every store that keeps deleted rows on disk (a WAL, dead tuples, old versions) erases them (`Stack.erasers`)
+ * before the report is returned; what a store could not erase (e.g. for want of a privilege) is named in `notes`.
+ *
+ * Errors: `STORE_UNAVAILABLE` when a store failed or stayed busy while erasing (the deletes stand: retry the forget);
+ * `FORBIDDEN` for a worker; `INVALID_INPUT` unless exactly one of agentId/userId is given, or for a bad name.
  */
 export async function forget(
   stack: Stack,
@@ -207,7 +223,7 @@ export async function forget(
       if (unowned > 0) report.notes.push(EPISODES_UNOWNED_NOTE(unowned));
     } else report.skipped.push('episodes');
     await forgetSessions(stack, space, agentId, report);
-    return report;
+    return eraseDeleted(stack, report);
   }
 
   const userId = input.userId as string;
@@ -234,5 +250,5 @@ export async function forget(
     );
   } else report.skipped.push('notebooks');
   if (stack.structured.episodes) report.notes.push(EPISODES_USER_NOTE);
-  return report;
+  return eraseDeleted(stack, report);
 }

@@ -3,6 +3,7 @@ import { MemError } from '@mem/core';
 import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/core/adapter';
 import { rowsToTable } from '../arrow-rows.js';
 import { ADAPTER } from '../database.js';
+import { eraseRows } from '../erase-rows.js';
 import { GroupCommit } from '../group-commit.js';
 import { optimizeTables } from '../optimize-tables.js';
 import { baseOf, type Row, recordToRow, vectorDimension, versionToRow } from '../schema.js';
@@ -193,12 +194,14 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
       .catch(() => undefined);
   }
 
-  async function deleteHistory(t: Tables, space: string, docIds: string[]): Promise<void> {
+  /** Delete the history rows of documents; `erase`: so that no copy stays in the files (`eraseRows`, forget). */
+  async function deleteHistory(t: Tables, space: string, docIds: string[], erase = false): Promise<void> {
     for (const batch of chunked(docIds)) {
       const where = `space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`;
-      await t.versions.delete(where);
-      await t.ratings.delete(where);
-      await t.access.delete(where);
+      for (const table of [t.versions, t.ratings, t.access]) {
+        if (erase) await eraseRows(table, where);
+        else await table.delete(where);
+      }
     }
   }
 
@@ -361,14 +364,14 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
             versions += await t.versions.countRows(where);
             ratings += await t.ratings.countRows(where);
           }
-          const { numDeletedRows } = await t.chunks.delete(owned);
-          await deleteHistory(t, space, docIds);
-          // Forget leaves no trace: rewrite the fragments without the deleted rows and drop the older table
-          // versions that still hold them (issue 9 §5).
+          // Forget leaves no trace: the rows sharing a fragment with a deleted one are rewritten (`eraseRows`), then
+          // compaction drops the wholly deleted fragments and cleanup the older table versions that still hold them.
+          const chunks = await eraseRows(t.chunks, owned);
+          await deleteHistory(t, space, docIds, true);
           await optimizeTables(t.upkeep.chunks, [t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access], {
             cleanupOlderThan: new Date(),
           });
-          return { documents: docIds.length, chunks: numDeletedRows, versions, ratings };
+          return { documents: docIds.length, chunks, versions, ratings };
         },
         chunksChanged,
       );

@@ -204,12 +204,15 @@ export function editAndRatingTests(t: KnowledgeSuite): void {
       'Team offsite 🎉🚀 in Lisbon — café ☕',
       '東京タワーに行った 東京 会議',
       'مرحبا بالعالم — שלום עולם',
-      'Zero\u200Bwidth and combining é (e\u0301)',
+      'Joined 👩\u200D💻 and combining é (e\u0301)',
     ];
     for (const t of texts) {
       const r = await memory.store(alice, { content: t });
       expect((await memory.get(alice, { id: r.id })).content).toBe(t);
     }
+    // What a reader sees is what is kept: a character that renders as nothing (here a zero-width space) is dropped.
+    const hidden = await memory.store(alice, { content: 'Zero\u200Bwidth space' });
+    expect((await memory.get(alice, { id: hidden.id })).content).toBe('Zerowidth space');
     expect((await memory.search(alice, { query: 'Lisbon offsite' }))[0]?.content).toBe(texts[0]);
     expect((await memory.search(alice, { query: '東京' })).map((r) => r.content)).toContain(texts[1]);
     const big = longDocument(1100, 5);
