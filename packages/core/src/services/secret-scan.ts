@@ -3,7 +3,7 @@
  * one scanner call per write over every free-text field, a refusal shaped exactly like mem's (`SECRET_DETECTED`,
  * naming the kind, the position and the scanner, never the value), or redaction for transcripts.
  */
-import { normalizeForScan, redactRanges, secretRefusal, textPosition } from '../domain/secrets.js';
+import { normalizeForScan, redactRanges, secretRefusal, textPositions } from '../domain/secrets.js';
 import { MemError } from '../errors.js';
 import type { SecretScanFinding, SecretScanner, SecretScanText } from '../ports/secret-scanner.js';
 
@@ -48,11 +48,15 @@ export async function scanFields(scanner: SecretScanner | undefined, fields: Sca
   if (found.length === 0) return;
   const first = found[0]!.text;
   const text = texts[first]!;
+  // The positions of every finding come from one pass over the text (not one pass per finding).
+  const mine = found.filter((f) => f.text === first);
+  const positions = textPositions(
+    text.text,
+    mine.map((f) => f.index),
+  );
   throw secretRefusal(
     text.what,
-    found
-      .filter((f) => f.text === first)
-      .map((f) => ({ kind: f.kind, label: f.label, ...textPosition(text.text, f.index), scanner: scanner.id })),
+    mine.map((f, i) => ({ kind: f.kind, label: f.label, ...positions[i]!, scanner: scanner.id })),
   );
 }
 
