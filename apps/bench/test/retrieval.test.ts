@@ -60,6 +60,13 @@ function tinyDataset(): string {
         text: `In session ${s} we talked about the ${w} and the weather ${c}.`,
       }));
     }
+    // A turn mem refuses to keep (a credential pasted in passing): counted at ingest, the run goes on.
+    if (c === 0)
+      (conversation.session_2 as { speaker: string; dia_id: string; text: string }[]).push({
+        speaker: 'Ben',
+        dia_id: 'D2:5',
+        text: `the CI token is ghp_${'A1b2C3d4E5'.repeat(4).slice(0, 36)}`,
+      });
     return {
       sample_id: `conv.${c}`,
       conversation,
@@ -98,11 +105,13 @@ describe('mem bench retrieval (tiny data set, real local embedder)', () => {
     );
     const report = JSON.parse(stdout) as {
       questions: number;
+      refused_turns: number;
       stacks: { name: string; recall_any: Record<string, number>; by_category: Record<string, unknown> }[];
       recall_block: { rule: string; precision: number; recall: number }[];
       cv: { chosen: Record<string, string> };
     };
     expect(report.questions).toBe(9);
+    expect(report.refused_turns).toBe(1);
     expect(report.stacks.map((s) => s.name)).toEqual(['mem', 'mem+rewrite(fake)', 'keyword-only', 'bm25', 'mem (cv)']);
     for (const s of report.stacks) {
       expect(Object.keys(s.recall_any)).toEqual(['5', '10', '20']);
