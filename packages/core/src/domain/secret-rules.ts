@@ -25,6 +25,8 @@ export interface SecretRule {
    * runs): `['://']` for URLs.
    */
   needs?: readonly string[];
+  /** A case-insensitive hint: when the text has no match of it, the rule is not run (`/pass|secret|token/i`). */
+  hint?: RegExp;
   /**
    * Optional extra check on the matched value (e.g. not a placeholder); `match` and `text` let it look at what
    * surrounds the value (the quote it opened with, the character after it).
@@ -190,6 +192,7 @@ const CREDENTIAL_NAMES =
 export const SECRET_RULES: readonly SecretRule[] = [
   {
     kind: 'private-key',
+    hint: /private/i,
     label: 'private key block',
     // Any spacing and case: `-----BEGIN RSA PRIVATE KEY-----`, `----- begin  private key -----`.
     pattern:
@@ -210,6 +213,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'aws-secret-access-key',
+    hint: /secret/i,
     label: 'AWS secret access key',
     pattern:
       /(?<![A-Za-z0-9])aws_?secret_?access_?key["']?[ \t]{0,8}[:=][ \t]{0,8}["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
@@ -353,6 +357,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'connection-string-key',
+    hint: /key|secret/i,
     label: 'connection string key',
     // Azure Service Bus / Event Hubs / IoT Hub `SharedAccessKey=`, Cosmos `AccountKey=`, MinIO and S3-style
     // `AccessKey=` / `SecretKey=`, `MasterKey`, `AppSecret`, `ConsumerSecret`, signing and encryption keys.
@@ -363,6 +368,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'shared-access-signature',
+    hint: /sig/i,
     label: 'shared access signature (signed URL)',
     // Azure SAS `sig=`, AWS presigned `X-Amz-Signature=`, Google Cloud signed URL `X-Goog-Signature=`.
     pattern:
@@ -376,6 +382,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'authorization-header',
+    hint: /authorization/i,
     label: 'Authorization header credential',
     // Basic carries base64 of user:password, which can be as short as 4 characters; bearer tokens are longer.
     pattern:
@@ -398,11 +405,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // Go's MySQL DSN and its kin: `user:password@tcp(host:3306)/db`, `user:password@unix(/tmp/mysql.sock)/db`, `user:password@/db`.
     pattern: /(?<![A-Za-z0-9_.%+:-])[A-Za-z0-9_.%+-]{1,64}:([^\s@:/'"()]{1,128})@(?:(?:tcp|tcp6|udp|unix|tls)\(|\/)/gi,
     group: 1,
-    needs: ['@'],
+    needs: ['@tcp(', '@tcp6(', '@udp(', '@unix(', '@tls(', '@/'],
     accept: dsnPassword,
   },
   {
     kind: 'command-line-credentials',
+    hint: /-u|--|-p/i,
     label: 'credential on a command line',
     // `curl -u user:password`, `--user user:password`, `--password secret`, `mysql -u root -psecret` (glued: `-p` alone prompts), `sshpass -p secret`.
     pattern:
@@ -412,6 +420,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'password-assignment',
+    hint: /pass|pwd|secret|key|token|credential/i,
     label: 'password or secret assignment',
     // The name may be part of a longer one (`DB_PASSWORD`, `MYSQL_ROOT_PASSWORD`, `DD_API_KEY`, `PGPASSWORD`, the
     // `DD-API-KEY:` header form), with `export` or quotes around it; the value is judged by `literalCredential`.

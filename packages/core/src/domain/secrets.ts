@@ -110,6 +110,7 @@ interface Span {
 function ruleSpans(rule: SecretRule, text: string): Span[] {
   const out: Span[] = [];
   if (rule.needs && !rule.needs.some((literal) => text.includes(literal))) return out;
+  if (rule.hint && !rule.hint.test(text)) return out;
   const re = globalPattern(rule);
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
