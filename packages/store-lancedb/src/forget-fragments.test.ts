@@ -1,22 +1,11 @@
-import { createHashingEmbedder, createStack, type Episode, forget, withEpisodeAuthor } from '@mem/core';
-import { readTreeText, tempDir } from '@mem/testkit';
+import { createHashingEmbedder, createStack, forget } from '@mem/core';
+import { authoredEpisode, readTreeText, tempDir } from '@mem/testkit';
 import { expect, it } from 'vitest';
 import { createLanceStores } from './index.js';
 
 const SPACE = 'acme';
 const bob = { space: SPACE, agentId: 'bob', role: 'worker' as const };
 const alice = { space: SPACE, agentId: 'alice', role: 'worker' as const };
-const episode = (id: string, agentId: string, marker: string): Episode => ({
-  id,
-  summary: `${agentId} shipped ${marker}`,
-  keyDecisions: [],
-  toolsUsed: [],
-  outcome: 'success',
-  sessionId: null,
-  timestamp: '2026-03-01T12:00:00.000Z',
-  tags: [],
-  metadata: withEpisodeAuthor({}, agentId).metadata,
-});
 
 // LanceDB's compaction leaves a fragment alone when under 10 % of its rows are deleted and it has no neighbour to
 // merge with: after `optimize` folded everything into one fragment, a forgotten row would stay in its data file.
@@ -31,8 +20,9 @@ it('forget erases a row that shares its fragment with many kept rows (after opti
     const kept = await stack.knowledge.store(alice, { content: 'Alice keeps qzxalicemarker', scope: 'swarm' });
     await stack.knowledge.rate(bob, { id: kept.id, useful: true, taskId: 't-1', note: 'rated qzxalicemarker' });
     await stack.knowledge.storeMany(bob, notes('again'));
-    for (let i = 0; i < 30; i++) await stores.episodes.insert(SPACE, episode(`b${i}`, 'bob', 'qzxbobmarker'), null);
-    await stores.episodes.insert(SPACE, episode('a1', 'alice', 'qzxalicemarker'), null);
+    for (let i = 0; i < 30; i++)
+      await stores.episodes.insert(SPACE, authoredEpisode(`b${i}`, 'bob shipped qzxbobmarker', 'bob'), null);
+    await stores.episodes.insert(SPACE, authoredEpisode('a1', 'alice shipped qzxalicemarker', 'alice'), null);
     await stores.optimize({ cleanupOlderThan: new Date() });
     expect(readTreeText(dir.path).includes('qzxalicemark'), 'the scan sees the row before forget').toBe(true);
 

@@ -51,7 +51,8 @@ const USER = 'qzxusermarker';
 const BOB = 'qzxbobmarker';
 const AT = '2026-03-01T12:00:00.000Z';
 
-const episode = (id: string, summary: string, agentId: string): Episode => ({
+/** An episode written by `agentId` (its author in the metadata, as forget finds it), every text field holding `summary`. */
+export const authoredEpisode = (id: string, summary: string, agentId: string): Episode => ({
   id,
   summary,
   keyDecisions: [`decided ${summary}`],
@@ -185,9 +186,9 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
               ? { vector: (await stack.embedder.embed([e.summary]))[0]!, model: stack.embedder.id }
               : null;
           for (const e of [
-            episode('ep-a1', `Alice shipped ${ALICE}`, 'alice'),
-            episode('ep-a2', `Alice fixed ${ALICE}`, 'alice'),
-            episode('ep-b1', `Bob paged ${BOB}`, 'bob'),
+            authoredEpisode('ep-a1', `Alice shipped ${ALICE}`, 'alice'),
+            authoredEpisode('ep-a2', `Alice fixed ${ALICE}`, 'alice'),
+            authoredEpisode('ep-b1', `Bob paged ${BOB}`, 'bob'),
           ])
             await episodes.insert(SPACE, e, await embed(e));
         }

@@ -4,7 +4,7 @@ export { type CrashCase, describeCrashCampaigns } from './crash-suite.js';
 export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
 export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
 export { modeOf, notPrivate, withUmask } from './file-modes.js';
-export { describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
+export { authoredEpisode, describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
 export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge/index.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
 export { locomoTurns } from './locomo.js';

@@ -21,11 +21,9 @@ export interface SecretRule {
   pattern: RegExp;
   group?: number;
   /**
-   * Literals of which the text must hold at least one for the rule to match at all (a cheap test before the pattern
-   * runs): `['://']` for URLs.
+   * A cheap test before the pattern runs: when the text has no match of it, the rule cannot match and is not run
+   * (`/pass|secret|token/i` for assignments, `/:\/\//` for URLs). A plain word or alternation: linear.
    */
-  needs?: readonly string[];
-  /** A case-insensitive hint: when the text has no match of it, the rule is not run (`/pass|secret|token/i`). */
   hint?: RegExp;
   /**
    * Optional extra check on the matched value (e.g. not a placeholder); `match` and `text` let it look at what
@@ -203,7 +201,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     kind: 'mem-api-key',
     label: 'mem API key',
-    needs: ['mem_'],
+    hint: /mem_/,
     pattern: /(?<![A-Za-z0-9_-])mem_[0-9a-f]{16}_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
   },
   {
@@ -396,7 +394,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // The user may be empty (`redis://:password@host/0`).
     pattern: /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:/@'"]{0,256}):([^\s@/'"]{1,512})@[^\s/'"@]{1,256}/gi,
     group: 2,
-    needs: ['://'],
+    hint: /:\/\//,
     accept: urlPassword,
   },
   {
@@ -405,7 +403,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // Go's MySQL DSN and its kin: `user:password@tcp(host:3306)/db`, `user:password@unix(/tmp/mysql.sock)/db`, `user:password@/db`.
     pattern: /(?<![A-Za-z0-9_.%+:-])[A-Za-z0-9_.%+-]{1,64}:([^\s@:/'"()]{1,128})@(?:(?:tcp|tcp6|udp|unix|tls)\(|\/)/gi,
     group: 1,
-    needs: ['@tcp(', '@tcp6(', '@udp(', '@unix(', '@tls(', '@/'],
+    hint: /@(?:tcp6?\(|udp\(|unix\(|tls\(|\/)/i,
     accept: dsnPassword,
   },
   {

@@ -26,19 +26,6 @@ export interface SecretFinding {
   length: number;
 }
 
-/** 1-based line and column of an offset in a text. */
-export function textPosition(text: string, index: number): { line: number; column: number } {
-  let line = 1;
-  let lastNl = -1;
-  for (let i = 0; i < index; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lastNl = i;
-    }
-  }
-  return { line, column: index - lastNl };
-}
-
 /** 1-based lines and columns of many offsets, in one pass over the text (the offsets in any order). */
 export function textPositions(text: string, indexes: readonly number[]): { line: number; column: number }[] {
   const order = indexes.map((_, i) => i).sort((a, b) => indexes[a]! - indexes[b]!);
@@ -109,7 +96,6 @@ interface Span {
 /** One rule's findings in a text, in order (they never overlap: each search goes on after the previous match). */
 function ruleSpans(rule: SecretRule, text: string): Span[] {
   const out: Span[] = [];
-  if (rule.needs && !rule.needs.some((literal) => text.includes(literal))) return out;
   if (rule.hint && !rule.hint.test(text)) return out;
   const re = globalPattern(rule);
   re.lastIndex = 0;
