@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChatRequest, startFakeChatServer } from '@mem/testkit';
+import { type ChatRequest, startFakeChatServer } from '@mem/testkit/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');

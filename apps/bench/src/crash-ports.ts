@@ -7,7 +7,7 @@
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createPostgresStore, createPostgresStores } from '@mem/store-postgres';
 import { createSqliteNotebookStore, createSqliteStore, createSqliteTranscriptStore } from '@mem/store-sqlite';
-import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';
+import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit/internal';
 
 export async function openBenchPorts(target: HarnessTarget, workload: HarnessWorkload): Promise<HarnessPorts> {
   if (target.store === 'markdown') {

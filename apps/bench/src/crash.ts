@@ -25,7 +25,7 @@ import {
   type HarnessTarget,
   type SoakReport,
   soak,
-} from '@mem/testkit';
+} from '@mem/testkit/internal';
 import { openBenchPorts } from './crash-ports.js';
 import { saveReport } from './report.js';
 

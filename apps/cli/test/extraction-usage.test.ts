@@ -6,7 +6,7 @@ import { createInMemoryStructuredStores } from '@mem/core';
 import { ManualClock } from '@mem/core/adapter';
 import { createConsolidationPipeline, createEpisodicMemory } from '@mem/episodic';
 import { createLlmFactExtractor } from '@mem/summarizer-llm';
-import { startFakeChatServer } from '@mem/testkit';
+import { startFakeChatServer } from '@mem/testkit/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const S = 'acme';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack, MemError, type Stack } from '@mem/core';
 import { createSqliteNotebookStore, createSqliteStore, createSqliteTranscriptStore } from '@mem/store-sqlite';
-import { type ChatRequest, startFakeChatServer } from '@mem/testkit';
+import { type ChatRequest, startFakeChatServer } from '@mem/testkit/internal';
 import { Agent, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemSession, memoryTools } from '../src/index.js';

@@ -3,7 +3,7 @@
  * whose searches it re-scores.
  */
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, MemError } from '@mem/core';
-import { type ChatRequest, describeReranker, startFakeChatServer } from '@mem/testkit';
+import { type ChatRequest, describeReranker, startFakeChatServer } from '@mem/testkit/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpReranker } from '../src/index.js';
 

@@ -4,7 +4,7 @@
  * median of one `scan` call alone. Run: node --conditions=dev-source --import tsx scripts/overhead.ts
  */
 import { createInMemoryKnowledgeStore, createStack, type Principal } from '@mem/core';
-import { locomoTurns } from '@mem/testkit';
+import { locomoTurns } from '@mem/testkit/internal';
 import { createSecretlintScanner } from '../src/index.js';
 
 const N = 200;

@@ -1,5 +1,5 @@
 import { createInMemoryKnowledgeStore, createStack, type Principal } from '@mem/core';
-import { describeSecretScanner, fakeCredentials, locomoTurns } from '@mem/testkit';
+import { describeSecretScanner, fakeCredentials, locomoTurns } from '@mem/testkit/internal';
 import { describe, expect, it } from 'vitest';
 import { createSecretlintScanner } from '../src/index.js';
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { chunkId, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
-import { memoryRecord, modeOf, withUmask } from '@mem/testkit';
+import { memoryRecord, modeOf, withUmask } from '@mem/testkit/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLanceEpisodeStore,

@@ -3,7 +3,7 @@
  * and in the test that checks after each kill. Target: `{ uri }` of the folder. Only the knowledge workload: the
  * package has no transcript or notebook store.
  */
-import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';
+import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit/internal';
 import { createLanceStore } from '../src/index.js';
 
 export async function openLancePorts(target: HarnessTarget, workload: HarnessWorkload): Promise<HarnessPorts> {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeCrashCampaigns } from '@mem/testkit';
+import { describeCrashCampaigns } from '@mem/testkit/internal';
 import { openLancePorts } from './crash-ports.js';
 
 // Writers in real processes (two side by side on one folder, so their writes meet at the lock and in grouped

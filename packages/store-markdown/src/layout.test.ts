@@ -2,7 +2,7 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { MemError, type TranscriptMessage } from '@mem/core';
-import { notPrivate, withUmask } from '@mem/testkit';
+import { notPrivate, withUmask } from '@mem/testkit/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMarkdownNotebookStore, createMarkdownStores, createMarkdownTranscriptStore } from './index.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '@mem/core';
 import type { TranscriptStore } from '@mem/core/adapter';
-import { bundleChild, type ChildProgram, within } from '@mem/testkit';
+import { bundleChild, type ChildProgram, within } from '@mem/testkit/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMarkdownTranscriptStore, MARKDOWN_COMPACTION_STEPS } from './index.js';
 

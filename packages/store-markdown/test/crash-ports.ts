@@ -2,7 +2,7 @@
  * The Markdown ports the crash harness (@mem/testkit `crash/`) opens, in its writer processes (test/crash-child.ts)
  * and in the test that checks after each kill. Target: `{ root }`, the workspace folder.
  */
-import type { HarnessPorts, HarnessTarget } from '@mem/testkit';
+import type { HarnessPorts, HarnessTarget } from '@mem/testkit/internal';
 import { createMarkdownStores } from '../src/index.js';
 
 export async function openMarkdownPorts(target: HarnessTarget): Promise<HarnessPorts> {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeCrashCampaigns } from '@mem/testkit';
+import { describeCrashCampaigns } from '@mem/testkit/internal';
 import { openMarkdownPorts } from './crash-ports.js';
 
 // Writers in real processes, killed with SIGKILL at random points (not only at the compaction steps of

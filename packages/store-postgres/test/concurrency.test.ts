@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { bundleChild, type ChildProgram, soak } from '@mem/testkit';
+import { bundleChild, type ChildProgram, soak } from '@mem/testkit/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresPorts } from './crash-ports.js';
 import { adminClient, backend, dropSchema, freshSchema, url } from './helpers.js';

@@ -2,7 +2,7 @@
  * The PostgreSQL ports the crash and concurrency harness (@mem/testkit `crash/`) opens, in its writer processes
  * (test/crash-child.ts) and in the tests that check afterwards. Target: `{ url, schema }`.
  */
-import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';
+import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit/internal';
 import { createPostgresStore, createPostgresStores } from '../src/index.js';
 
 export async function openPostgresPorts(target: HarnessTarget, workload: HarnessWorkload): Promise<HarnessPorts> {

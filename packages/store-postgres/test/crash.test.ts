@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeCrashCampaigns } from '@mem/testkit';
+import { describeCrashCampaigns } from '@mem/testkit/internal';
 import { openPostgresPorts } from './crash-ports.js';
 import { adminClient, backend, dropSchema, freshSchema, url } from './helpers.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError, type NotebookScope, type TranscriptMessage } from '@mem/core';
 import type { TranscriptStore } from '@mem/core/adapter';
-import { bundleChild, type ChildProgram, within } from '@mem/testkit';
+import { bundleChild, type ChildProgram, within } from '@mem/testkit/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CONVERSATION_SCHEMA_VERSION,

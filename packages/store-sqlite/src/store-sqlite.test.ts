@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
-import { memoryRecord, modeOf, notPrivate, withUmask } from '@mem/testkit';
+import { memoryRecord, modeOf, notPrivate, withUmask } from '@mem/testkit/internal';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, migrations, runMigrations, type SqliteKnowledgeStore } from './index.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleChild, type ChildProgram, soak } from '@mem/testkit';
+import { bundleChild, type ChildProgram, soak } from '@mem/testkit/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectSqliteFile, openSqlitePorts } from './crash-ports.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeCrashCampaigns } from '@mem/testkit';
+import { describeCrashCampaigns } from '@mem/testkit/internal';
 import { inspectSqliteFile, openSqlitePorts } from './crash-ports.js';
 
 // Transcript appends with compactions, and notebook writes, in writer processes killed at random points; after each

@@ -2,7 +2,7 @@
  * The SQLite ports the crash and concurrency harness (@mem/testkit `crash/`) opens, in its writer processes
  * (test/crash-child.ts) and in the test that checks after each kill. Target: `{ path }` of the database file.
  */
-import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit';
+import type { HarnessPorts, HarnessTarget, HarnessWorkload } from '@mem/testkit/internal';
 import Database from 'better-sqlite3';
 import { createSqliteNotebookStore, createSqliteStore, createSqliteTranscriptStore } from '../src/index.js';
 import { checkKeywordIndex } from '../src/keyword/check.js';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Episode, MemError } from '@mem/core';
 import type { EpisodeCluster, Logger } from '@mem/core/adapter';
-import { startFakeChatServer } from '@mem/testkit';
+import { startFakeChatServer } from '@mem/testkit/internal';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLlmFactExtractor,

@@ -1,6 +1,6 @@
 import { createInMemoryKnowledgeStore, createStack, type Principal } from '@mem/core';
 import type { Logger } from '@mem/core/adapter';
-import { type ChatRequest, startFakeChatServer } from '@mem/testkit';
+import { type ChatRequest, startFakeChatServer } from '@mem/testkit/internal';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmQueryRewriter, DEFAULT_REWRITE_PROMPT } from './index.js';
 

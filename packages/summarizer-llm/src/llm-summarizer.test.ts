@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Conversation, createInMemoryTranscriptStore, type TranscriptMessage } from '@mem/core';
 import { ManualClock, silentLogger } from '@mem/core/adapter';
-import { startFakeChatServer } from '@mem/testkit';
+import { startFakeChatServer } from '@mem/testkit/internal';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmSummarizer, DEFAULT_SUMMARY_PROMPT, type LlmSummarizerOptions } from './index.js';
 

@@ -1,26 +1,31 @@
-export * from './candidates.js';
-export * from './crash/index.js';
-export { type CrashCase, describeCrashCampaigns } from './crash-suite.js';
+/**
+ * `@mem/testkit`: the conformance suites of mem's ports, for anyone writing an adapter. Each `describe*` suite takes a
+ * factory of fresh instances and registers vitest tests. Only what an adapter's test file needs is here; the
+ * repository's own helpers (crash campaigns, child processes, a fake chat server, datasets) are in `./internal.ts`.
+ * Nothing here starts a process or opens a socket.
+ */
+export { describeEpisodeStore, describeProcedureStore } from './candidates.js';
 export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
-export { type ChatRequest, type Send, startFakeChatServer } from './fake-chat-server.js';
-export { modeOf, notPrivate, withUmask } from './file-modes.js';
 export { authoredEpisode, describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
-export { describeKnowledgeStore, type KnowledgeStoreFactory, type KnowledgeStoreFixture } from './knowledge/index.js';
+export {
+  describeKnowledgeStore,
+  type KnowledgeStoreFactory,
+  type KnowledgeStoreFixture,
+  type KnowledgeStoreSuiteOptions,
+} from './knowledge/index.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
-export { locomoTurns } from './locomo.js';
 export { memoryRecord } from './memory-record.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
-export * from './port-calls.js';
-export * from './port-fixture.js';
-export * from './processes.js';
-export { describeReranker } from './reranker.js';
+export { recordPortCalls } from './port-calls.js';
 export {
-  DRESSED_EXAMPLES,
-  HOSTILE_UNITS,
-  renderSecretExamples,
-  SECRET_EXAMPLES,
-  type SecretExamples,
-} from './secret-examples.js';
+  at,
+  expectMemError,
+  type PortFactory,
+  type PortFixture,
+  type PortSuiteOptions,
+  withFixture,
+} from './port-fixture.js';
+export { describeReranker } from './reranker.js';
 export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export { describeStoreBundle, type StoreBundleFactory, type StoreBundleFixture } from './store-bundle.js';
 export * from './structured/index.js';
