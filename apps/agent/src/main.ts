@@ -16,10 +16,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { memoryMiddleware, memoryTools } from '@mem/ai-sdk';
-import { createHashingEmbedder, createStack, MemError, type Principal } from '@mem/core';
-import { createLocalEmbedder } from '@mem/embed-local';
-import { createMarkdownStores } from '@mem/store-markdown';
-import { createSqliteStore } from '@mem/store-sqlite';
+import { MemError, type Principal } from '@mem/core';
+import { openStack, readSettings } from '@mem/server';
 import { createLlmSummarizer } from '@mem/summarizer-llm';
 import { generateText, isStepCount, wrapLanguageModel } from 'ai';
 
@@ -65,16 +63,20 @@ if (values.embedder !== 'local' && values.embedder !== 'hashing') {
 }
 
 const dir = resolve(values.dir);
-const knowledge = createSqliteStore({ path: join(dir, 'mem.db') });
-const { transcripts, notebooks } = createMarkdownStores({ root: dir });
 const summarizer = createLlmSummarizer({ baseURL, apiKey, model: modelId });
-const stack = createStack({
-  knowledge,
-  transcripts,
-  notebooks,
-  summarizer,
-  embedder: values.embedder === 'local' ? createLocalEmbedder() : createHashingEmbedder(),
-});
+// The stack `mem` builds (one SQLite file, Markdown transcripts and notebooks), in --dir, with this chat model as its
+// summariser.
+const stack = await openStack(
+  readSettings({
+    ...env,
+    MEM_STORE: 'sqlite',
+    MEM_DB: join(dir, 'mem.db'),
+    MEM_WORKSPACE_DIR: dir,
+    MEM_TRANSCRIPTS: 'markdown',
+    MEM_EMBEDDER: values.embedder,
+  }),
+  { summarizer },
+);
 const me: Principal = { space: values.space, agentId: values.agent, role: 'worker' };
 
 const memory = memoryMiddleware({

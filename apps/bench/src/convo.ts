@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConversationService } from '@mem/core';
+import { createInMemoryKnowledgeStore, createStack } from '@mem/core';
 import type { TranscriptStore } from '@mem/core/adapter';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteTranscriptStore } from '@mem/store-sqlite';
@@ -42,7 +42,12 @@ async function bench(name: string, open: (dir: string) => TranscriptStore): Prom
   const dir = mkdtempSync(join(tmpdir(), `mem-convo-${name}-`));
   const store = open(dir);
   // Contexts large enough that nothing is compressed while measuring.
-  const service = new ConversationService({ store, options: { contextLength: 1_000_000_000 } });
+  const stack = createStack({
+    knowledge: createInMemoryKnowledgeStore(),
+    transcripts: store,
+    conversation: { contextLength: 1_000_000_000 },
+  });
+  const service = stack.service('conversations');
   const run: Run = {
     store: name,
     appends_per_s: 0,

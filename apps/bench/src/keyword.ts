@@ -123,7 +123,8 @@ try {
   const items: Item[] = [];
   const qs: Query[] = [];
   for (const c of conversations) {
-    for (const t of c.turns) items.push({ space: `locomo-${c.id}`, agentId: 'reader', scope: 'swarm', content: t.content });
+    for (const t of c.turns)
+      items.push({ space: `locomo-${c.id}`, agentId: 'reader', scope: 'swarm', content: t.content });
     for (const q of c.questions)
       qs.push({ filter: { space: `locomo-${c.id}`, viewerAgentId: 'reader', now: now() }, text: q.question });
   }
@@ -144,7 +145,15 @@ saveReport(
     bench: 'keyword',
     title: 'Pruned keyword index vs FTS5 bm25() (SQLite)',
     table: {
-      columns: ['corpus', 'memories', 'queries', 'top-10 overlap', 'same order', 'pruned p50 / p95 ms', 'FTS5 p50 / p95 ms'],
+      columns: [
+        'corpus',
+        'memories',
+        'queries',
+        'top-10 overlap',
+        'same order',
+        'pruned p50 / p95 ms',
+        'FTS5 p50 / p95 ms',
+      ],
       rows: runs.map((r) => [
         r.corpus,
         r.memories,

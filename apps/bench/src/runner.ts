@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createHashingEmbedder, createStack, MemError, type Principal, Runner } from '@mem/core';
+import { createHashingEmbedder, createStack, MemError, type Principal } from '@mem/core';
 import { createSqliteNotebookStore, createSqliteStore, createSqliteTranscriptStore } from '@mem/store-sqlite';
 import { corpus, queries } from './corpus.js';
 import { saveReport } from './report.js';
@@ -84,7 +84,7 @@ for (const n of sizes) {
     for (let i = 0; i < history.length; i += 500) await conversation.addMany(history.slice(i, i + 500));
     for (const line of ['Staging resets on Sundays.', 'Ada prefers short answers.', 'Billing owns invoices.'])
       await stack.notebook!.write(me, { content: line });
-    const runner = new Runner(stack, { contextWindow: 10_000_000 });
+    const runner = stack.runner({ contextWindow: 10_000_000 });
     const qs = queries(turns * 3, 11);
 
     const runnerMs: number[] = [];

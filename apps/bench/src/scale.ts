@@ -158,9 +158,14 @@ for (const { store, n } of plan()) {
 
 if (values.reuse) {
   // Rows of an earlier report, for the pairs this run did not measure again.
-  const earlier = JSON.parse(readFileSync(values.reuse, 'utf8')) as { at: string; data: { runs: Record<string, unknown>[] } };
+  const earlier = JSON.parse(readFileSync(values.reuse, 'utf8')) as {
+    at: string;
+    data: { runs: Record<string, unknown>[] };
+  };
   const ran = new Set(runs.map((r) => `${r.store}@${r.n}`));
-  const kept = earlier.data.runs.filter((r) => !ran.has(`${r.store}@${r.n}`)).map((r) => ({ ...r, measured_at: earlier.at }));
+  const kept = earlier.data.runs
+    .filter((r) => !ran.has(`${r.store}@${r.n}`))
+    .map((r) => ({ ...r, measured_at: earlier.at }));
   runs.push(...kept);
   runs.sort((a, b) => Number(a.n) - Number(b.n));
   log(`reused ${kept.length} rows of ${values.reuse} (${earlier.at})`);

@@ -8,7 +8,6 @@ import {
   knowledgeOperations,
   type Operation,
   runnerOperations,
-  servicesOf,
   stateOperations,
   structuredOperations,
 } from '@mem/operations';
@@ -39,11 +38,9 @@ export function inCliTerms(ctx: Pick<Ctx, 'g'>, e: unknown): unknown {
 /** Run an operation in process as the CLI's principal (its permission first), errors in the CLI's terms. */
 export async function runOperation(ctx: Ctx, op: Operation, input: unknown): Promise<unknown> {
   const stack = await ctx.stack();
-  return op
-    .run({ principal: ctx.p, stack, services: servicesOf(stack), params: {}, transport: 'cli' }, input)
-    .catch((e: unknown) => {
-      throw inCliTerms(ctx, e);
-    });
+  return op.run({ principal: ctx.p, stack, params: {}, transport: 'cli' }, input).catch((e: unknown) => {
+    throw inCliTerms(ctx, e);
+  });
 }
 
 /** A `mem` command for each operation of `ops` that has a CLI binding. */

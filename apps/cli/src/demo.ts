@@ -4,15 +4,15 @@
  */
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createStack, type Principal } from '@mem/core';
-import { createLocalEmbedder } from '@mem/embed-local';
-import { createSqliteStore } from '@mem/store-sqlite';
+import type { Principal } from '@mem/core';
+import { openStack, readSettings } from '@mem/server';
 
 const path = resolve(process.env.MEM_DEMO_DB ?? '.mem/demo.db');
 for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
 
 const started = Date.now();
-const stack = createStack({ knowledge: createSqliteStore({ path }), embedder: createLocalEmbedder() });
+// The stack `mem` builds by default (the local embedder, Markdown transcripts under ./.mem), on the demo's own file.
+const stack = await openStack(readSettings({ MEM_DB: path }));
 const lead: Principal = { space: 'demo', agentId: 'planner', role: 'lead' };
 const coder: Principal = { space: 'demo', agentId: 'coder', role: 'worker' };
 

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHashingEmbedder, createStack, MemError, type Principal } from '@mem/core';
 import { createLocalEmbedder } from '@mem/embed-local';
-import { createEpisodicMemory } from '@mem/episodic';
+import { episodicServices } from '@mem/episodic';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 
@@ -38,9 +38,10 @@ const stack = createStack({
   notebooks,
   embedder,
   knowledgeOptions: { searchLimit: 3 },
+  // Episodic memory (and consolidation) as a service of the stack, built on first use over its `episodes` port.
+  services: [episodicServices()],
   requires: ['facts', 'episodes', 'transcripts', 'notebooks'],
 });
-const episodic = createEpisodicMemory({ store: stack.port('episodes'), embedder });
 
 // 3. Use it as an agent would.
 const me: Principal = { space: 'example', agentId: 'assistant', role: 'worker' };
@@ -77,12 +78,12 @@ try {
   await stack.notebook!.write(me, { content: `- run ${runs} finished` });
   print('notebook', (await stack.notebook!.read(me, { file: 'MEMORY.md' })).content.trim().split('\n'));
 
-  await episodic.store(me.space, {
+  await stack.service('episodes').store(me.space, {
     summary: `Example run ${runs} answered Ada.`,
     outcome: 'success',
     tags: ['example'],
   });
-  print('episodes', await episodic.count(me.space));
+  print('episodes', await stack.service('episodes').count(me.space));
 } catch (e) {
   // mem's errors carry a stable code and a message that says how to fix the problem.
   process.stderr.write(MemError.is(e) ? `${e.code}: ${e.message}\n` : `${String(e)}\n`);

@@ -51,12 +51,6 @@ const str = (flags: Record<string, unknown>, name: string): string | undefined =
 export function createServerCommands(options: ServerCommandOptions): Record<string, ServerCommand> {
   const usage = options.usageError;
 
-  const count = (value: string | undefined, name: string, fallback: number): number => {
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value)) throw usage(`--${name} must be a whole number (got "${value}").`);
-    return Number(value);
-  };
-
   /** The keys (and, on PostgreSQL, the shared rate buckets) for the global --db and --keys-db. */
   const serverState = async (ctx: ServerCommandContext) => {
     const { openServerState } = await import('./keys.js');
@@ -97,97 +91,27 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
         'embed-concurrency': { type: 'string' },
       },
       async run(ctx) {
-        const env = ctx.io.env;
-        const host = str(ctx.flags, 'host') ?? env.MEM_HOST ?? '127.0.0.1';
-        const port = count(str(ctx.flags, 'port') ?? env.MEM_PORT, 'port', 7420);
-        if (port > 65_535) throw usage(`--port must be at most 65535 (got ${port}).`);
-        const bodyLimitBytes = count(str(ctx.flags, 'body-limit') ?? env.MEM_BODY_LIMIT, 'body-limit', 4 * 1024 * 1024);
-        const ratePerSecond = count(str(ctx.flags, 'rate-limit') ?? env.MEM_RATE_LIMIT, 'rate-limit', 50);
-        const burst = count(
-          str(ctx.flags, 'rate-burst') ?? env.MEM_RATE_BURST,
-          'rate-burst',
-          Math.max(ratePerSecond * 4, 1),
-        );
-        const list = (value: string | undefined) =>
-          value === undefined
-            ? undefined
-            : value
-                .split(',')
-                .map((v) => v.trim())
-                .filter(Boolean);
-        const authFailures = count(str(ctx.flags, 'auth-failures') ?? env.MEM_AUTH_FAILURES, 'auth-failures', 10);
-        const headersTimeoutMs = count(
-          str(ctx.flags, 'headers-timeout') ?? env.MEM_HEADERS_TIMEOUT,
-          'headers-timeout',
-          10_000,
-        );
-        const requestTimeoutMs = count(
-          str(ctx.flags, 'request-timeout') ?? env.MEM_REQUEST_TIMEOUT,
-          'request-timeout',
-          60_000,
-        );
-        if (headersTimeoutMs === 0 || requestTimeoutMs < headersTimeoutMs)
-          throw usage('--headers-timeout must be above 0 and at most --request-timeout.');
-        const keepAliveTimeoutMs = count(
-          str(ctx.flags, 'keep-alive-timeout') ?? env.MEM_KEEP_ALIVE_TIMEOUT,
-          'keep-alive-timeout',
-          5_000,
-        );
-        const maxConnections = count(
-          str(ctx.flags, 'max-connections') ?? env.MEM_MAX_CONNECTIONS,
-          'max-connections',
-          256,
-        );
-        if (maxConnections === 0) throw usage('--max-connections must be at least 1.');
-        const embedConcurrency = count(
-          str(ctx.flags, 'embed-concurrency') ?? env.MEM_EMBED_CONCURRENCY,
-          'embed-concurrency',
-          2,
-        );
-        if (embedConcurrency === 0) throw usage('--embed-concurrency must be at least 1.');
-        const open = ctx.flags.open === true;
-        if (open && ctx.flags['require-auth'] === true) throw usage('choose one: --open or --require-auth.');
-        const allowedHosts = list(str(ctx.flags, 'allowed-hosts') ?? env.MEM_ALLOWED_HOSTS);
-        const allowedOrigins = list(str(ctx.flags, 'allowed-origins') ?? env.MEM_ALLOWED_ORIGINS);
-        const [{ startServer }, { jsonLogger }] = await Promise.all([import('./server.js'), import('./log.js')]);
-        const stack = await ctx.stack();
-        const state = await serverState(ctx);
-        let lease: { leave(): Promise<void> } | null = null;
-        try {
-          // On PostgreSQL, several replicas may share the database; a Markdown workspace cannot be shared.
-          const { resolve } = await import('node:path');
-          lease = await state.joinReplicas(ctx.g.transcripts === 'store' ? null : resolve(ctx.g.workspace));
-          const server = await startServer({
-            stack,
-            keys: state.keys,
-            rateBuckets: state.rateBuckets,
-            host,
-            port,
-            defaultPrincipal: ctx.p,
-            requireAuth: ctx.flags['require-auth'] === true,
-            open,
-            ...(allowedHosts ? { allowedHosts } : {}),
-            ...(allowedOrigins ? { allowedOrigins } : {}),
-            authFailures: authFailures === 0 ? false : { burst: authFailures, perMinute: authFailures },
-            headersTimeoutMs,
-            requestTimeoutMs,
-            keepAliveTimeoutMs,
-            maxConnections,
-            fairEmbedding: { concurrency: embedConcurrency },
-            bodyLimitBytes,
-            rateLimit: ratePerSecond === 0 ? false : { ratePerSecond, burst },
+        const [{ readServeSettings }, { serveStack }, { jsonLogger }] = await Promise.all([
+          import('./settings.js'),
+          import('./serve.js'),
+          import('./log.js'),
+        ]);
+        const serve = readServeSettings(ctx.io.env, ctx.flags);
+        const server = await serveStack(
+          await ctx.stack(),
+          { ...ctx.g, transcripts: ctx.g.transcripts ?? 'markdown' },
+          serve,
+          {
+            principal: ctx.p,
             logger: jsonLogger(),
-          });
-          ctx.out({ url: server.url, mcp: server.mcpUrl, inspector: server.inspectorUrl, auth: server.auth }, () =>
-            server.describe(),
-          );
-          const signal = await stop();
-          ctx.io.stderr.write(`mem serve: ${String(signal ?? 'stop')}: finishing in-flight requests…\n`);
-          await server.close();
-        } finally {
-          await lease?.leave();
-          await state.close();
-        }
+          },
+        );
+        ctx.out({ url: server.url, mcp: server.mcpUrl, inspector: server.inspectorUrl, auth: server.auth }, () =>
+          server.describe(),
+        );
+        const signal = await stop();
+        ctx.io.stderr.write(`mem serve: ${String(signal ?? 'stop')}: finishing in-flight requests…\n`);
+        await server.close();
       },
     },
 
@@ -196,19 +120,16 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
       usage: 'mem mcp   (the global --store/--db/--space/--agent/--role flags choose the store and who acts)',
       flags: {},
       async run(ctx) {
-        const [{ serveMcpStdio }, { defaultOperations, servicesOf }, { jsonLogger }, { SERVER_VERSION }] =
-          await Promise.all([
-            import('./mcp.js'),
-            import('@mem/operations'),
-            import('./log.js'),
-            import('./server-options.js'),
-          ]);
+        const [{ serveMcpStdio }, { defaultOperations }, { jsonLogger }, { SERVER_VERSION }] = await Promise.all([
+          import('./mcp.js'),
+          import('@mem/operations'),
+          import('./log.js'),
+          import('./server-options.js'),
+        ]);
         const stack = await ctx.stack();
-        const services = servicesOf(stack);
         const session = await serveMcpStdio({
-          operations: defaultOperations(stack, services),
+          operations: defaultOperations(stack),
           stack,
-          services,
           principal: ctx.p,
           logger: jsonLogger({ level: 'warn' }),
           version: SERVER_VERSION,

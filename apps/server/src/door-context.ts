@@ -1,7 +1,7 @@
 /** What the server's doors (the `/v1` operations and `POST /mcp`) share for one running server. */
 import type { IncomingMessage } from 'node:http';
 import type { Principal, Stack } from '@mem/core';
-import type { Operation, Services } from '@mem/operations';
+import type { Operation } from '@mem/operations';
 import type { ServerLogger } from './log.js';
 import type { McpOptions } from './mcp.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -10,7 +10,6 @@ import type { Responder } from './respond.js';
 
 export interface DoorContext {
   stack: Stack;
-  services: Services;
   operations: readonly Operation[];
   logger: ServerLogger;
   limiter: RateLimiter;

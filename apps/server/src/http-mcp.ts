@@ -41,7 +41,6 @@ export async function handleMcp(
   const server = createMcpServer({
     operations: ctx.operations,
     stack: ctx.stack,
-    services: ctx.services,
     principal,
     logger: ctx.logger,
     version: SERVER_VERSION,

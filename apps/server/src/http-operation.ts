@@ -59,10 +59,7 @@ export async function runOperation(
     if (!res.writableFinished) abort.abort();
   });
   const result = await inSpace(principal.space, () =>
-    op.run(
-      { principal, stack: ctx.stack, services: ctx.services, params, transport: 'http', signal: abort.signal },
-      input ?? {},
-    ),
+    op.run({ principal, stack: ctx.stack, params, transport: 'http', signal: abort.signal }, input ?? {}),
   );
   if (http.responseType === 'ndjson') {
     await ctx.respond.streamLines(res, result as AsyncIterable<unknown>, abort.signal);

@@ -4,7 +4,7 @@
  * comes back as a tool error (`isError`) carrying the code and message — never as a crash of the session.
  */
 import type { Notebook, Principal, Stack } from '@mem/core';
-import type { Operation, Services } from '@mem/operations';
+import type { Operation } from '@mem/operations';
 import { type JsonSchema, toJsonSchema } from '@mem/operations';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -29,8 +29,6 @@ export const MCP_INSTRUCTIONS = [
 export interface McpOptions {
   operations: readonly Operation[];
   stack: Stack;
-  /** Notebook / conversation services (the notebook also becomes a prompt and a resource). */
-  services?: Services | undefined;
   principal: Principal;
   logger?: ServerLogger | undefined;
   version?: string | undefined;
@@ -104,13 +102,12 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /** An MCP server acting as `principal`, with one tool per operation that has a tool binding. */
 export function createMcpServer(options: McpOptions): McpServer {
   const tools = toolDefinitions(options.operations);
-  const services = options.services ?? {};
   const byName = new Map(options.operations.filter((op) => op.tool).map((op) => [op.tool!.name, op]));
   const server = new McpServer(
     { name: 'mem', version: options.version ?? '0.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
   );
-  if (services.notebook) registerNotebookBlock(server, services.notebook, options.principal);
+  if (options.stack.notebook) registerNotebookBlock(server, options.stack.notebook, options.principal);
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const name = request.params.name;
@@ -126,7 +123,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     }
     try {
       const result = await op.run(
-        { principal: options.principal, stack: options.stack, services, params: {}, transport: 'mcp' },
+        { principal: options.principal, stack: options.stack, params: {}, transport: 'mcp' },
         request.params.arguments ?? {},
       );
       return {

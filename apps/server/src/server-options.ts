@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Principal, Stack } from '@mem/core';
-import type { Operation, Services } from '@mem/operations';
+import type { Operation } from '@mem/operations';
 import type { FairEmbeddingOptions } from './fair-queue.js';
 import type { KeyStore } from './keys.js';
 import type { ServerLogger } from './log.js';
@@ -34,8 +34,6 @@ export interface ServerOptions {
   stack: Stack;
   /** The operations served (default: every operation the stack has services for). */
   operations?: readonly Operation[];
-  /** Notebook and conversation services, when the stack does not carry them itself. */
-  services?: Services;
   /** Default 127.0.0.1. */
   host?: string;
   /**

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { MemError } from '@mem/core';
-import { defaultOperations, servicesOf } from '@mem/operations';
+import { defaultOperations } from '@mem/operations';
 import { capConnections } from './connection-cap.js';
 import type { DoorContext } from './door-context.js';
 import { HttpError } from './errors.js';
@@ -76,8 +76,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ? () => {}
       : shareEmbedderFairly(options.stack.embedder, options.fairEmbedding ?? {});
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  const services = servicesOf(options.stack, options.services);
-  const operations = options.operations ?? defaultOperations(options.stack, services);
+  const operations = options.operations ?? defaultOperations(options.stack);
   const router = new Router(operations);
   const toolNames = new Set(operations.flatMap((op) => (op.tool ? [op.tool.name] : [])));
   const limiter = new RateLimiter(
@@ -92,7 +91,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const respond = createResponder(logger, () => shuttingDown);
   const doors: DoorContext = {
     stack: options.stack,
-    services,
     operations,
     logger,
     limiter,

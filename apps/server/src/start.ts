@@ -1,122 +1,88 @@
 /**
- * `pnpm start`: the server on the embedded default stack — one SQLite file (./.mem/mem.db), the offline local
- * embedder, and transcripts and notebooks as Markdown files under ./.mem — with the inspector and the MCP endpoint.
- * Environment: MEM_DB, MEM_WORKSPACE_DIR, MEM_HOST, MEM_PORT, MEM_SPACE, MEM_AGENT, MEM_ROLE, MEM_KEYS_DB (the same
- * names as the mem CLI), MEM_SECRETLINT (on by default; off runs mem's own secret rules alone), MEM_SQLITE_INDEX (the
- * SQLite store's index options as JSON, e.g. {"vector":{"nprobe":48}}). Stops cleanly on SIGTERM / SIGINT.
+ * `pnpm start`: the server on the stack the `MEM_*` settings name (docs/configuration.md), by default the embedded
+ * one — one SQLite file (./.mem/mem.db), the offline local embedder, and transcripts and notebooks as Markdown files
+ * under ./.mem — with the inspector and the MCP endpoint. The settings are read and the stack built by the same
+ * composition root as the mem CLI's (settings.ts, compose.ts). Stops cleanly on SIGTERM / SIGINT.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createStack, MemError, type Principal } from '@mem/core';
+import { MemError, type Principal } from '@mem/core';
 import type { Embedder, SecretScanner } from '@mem/core/adapter';
-import { createLocalEmbedder } from '@mem/embed-local';
-import { createSecretlintScanner } from '@mem/secrets-secretlint';
-import { createMarkdownStores } from '@mem/store-markdown';
-import {
-  createSqliteStore,
-  createSqliteStructuredStores,
-  type SqliteStoreOptions,
-  sqliteIndexOptionsFromJson,
-} from '@mem/store-sqlite';
-import { KeyStore, keysPathFor } from './keys.js';
+import { openStack, type StackOverrides } from './compose.js';
 import { jsonLogger, type ServerLogger } from './log.js';
-import { type RunningServer, shutdownSignal, startServer } from './server.js';
+import { serveStack } from './serve.js';
+import { type RunningServer, shutdownSignal } from './server.js';
+import { isPostgresUrl, readServeSettings, readSettings, type ServeSettings, type Settings } from './settings.js';
 
-export interface DefaultServerOptions {
-  /** SQLite file (default ./.mem/mem.db). */
-  db?: string;
-  /** Folder of the Markdown transcripts and notebooks (default ./.mem). */
-  workspace?: string;
-  host?: string;
-  port?: number;
+export interface DefaultServerOptions extends Omit<Partial<Settings>, 'embedder'>, Partial<ServeSettings> {
+  /** Who acts when a request names no one (default: the settings' space, agent and role). */
   principal?: Principal;
-  /** Default: the local embedder (@mem/embed-local). */
-  embedder?: Embedder;
-  /** The SQLite store's index options (default: its defaults; env MEM_SQLITE_INDEX as JSON). */
-  sqliteIndex?: SqliteStoreOptions['index'];
+  /** An embedder, or the name of one the settings know (default `local`: @mem/embed-local). */
+  embedder?: Embedder | Settings['embedder'];
   logger?: ServerLogger;
-  keysDb?: string;
-  /**
-   * Run without keys on loopback (as `mem serve --open`). Default: open while no active key exists — this is the
-   * local quick start — and keys required once one does (open mode also ends the moment one is created).
-   */
-  open?: boolean;
   /**
    * The secret scanner run after mem's own rules: default secretlint's recommended preset (@mem/secrets-secretlint);
-   * `false` runs mem's rules alone (env MEM_SECRETLINT=off).
+   * `false` runs mem's rules alone (as `secretlint: false`, env MEM_SECRETLINT=off).
    */
   secretScanner?: SecretScanner | false;
 }
 
-/** Start the server on the default stack. `close()` also closes the stores and the key file. */
+/**
+ * Start the server on the stack `options` name, each unnamed setting at its default (not read from the environment:
+ * `main` does that). Without `open` or `requireAuth` it runs open while no active key exists — the local quick
+ * start — and keys are required once one does. `close()` also closes the stores and the keys.
+ */
 export async function startDefaultServer(options: DefaultServerOptions = {}): Promise<RunningServer> {
-  const db = resolve(options.db ?? '.mem/mem.db');
-  const workspace = resolve(options.workspace ?? '.mem');
-  const { transcripts, notebooks } = createMarkdownStores({ root: workspace });
-  const knowledge = createSqliteStore({ path: db, ...(options.sqliteIndex ? { index: options.sqliteIndex } : {}) });
-  const stack = createStack({
-    knowledge,
-    // Facts, episodes and procedures (docs/structured.md) in the same SQLite file, as `mem` does.
-    structured: createSqliteStructuredStores({ db: knowledge.db }),
-    embedder: options.embedder ?? createLocalEmbedder(),
-    transcripts,
-    notebooks,
-    ...(options.secretScanner === false ? {} : { secretScanner: options.secretScanner ?? createSecretlintScanner() }),
-  });
-  const keys = KeyStore.open(keysPathFor({ db, workspace, keysDb: options.keysDb }));
+  const { principal, embedder, logger, secretScanner, ...given } = options;
+  const settings: Settings = { ...readSettings({}), ...pick(given, SETTING_NAMES) };
+  if (typeof embedder === 'string') settings.embedder = embedder;
+  if (!isPostgresUrl(settings.db)) settings.db = resolve(settings.db);
+  settings.workspace = resolve(settings.workspace);
+  const serve: ServeSettings = { ...readServeSettings({}), ...pick(given, SERVE_NAMES) };
+  const overrides: StackOverrides = {};
+  if (typeof embedder === 'object') overrides.embedder = embedder;
+  if (secretScanner !== undefined) overrides.secretScanner = secretScanner;
+  const stack = await openStack(settings, overrides);
   try {
-    const server = await startServer({
-      stack,
-      keys,
-      host: options.host ?? '127.0.0.1',
-      port: options.port ?? 7420,
-      defaultPrincipal: options.principal ?? { space: 'default', agentId: 'main', role: 'worker' },
-      open: options.open ?? (await keys.activeCount()) === 0,
+    return await serveStack(stack, settings, serve, {
+      principal: principal ?? { space: settings.space, agentId: settings.agent, role: settings.role },
+      openUntilKeyed: true,
       closeStack: true,
-      ...(options.logger ? { logger: options.logger } : {}),
-    });
-    const close = server.close;
-    return Object.assign(server, {
-      close: async () => {
-        await close();
-        keys.close();
-      },
+      ...(logger ? { logger } : {}),
     });
   } catch (error) {
-    keys.close();
     await stack.close();
     throw error;
   }
 }
 
+const SETTING_NAMES = Object.keys(readSettings({})).filter((name) => name !== 'embedder') as (keyof Settings)[];
+const SERVE_NAMES = Object.keys(readServeSettings({})) as (keyof ServeSettings)[];
+
+/** The entries of `from` named in `names` that are defined. */
+function pick<T extends object>(from: object, names: readonly (keyof T)[]): Partial<T> {
+  const out: Partial<T> = {};
+  const given = from as Partial<T>;
+  for (const name of names) if (given[name] !== undefined) out[name] = given[name];
+  return out;
+}
+
+/** Where the settings keep memories, in a line of the start banner. */
+function describeStore(s: Settings): string {
+  const where = s.store === 'postgres' ? s.db.replace(/\/\/[^@/]*@/, '//…@') : resolve(s.db);
+  return `${where} (${s.store}) + ${s.embedder} embedder`;
+}
+
 async function main(): Promise<void> {
-  // An empty variable counts as unset.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
-  const role = env.MEM_ROLE ?? 'worker';
-  if (role !== 'lead' && role !== 'worker') throw new Error(`MEM_ROLE must be lead or worker (got "${role}")`);
-  const port = Number(env.MEM_PORT ?? 7420);
-  const secretlint = env.MEM_SECRETLINT ?? 'on';
-  if (secretlint !== 'on' && secretlint !== 'off')
-    throw new Error(`MEM_SECRETLINT must be on or off (got "${secretlint}")`);
+  const settings = readSettings(process.env);
+  const serve = readServeSettings(process.env);
   let server: RunningServer;
   try {
-    server = await startDefaultServer({
-      db: env.MEM_DB ?? '.mem/mem.db',
-      workspace: env.MEM_WORKSPACE_DIR ?? '.mem',
-      host: env.MEM_HOST ?? '127.0.0.1',
-      port,
-      principal: { space: env.MEM_SPACE ?? 'default', agentId: env.MEM_AGENT ?? 'main', role },
-      logger: jsonLogger(),
-      ...(env.MEM_KEYS_DB ? { keysDb: env.MEM_KEYS_DB } : {}),
-      ...(secretlint === 'off' ? { secretScanner: false as const } : {}),
-      ...(env.MEM_SQLITE_INDEX
-        ? { sqliteIndex: sqliteIndexOptionsFromJson(env.MEM_SQLITE_INDEX, 'MEM_SQLITE_INDEX') }
-        : {}),
-    });
+    server = await startDefaultServer({ ...settings, ...serve, logger: jsonLogger() });
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE')
-      throw new Error(`port ${port} is in use: set MEM_PORT to another port (or stop the other server).`);
+      throw new Error(`port ${serve.port} is in use: set MEM_PORT to another port (or stop the other server).`);
     throw error;
   }
   process.stdout.write(
@@ -126,8 +92,10 @@ async function main(): Promise<void> {
       `  Inspector:     ${server.inspectorUrl}`,
       `  MCP endpoint:  ${server.mcpUrl}   (streamable HTTP; stdio: pnpm mem mcp)`,
       `  OpenAPI:       ${server.url}/openapi.json`,
-      `  Store:         ${resolve(env.MEM_DB ?? '.mem/mem.db')} (SQLite) + local embedder`,
-      `  Notebooks and transcripts: ${resolve(env.MEM_WORKSPACE_DIR ?? '.mem')} (Markdown)`,
+      `  Store:         ${describeStore(settings)}`,
+      settings.transcripts === 'markdown'
+        ? `  Notebooks and transcripts: ${resolve(settings.workspace)} (Markdown)`
+        : '  Notebooks and transcripts: in the store',
       '',
       'Press Ctrl-C to stop.',
       '',

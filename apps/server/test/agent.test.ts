@@ -1,9 +1,8 @@
-import { ConversationService, createInMemoryNotebookStore, createInMemoryTranscriptStore, Notebook } from '@mem/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
-import { call, memoryStack, testServer } from './helpers.js';
+import { agentStack, call, testServer } from './helpers.js';
 
 const open: { close(): unknown }[] = [];
 afterEach(async () => {
@@ -18,11 +17,7 @@ async function setup() {
     lead: (await keys.create({ space: 'acme', agentId: 'boss', role: 'lead' })).key,
     other: (await keys.create({ space: 'globex', agentId: 'coder', role: 'lead' })).key,
   };
-  const services = {
-    notebook: new Notebook({ store: createInMemoryNotebookStore() }),
-    conversations: new ConversationService({ store: createInMemoryTranscriptStore() }),
-  };
-  const s = await testServer({ keys, services, stack: memoryStack() });
+  const s = await testServer({ keys, stack: agentStack() });
   open.push(s, keys);
   return { s, k };
 }

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack, type Stack } from '@mem/core';
 import type { Logger } from '@mem/core/adapter';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -31,6 +33,7 @@ function fileStack(dir: string, logger?: Logger): Stack {
   return createStack({
     knowledge,
     structured: createSqliteStructuredStores({ db: knowledge.db }),
+    services: [episodicServices(), proceduralServices()],
     embedder: createHashingEmbedder(),
     transcripts,
     notebooks,

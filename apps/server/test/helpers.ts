@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import {
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
+  createInMemoryNotebookStore,
+  createInMemoryTranscriptStore,
   createStack,
   type Principal,
   type Stack,
@@ -30,6 +32,16 @@ export const worker: Principal = { space: 'default', agentId: 'main', role: 'wor
 
 export function memoryStack(): Stack {
   return createStack({ knowledge: createInMemoryKnowledgeStore(), embedder: createHashingEmbedder() });
+}
+
+/** `memoryStack` with an in-memory notebook and transcript store (the notebook, conversation and runner groups). */
+export function agentStack(): Stack {
+  return createStack({
+    knowledge: createInMemoryKnowledgeStore(),
+    embedder: createHashingEmbedder(),
+    notebooks: createInMemoryNotebookStore(),
+    transcripts: createInMemoryTranscriptStore(),
+  });
 }
 
 /** A listening server on 127.0.0.1 (port 0) over an in-memory store with the hashing embedder. */

@@ -3,10 +3,13 @@
  * stack (SQLite file + Markdown transcripts and notebooks) with the hashing embedder, API keys, and the checks
  * that tell a clean refusal from a crash or a leaked internal message.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack, type MemErrorCode, type Role, type Stack } from '@mem/core';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -68,6 +71,7 @@ export async function startEnv(prefix: string, bodyLimitBytes?: number): Promise
   const stack = createStack({
     knowledge,
     structured: createSqliteStructuredStores({ db: knowledge.db }),
+    services: [episodicServices(), proceduralServices()],
     embedder: createHashingEmbedder(),
     transcripts,
     notebooks,

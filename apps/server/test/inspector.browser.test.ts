@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConversationService, createInMemoryNotebookStore, createInMemoryTranscriptStore, Notebook } from '@mem/core';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
-import { call, testServer } from './helpers.js';
+import { agentStack, call, testServer } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
@@ -28,10 +27,7 @@ describe.skipIf(skip)('web inspector in headless Chromium', () => {
     key = (await keys.create({ space: 'acme', agentId: 'ops', role: 'worker' })).key;
     server = await testServer({
       keys,
-      services: {
-        notebook: new Notebook({ store: createInMemoryNotebookStore() }),
-        conversations: new ConversationService({ store: createInMemoryTranscriptStore() }),
-      },
+      stack: agentStack(),
     });
     for (const body of [
       {

@@ -4,6 +4,7 @@
  * notebooks, transcripts, facts, MCP tool calls, refused and malformed requests — carries a marker; neither the
  * marker nor any key (nor a secret pasted into a refused write) may appear in a log line.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ import {
   createInMemoryTranscriptStore,
   createStack,
 } from '@mem/core';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,6 +42,7 @@ describe('server logs at info level (issue 9 §8)', () => {
       knowledge: createInMemoryKnowledgeStore(),
       embedder: createHashingEmbedder(),
       structured: createInMemoryStructuredStores(),
+      services: [episodicServices(), proceduralServices()],
       transcripts: createInMemoryTranscriptStore(),
       notebooks: createInMemoryNotebookStore(),
     });

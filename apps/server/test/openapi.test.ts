@@ -1,27 +1,15 @@
-import {
-  ConversationService,
-  createInMemoryNotebookStore,
-  createInMemoryTranscriptStore,
-  factSetInput,
-  memoryEditInput,
-  memoryStoreInput,
-  Notebook,
-} from '@mem/core';
+import { factSetInput, memoryEditInput, memoryStoreInput } from '@mem/core';
 import { defaultOperations, toJsonSchema } from '@mem/operations';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolDefinitions } from '../src/mcp.js';
-import { call, memoryStack, testServer } from './helpers.js';
+import { agentStack, call, memoryStack, testServer } from './helpers.js';
 
-const services = {
-  notebook: new Notebook({ store: createInMemoryNotebookStore() }),
-  conversations: new ConversationService({ store: createInMemoryTranscriptStore() }),
-};
 let server: Awaited<ReturnType<typeof testServer>>;
 let doc: any;
 beforeAll(async () => {
-  server = await testServer({ services });
+  server = await testServer({ stack: agentStack() });
   const r = await call(server.url, 'GET', '/openapi.json');
   expect(r.status).toBe(200);
   doc = r.body;
@@ -76,7 +64,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('lists every operation of the table once, with its MCP tool', () => {
-    const ops = defaultOperations(memoryStack(), services);
+    const ops = defaultOperations(agentStack());
     expect(ops.map((o) => o.group)).toEqual(
       expect.arrayContaining(['knowledge', 'notebook', 'conversation', 'structured']),
     );

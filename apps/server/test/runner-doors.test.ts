@@ -1,9 +1,12 @@
 /** The runner over HTTP and MCP: a non-JS agent gets the turn context, the task memory and the session summary. */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack } from '@mem/core';
 import type { Embedder } from '@mem/core/adapter';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { tokenEmbedder } from '@mem/testkit';
@@ -28,6 +31,7 @@ async function setup(embedder: Embedder = createHashingEmbedder()) {
   const stack = createStack({
     knowledge,
     structured: createSqliteStructuredStores({ db: knowledge.db }),
+    services: [episodicServices(), proceduralServices()],
     embedder,
     transcripts,
     notebooks,

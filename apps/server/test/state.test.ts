@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, type Stack } from '@mem/core';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { createMarkdownStores } from '@mem/store-markdown';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,6 +30,7 @@ function sqliteStack(files = false): Stack {
   return createStack({
     knowledge,
     structured: createSqliteStructuredStores({ db: knowledge.db }),
+    services: [episodicServices(), proceduralServices()],
     embedder: createHashingEmbedder(),
     ...(files ? createMarkdownStores({ root: join(dir, 'ws') }) : {}),
   });

@@ -2,11 +2,14 @@
  * Episodes and procedures over HTTP and MCP report the tokens the embedder spent (SQLite stores, a real server on
  * 127.0.0.1): an embedder with embedWithUsage shows its tokens, the hashing embedder shows zero.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, createStack } from '@mem/core';
 import { type Embedder, episodeSearchText, procedureSearchText } from '@mem/core/adapter';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { createSqliteStore, createSqliteStructuredStores } from '@mem/store-sqlite';
 import { tokenEmbedder, wordTokens } from '@mem/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,7 +28,12 @@ async function serve(embedder: Embedder) {
   const dir = mkdtempSync(join(tmpdir(), 'mem-structured-usage-'));
   dirs.push(dir);
   const knowledge = createSqliteStore({ path: join(dir, 'mem.db') });
-  const stack = createStack({ knowledge, structured: createSqliteStructuredStores({ db: knowledge.db }), embedder });
+  const stack = createStack({
+    knowledge,
+    structured: createSqliteStructuredStores({ db: knowledge.db }),
+    services: [episodicServices(), proceduralServices()],
+    embedder,
+  });
   const s = await testServer({ stack });
   open.push(s);
   return s;

@@ -5,6 +5,8 @@ import {
   createStack,
   type Stack,
 } from '@mem/core';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,6 +23,7 @@ function structuredStack(withStructured = true): Stack {
     knowledge: createInMemoryKnowledgeStore(),
     embedder: createHashingEmbedder(),
     ...(withStructured ? { structured: createInMemoryStructuredStores() } : {}),
+    services: [episodicServices(), proceduralServices()],
   });
 }
 

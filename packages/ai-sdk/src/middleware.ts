@@ -11,7 +11,7 @@ import {
   type ContextReport,
   MemError,
   type Principal,
-  Runner,
+  type Runner,
   type RunnerMessage,
   type RunnerOptions,
   type Stack,
@@ -119,7 +119,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     );
   }
   const { stack, principal, runner: given, systemPrompt, rules, task, taskId, onReport, ...runnerOptions } = options;
-  const runner = given ?? new Runner(stack, runnerOptions);
+  const runner = given ?? stack.runner(runnerOptions);
   const pending = new WeakMap<object, Pending>();
   /** Fingerprints of the messages written (or held), as the next prompt will show them. */
   let known: string[] = [];

@@ -9,6 +9,44 @@ export { bundleCapabilities, checkCapabilities, STRUCTURED_PORTS, storeBundle } 
 export { inOrder, keyTakenByStore, parseTags } from './adapter-kit/rows.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export {
+  type SqlCandidateEngine,
+  type SqlCandidateTable,
+  type SqlEpisodeEngine,
+  sqlEpisodeStore,
+  sqlProcedureStore,
+} from './adapter-kit/sql/candidates.js';
+export { sqlConflicts } from './adapter-kit/sql/conflicts.js';
+export {
+  type SqlDialect,
+  type SqlErrorMap,
+  type SqlField,
+  type SqlRunner,
+  type SqlType,
+  selectList,
+  sqlRowCount,
+} from './adapter-kit/sql/dialect.js';
+export {
+  type AsyncSqlExecutor,
+  runSqlProgram,
+  runSqlProgramAsync,
+  type SqlExecutor,
+  type SqlProgram,
+  type SqlStatement,
+  type SqlValue,
+  sqlAll,
+  sqlGet,
+  sqlRun,
+} from './adapter-kit/sql/program.js';
+export { SQL_RECORDS, type SqlRecord, type SqlRow } from './adapter-kit/sql/records.js';
+export {
+  type SqlDeleteSessions,
+  sqlPhaseStore,
+  sqlSessionStateStore,
+  sqlSummaryStore,
+  sqlToolEventStore,
+  sqlUserStore,
+} from './adapter-kit/sql/sessions.js';
+export {
   checkCompactionChange,
   checkTranscriptMessages,
   compactionArchiveTime,
@@ -112,6 +150,14 @@ export type { QueryRewriter, RewriteInput, RewriteResult } from './ports/query-r
 export type { Reranker, RerankInput, RerankResult } from './ports/reranker.js';
 export type { SecretScanFinding, SecretScanner, SecretScanText } from './ports/secret-scanner.js';
 export type { SessionStateStore } from './ports/session-state-store.js';
+export type {
+  ConsolidatedFact,
+  ConsolidatedFactStatus,
+  Consolidation,
+  ConsolidationReport,
+  ServicePlugin,
+  ServicePorts,
+} from './ports/stack-services.js';
 export type { StoreBundle, StoreBundleCapabilities, StructuredPort } from './ports/store-bundle.js';
 export type { StructuredStores } from './ports/structured-stores.js';
 export {

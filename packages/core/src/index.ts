@@ -160,7 +160,13 @@ export {
   type SpentTokens,
   type TurnInput,
 } from './services/runner/index.js';
-export { createStack, type Stack, type StackCapabilities, type StackOptions, type StackPort } from './stack.js';
+export {
+  createStack,
+  type Stack,
+  type StackCapabilities,
+  type StackOptions,
+  type StackPort,
+} from './stack.js';
 export type { MemoryVersion, Principal, Role, Scope, Source } from './types.js';
 export type {
   Episode,

@@ -3,13 +3,16 @@ import type { PersonalDataSetting } from './domain/secrets.js';
 import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
+import type { EpisodicMemory } from './ports/episodic-memory.js';
 import type { Erasable, Eraser } from './ports/eraser.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
 import type { Logger } from './ports/logger.js';
 import type { NotebookStore } from './ports/notebook-store.js';
+import type { ProceduralMemory } from './ports/procedural-memory.js';
 import type { QueryRewriter } from './ports/query-rewriter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { SecretScanner } from './ports/secret-scanner.js';
+import type { Consolidation, ServicePlugin } from './ports/stack-services.js';
 import type { StoreBundle, StoreBundleCapabilities } from './ports/store-bundle.js';
 import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
@@ -18,7 +21,10 @@ import type { TranscriptStore } from './ports/transcript-store.js';
 import { type ConversationOptions, ConversationService } from './services/conversation/index.js';
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
+import type { Runner } from './services/runner/runner.js';
+import type { RunnerOptions } from './services/runner/types.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
+import { checkPlugins, type PluggedService, pluggedServices, runnerPool } from './stack-services.js';
 
 /** Something that holds resources (a store bundle with a connection, say). */
 interface Closable {
@@ -81,6 +87,12 @@ export interface StackOptions {
    * `SECRET_DETECTED`; transcripts redact it.
    */
   secretScanner?: SecretScanner;
+  /**
+   * Services built from the stack's ports on first use: `episodicServices()` of @mem/episodic (episodes and
+   * consolidation) and `proceduralServices()` of @mem/procedural (procedures). The first plug-in that provides a
+   * service builds it.
+   */
+  services?: ServicePlugin | readonly ServicePlugin[];
 }
 
 /** What the stack's ports can do, read and checked once when the stack was assembled. */
@@ -105,6 +117,27 @@ export interface Stack {
   conversations: ConversationService | undefined;
   /** The agent notebook, or undefined without a notebook store. */
   notebook: Notebook | undefined;
+  /** Episodic memory (built on first use), or undefined without the episodes port or a plug-in that provides it. */
+  readonly episodes: EpisodicMemory | undefined;
+  /** Procedural memory (built on first use), or undefined without the procedures port or a plug-in that provides it. */
+  readonly procedures: ProceduralMemory | undefined;
+  /** Consolidation of episodes into facts (built on first use), or undefined without its ports or plug-in. */
+  readonly consolidation: Consolidation | undefined;
+  /**
+   * A service the caller needs, or CAPABILITY_MISSING saying what to add: the store port it reads (`port`'s error) or
+   * the plug-in that provides it.
+   */
+  service<K extends StackService>(name: K): NonNullable<Stack[K]>;
+  /**
+   * The runner of these settings (docs/runner.md), built once per set of settings and shared by every caller that
+   * gives the same ones. CAPABILITY_MISSING without a transcript store.
+   */
+  runner(options?: RunnerOptions): Runner;
+  /**
+   * Drop what the stack's runners hold in memory for one agent (its open conversation, its open tasks' text), as
+   * `forget` does. Returns how many entries were dropped.
+   */
+  release(space: string, agentId: string): number;
   /**
    * The erasers of the stack's storage (see `Eraser`), one per target, read once at assembly from the ports, the
    * structured stores and the bundles; `forget` runs each after deleting. Empty when no store keeps deleted data.
@@ -112,6 +145,9 @@ export interface Stack {
   erasers: readonly Eraser[];
   close(): Promise<void>;
 }
+
+/** A service a stack may be asked for with `service(name)`. */
+export type StackService = 'conversations' | 'notebook' | PluggedService;
 
 /** A port a stack may be asked for. */
 export type StackPort = keyof StructuredStores | 'transcripts' | 'notebooks' | 'embedder';
@@ -187,39 +223,60 @@ export function createStack(given: StackOptions): Stack {
     secretScanner,
     options: { ...options.knowledgeOptions, ...pd },
   });
-  return {
+  const port: Stack['port'] = (name) => {
+    const store = structured[name];
+    if (!store) throw missingPort(name);
+    return store;
+  };
+  const plugged = pluggedServices(checkPlugins(options.services), { port, embedder: options.embedder, clock });
+  const conversations = options.transcripts
+    ? new ConversationService({
+        store: options.transcripts,
+        settings: structured.sessionState,
+        clock,
+        tokenizer: options.tokenizer,
+        summarizer: options.summarizer,
+        logger: options.logger,
+        secretScanner,
+        options: { ...options.conversation, ...pd },
+      })
+    : undefined;
+  const notebook = options.notebooks
+    ? new Notebook({
+        store: options.notebooks,
+        clock,
+        tokenizer: options.tokenizer,
+        secretScanner,
+        options: { ...options.notebook, ...pd },
+      })
+    : undefined;
+  const runners = runnerPool(() => stack);
+  const stack: Stack = {
     knowledge,
     knowledgeStore,
     embedder: options.embedder,
     clock,
     capabilities,
     structured,
-    port: (name) => {
-      const store = structured[name];
-      if (!store) throw missingPort(name);
-      return store;
+    port,
+    conversations,
+    notebook,
+    get episodes() {
+      return plugged.get('episodes');
     },
-    conversations: options.transcripts
-      ? new ConversationService({
-          store: options.transcripts,
-          settings: structured.sessionState,
-          clock,
-          tokenizer: options.tokenizer,
-          summarizer: options.summarizer,
-          logger: options.logger,
-          secretScanner,
-          options: { ...options.conversation, ...pd },
-        })
-      : undefined,
-    notebook: options.notebooks
-      ? new Notebook({
-          store: options.notebooks,
-          clock,
-          tokenizer: options.tokenizer,
-          secretScanner,
-          options: { ...options.notebook, ...pd },
-        })
-      : undefined,
+    get procedures() {
+      return plugged.get('procedures');
+    },
+    get consolidation() {
+      return plugged.get('consolidation');
+    },
+    service: (name) => {
+      if (name === 'conversations') return (conversations ?? throwMissing('transcripts')) as never;
+      if (name === 'notebook') return (notebook ?? throwMissing('notebooks')) as never;
+      return plugged.require(name as PluggedService) as never;
+    },
+    runner: (runnerOptions) => runners.runner(runnerOptions),
+    release: (space, agentId) => runners.release(space, agentId),
     erasers: distinctErasers([
       knowledgeStore,
       options.transcripts,
@@ -236,6 +293,11 @@ export function createStack(given: StackOptions): Stack {
       for (const bundle of bundles) await bundle.close();
     },
   };
+  return stack;
+}
+
+function throwMissing(port: StackPort): never {
+  throw missingPort(port);
 }
 
 /** The distinct erasers of some ports and bundles, one per target, in the order given (the first of a target wins). */

@@ -1,6 +1,9 @@
 import { checkName, type FactSource, type JsonValue, MemError, type Permission, permissions } from '@mem/core';
 import {
   type Clock,
+  type ConsolidatedFact,
+  type Consolidation,
+  type ConsolidationReport,
   type EpisodeStore,
   type ExtractedFact,
   type FactExtractor,
@@ -54,45 +57,7 @@ export interface ConsolidationDeps {
   options?: Partial<ConsolidationOptions> | undefined;
 }
 
-export type ConsolidatedFactStatus = 'created' | 'updated' | 'known' | 'kept' | 'refused';
-
-export interface ConsolidatedFact {
-  key: string;
-  topic: string | null;
-  value: JsonValue;
-  status: ConsolidatedFactStatus;
-  evidence: string[];
-  /** Why a fact was refused (secret, invalid key…). */
-  reason?: string;
-}
-
-export interface ConsolidationReport {
-  /** Facts stored for the first time. */
-  newFacts: number;
-  /** Facts whose value changed since the last run (e.g. a success ratio moved). */
-  updatedFacts: number;
-  /** Facts already in the fact store with the same value (dropped). */
-  knownFacts: number;
-  /** Facts held by a higher-priority source (a user said otherwise): left alone. */
-  keptFacts: number;
-  /** Facts the fact guard refused (a secret, a bad key…). */
-  refusedFacts: number;
-  episodesProcessed: number;
-  clustersFound: number;
-  /** The extractor whose facts were used. */
-  extractor: string;
-  /** Set when the configured extractor failed and the fallback ran. */
-  fallbackReason: string | null;
-  /** Set when the run was skipped. */
-  skipped: { reason: 'too-few-episodes'; episodes: number; minimum: number } | null;
-  /** Every proposed fact with what happened to it. */
-  facts: ConsolidatedFact[];
-  /**
-   * Tokens the extraction spent (an LLM extractor; zero for the keyword extractor and for a skipped run). When the
-   * configured extractor failed, what it spent before failing (its MemError's `details.usage`) is counted too.
-   */
-  usage: TokenUsage;
-}
+export type { ConsolidatedFact, ConsolidatedFactStatus, ConsolidationReport } from '@mem/core/adapter';
 
 /**
  * Consolidation (docs/structured.md): read the most recent episodes, skip when too few, cluster them by tag, extract facts,
@@ -106,7 +71,7 @@ export interface ConsolidationReport {
  */
 export const checkConsolidator: Permission = permissions.consolidate;
 
-export class ConsolidationPipeline {
+export class ConsolidationPipeline implements Consolidation {
   readonly options: ConsolidationOptions;
   private readonly episodes: EpisodeStore;
   private readonly facts: FactStore;

@@ -26,11 +26,10 @@ export {
   type HttpParts,
   type OpContext,
   type Operation,
-  type Services,
   type ToolBinding,
 } from './operation.js';
 export { defined } from './operation-helpers.js';
-export { defaultOperations, servicesOf } from './operations.js';
+export { defaultOperations } from './operations.js';
 export { conversationOperations, conversationSettingsSet } from './operations-conversation.js';
 export { factFlags, factUser } from './operations-facts.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
@@ -39,4 +38,3 @@ export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
 export { structuredOperations } from './operations-structured.js';
 export { importLine } from './schemas.js';
-export { type StackServices, stackServices } from './stack-services.js';

@@ -3,23 +3,16 @@
  * CLI command and its handler. The HTTP router, the OpenAPI document, the MCP tool list and the `mem` commands are all
  * derived from a list of these.
  */
-import type { ConversationService, Notebook, Principal, Stack } from '@mem/core';
+import type { Principal, Stack } from '@mem/core';
 import type { z } from 'zod';
 import type { CliBinding } from './cli-binding.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** The services beyond knowledge memory that a server may offer (present when the stack has them). */
-export interface Services {
-  notebook?: Notebook | undefined;
-  conversations?: ConversationService | undefined;
-}
-
-/** What the handler of an operation works with: who asks, and the services. */
+/** What the handler of an operation works with: who asks, and the stack (every service is on it). */
 export interface OpContext {
   principal: Principal;
   stack: Stack;
-  services: Services;
   /** Path parameters of the HTTP route (e.g. `agent`); empty over MCP. */
   params: Record<string, string>;
   /** Which door the request came through (`cli`: the `mem` command runs the operation in process). */

@@ -35,13 +35,13 @@ function missingService(service: 'notebook' | 'conversations', what: string): Me
 }
 
 export function notebookService(ctx: OpContext): Notebook {
-  const notebook = ctx.services.notebook;
+  const notebook = ctx.stack.notebook;
   if (!notebook) throw missingService('notebook', 'notebook');
   return notebook;
 }
 
 export function conversationService(ctx: OpContext): ConversationService {
-  const conversations = ctx.services.conversations;
+  const conversations = ctx.stack.conversations;
   if (!conversations) throw missingService('conversations', 'transcript');
   return conversations;
 }

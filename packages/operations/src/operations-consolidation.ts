@@ -4,9 +4,7 @@ import { z } from 'zod';
 import { int, show, str, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
 import { defined, whole } from './operation-helpers.js';
-import { dropRunners } from './operations-runner.js';
 import { tokenUsage } from './schemas.js';
-import { stackServices } from './stack-services.js';
 
 export const consolidateInput = z
   .object({
@@ -72,7 +70,7 @@ export const consolidate = defineOperation({
   },
   run: async (ctx, raw) => {
     const input = parseInput(consolidateInput, 'consolidate', raw);
-    return stackServices(ctx.stack).consolidation().run(ctx.principal.space, defined(input));
+    return ctx.stack.service('consolidation').run(ctx.principal.space, defined(input));
   },
 });
 
@@ -146,7 +144,7 @@ export const forgetOperation = defineOperation({
   run: async (ctx, raw) => {
     const report = await forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw));
     // The runners of a forgotten agent keep its open tasks' text in memory: they go too.
-    if ('agentId' in report.subject) dropRunners(ctx.stack, report.space, report.subject.agentId);
+    if ('agentId' in report.subject) ctx.stack.release(report.space, report.subject.agentId);
     return report;
   },
 });

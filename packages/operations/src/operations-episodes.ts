@@ -13,7 +13,6 @@ import { int, list, need, str, tags, text } from './cli-binding.js';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined, num, ranks, whole, wholeQuery } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
-import { stackServices } from './stack-services.js';
 
 export const episodeRecentInput = z
   .object({ n: whole('n', 10_000).optional().describe('How many of the newest episodes (default 10).') })
@@ -34,7 +33,7 @@ const episodeSchema = z.object({
   metadata: jsonObjectSchema,
 });
 
-const episodic = (ctx: OpContext) => stackServices(ctx.stack).episodic();
+const episodic = (ctx: OpContext) => ctx.stack.service('episodes');
 
 type EpisodeJson = z.infer<typeof episodeSchema>;
 const episodeLines = (r: { episodes: EpisodeJson[] }) =>

@@ -13,7 +13,6 @@ import { bool, int, need, text } from './cli-binding.js';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined, ranks, withId } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
-import { stackServices } from './stack-services.js';
 
 export const procedureGetInput = z.object({ id: refSchema }).strict();
 
@@ -31,7 +30,7 @@ const procedureSchema = z.object({
   updatedAt: z.string(),
 });
 
-const procedural = (ctx: OpContext) => stackServices(ctx.stack).procedural();
+const procedural = (ctx: OpContext) => ctx.stack.service('procedures');
 
 type ProcedureJson = z.infer<typeof procedureSchema>;
 function procedureLine(p: ProcedureJson): string {

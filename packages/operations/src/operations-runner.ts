@@ -7,12 +7,10 @@
 import {
   MemError,
   parseInput,
-  Runner,
   runnerEndSessionInput,
   runnerEndTaskInput,
   runnerRecordInput,
   runnerTurnInput,
-  type Stack,
 } from '@mem/core';
 import { z } from 'zod';
 import { type CliArgs, required, str, textArg, UsageError } from './cli-binding.js';
@@ -78,32 +76,7 @@ const endSessionResult = z.object({
   usage: tokenUsage.describe('Sum of spent.'),
 });
 
-/**
- * Runners by stack, space, agent and settings: a runner remembers the task text of each open task (later turns of a
- * task may leave it out), so one is kept per agent while its settings stay the same. Bounded: the oldest is dropped.
- */
-const runners = new WeakMap<Stack, Map<string, Runner>>();
-const MAX_RUNNERS = 1_000;
-const runnerKeyOf = (space: string, agent: string) => `${space}\u0000${agent}\u0000`;
-
-/**
- * Drop the runners of an agent (`forget`): they hold the text of its open tasks and its conversations in memory, which
- * must not outlive the forgotten data. Returns how many were dropped.
- */
-export function dropRunners(stack: Stack, space: string, agent: string): number {
-  const byKey = runners.get(stack);
-  if (!byKey) return 0;
-  const start = runnerKeyOf(space, agent);
-  let n = 0;
-  for (const key of [...byKey.keys()]) {
-    if (key.startsWith(start)) {
-      byKey.delete(key);
-      n++;
-    }
-  }
-  return n;
-}
-
+/** The runner of the agent's context settings (one per set of settings, held by the stack), acting for `agent`. */
 async function runnerFor(ctx: OpContext, requested: string | undefined) {
   const agent = targetAgent(ctx, requested, 'conversation');
   const conversations = ctx.stack.conversations;
@@ -113,19 +86,11 @@ async function runnerFor(ctx: OpContext, requested: string | undefined) {
       'This server has no transcript store, which the runner needs: start it with --transcripts markdown or store.',
     );
   const { settings } = await conversations.contextSettings(ctx.principal.space, agent);
-  const key = `${runnerKeyOf(ctx.principal.space, agent)}${settings.contextLength}/${settings.threshold}/${settings.strategy}`;
-  let byKey = runners.get(ctx.stack);
-  if (!byKey) runners.set(ctx.stack, (byKey = new Map()));
-  let runner = byKey.get(key);
-  if (!runner) {
-    runner = new Runner(ctx.stack, {
-      contextWindow: settings.contextLength,
-      threshold: settings.threshold,
-      strategy: settings.strategy,
-    });
-    if (byKey.size >= MAX_RUNNERS) byKey.delete(byKey.keys().next().value as string);
-    byKey.set(key, runner);
-  }
+  const runner = ctx.stack.runner({
+    contextWindow: settings.contextLength,
+    threshold: settings.threshold,
+    strategy: settings.strategy,
+  });
   return { runner, principal: { ...ctx.principal, agentId: agent } };
 }
 

@@ -7,14 +7,14 @@ import {
   type Principal,
   type Stack,
 } from '@mem/core';
+import { episodicServices } from '@mem/episodic';
+import { proceduralServices } from '@mem/procedural';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type CliArgs,
   defaultOperations,
   type Operation,
   runnerOperations,
-  servicesOf,
-  stackServices,
   stateOperations,
   structuredOperations,
   UsageError,
@@ -29,6 +29,7 @@ function stack(withStructured = true): Stack {
   const s = createStack({
     knowledge: createInMemoryKnowledgeStore(),
     embedder: createHashingEmbedder(),
+    services: [episodicServices(), proceduralServices()],
     ...(withStructured ? { structured: createInMemoryStructuredStores() } : {}),
   });
   open.push(s);
@@ -53,7 +54,7 @@ function op(name: string): Operation {
 }
 
 async function run(s: Stack, p: Principal, name: string, input: unknown) {
-  return op(name).run({ principal: p, stack: s, services: servicesOf(s), params: {}, transport: 'cli' }, input);
+  return op(name).run({ principal: p, stack: s, params: {}, transport: 'cli' }, input);
 }
 
 describe('the operation table', () => {
@@ -69,18 +70,27 @@ describe('the operation table', () => {
     for (const c of cli) expect(c.usage.startsWith(`mem ${c.command}`), c.command).toBe(true);
   });
 
-  it('builds episodic, procedural and consolidation once per stack, and only when asked', () => {
+  it('the stack builds episodic, procedural and consolidation once, and only when asked', () => {
     const a = stack();
     const b = stack();
-    expect(stackServices(a)).toBe(stackServices(a));
-    expect(stackServices(a).episodic()).toBe(stackServices(a).episodic());
-    expect(stackServices(a).procedural()).toBe(stackServices(a).procedural());
-    expect(stackServices(a).consolidation()).toBe(stackServices(a).consolidation());
-    expect(stackServices(a).episodic()).not.toBe(stackServices(b).episodic());
-    // A stack without the ports: the services are there, each one refuses when used.
+    expect(a.episodes).toBeDefined();
+    expect(a.episodes).toBe(a.episodes);
+    expect(a.service('episodes')).toBe(a.episodes);
+    expect(a.procedures).toBe(a.service('procedures'));
+    expect(a.consolidation).toBe(a.service('consolidation'));
+    expect(a.episodes).not.toBe(b.episodes);
+    // A stack without the ports: no service, and asking for one names the port to add.
     const bare = stack(false);
-    const services = stackServices(bare);
-    expect(() => services.episodic()).toThrow(expect.objectContaining({ code: 'CAPABILITY_MISSING' }));
+    expect(bare.episodes).toBeUndefined();
+    expect(() => bare.service('episodes')).toThrow(expect.objectContaining({ code: 'CAPABILITY_MISSING' }));
+    // A stack without the plug-in names the plug-in.
+    const plain = createStack({
+      knowledge: createInMemoryKnowledgeStore(),
+      structured: createInMemoryStructuredStores(),
+    });
+    open.push(plain);
+    expect(plain.procedures).toBeUndefined();
+    expect(() => plain.service('procedures')).toThrow(/proceduralServices\(\) from @mem\/procedural/);
   });
 
   it('refuses a lead-only operation to a worker before any work, on any stack', async () => {

@@ -1,1 +1,2 @@
 export * from './procedural-memory.js';
+export * from './services.js';

@@ -33,6 +33,14 @@ import {
   type TurnInput,
 } from './types.js';
 
+/** Agents whose conversation one runner keeps open, and open tasks whose text it keeps: the oldest is dropped (and reloaded from the stores when needed again). */
+const MAX_HELD_AGENTS = 1_000;
+const MAX_HELD_TASKS = 10_000;
+
+function dropOldest(map: Map<string, unknown>, max: number): void {
+  while (map.size > max) map.delete(map.keys().next().value as string);
+}
+
 /**
  * One agent turn and one task (docs/runner.md). Keeps one `Conversation` per agent (and system prompt/rules), so call
  * it from one process per agent, like a conversation.
@@ -97,7 +105,9 @@ export class Runner {
         strategy: this.options.strategy,
       },
     });
+    this.open.delete(id);
     this.open.set(id, { signature, conversation });
+    dropOldest(this.open, MAX_HELD_AGENTS);
     return conversation;
   }
 
@@ -112,6 +122,25 @@ export class Runner {
   /** The embedding spend of a stored memory, as a `spent` list. */
   private storedSpent(stored: StoreResult): SpentTokens[] {
     return spentAny(stored.usage) ? [this.embedding('memory-embedding', stored.usage)] : [];
+  }
+
+  private holdTask(key: string, text: string): void {
+    this.tasks.delete(key);
+    this.tasks.set(key, text);
+    dropOldest(this.tasks, MAX_HELD_TASKS);
+  }
+
+  /**
+   * Drop what this runner holds in memory for one agent (its open conversation and the text of its open tasks), as
+   * `forget` must: the forgotten data may not outlive the delete here. Returns how many entries were dropped.
+   */
+  release(space: string, agentId: string): number {
+    const agent = `${space}\u0000${agentId}`;
+    let n = this.open.delete(agent) ? 1 : 0;
+    for (const key of [...this.tasks.keys()]) {
+      if (key.startsWith(`${agent}\u0000`)) n += this.tasks.delete(key) ? 1 : 0;
+    }
+    return n;
   }
 
   private taskKey(p: Principal, taskId: string): string {
@@ -150,7 +179,7 @@ export class Runner {
     if (held !== undefined) return held;
     // Read once per process: later turns of the task find it here.
     const stored = (await this.openTasks(p))[taskId];
-    if (stored !== undefined) this.tasks.set(key, stored);
+    if (stored !== undefined) this.holdTask(key, stored);
     return stored;
   }
 
@@ -178,7 +207,7 @@ export class Runner {
     }
 
     if (t.task && t.taskId && this.tasks.get(this.taskKey(p, t.taskId)) !== t.task) {
-      this.tasks.set(this.taskKey(p, t.taskId), t.task);
+      this.holdTask(this.taskKey(p, t.taskId), t.task);
       const open = await this.openTasks(p);
       if (open[t.taskId] !== t.task) {
         delete open[t.taskId];

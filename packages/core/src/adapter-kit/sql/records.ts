@@ -1,0 +1,228 @@
+/**
+ * The record tables of the structured ports as the shared SQL layer reads them: each record's columns (with the
+ * aliases both engines select them as) and the mapping of a row back to the record of @mem/core.
+ */
+import type {
+  Episode,
+  EpisodeOutcome,
+  Fact,
+  FactSource,
+  Goal,
+  GoalStatus,
+  JsonObject,
+  JsonValue,
+  MessageRole,
+  PhaseChange,
+  Procedure,
+  ProcedureStep,
+  SessionState,
+  SessionSummary,
+  StoredMessage,
+  ToolCall,
+  ToolEvent,
+  UserRecord,
+} from '../../types-structured.js';
+import type { SqlField, SqlType } from './dialect.js';
+
+/** A row as a driver returns it, keyed by the aliases of `SqlRecord.fields`. */
+export type SqlRow = Record<string, unknown>;
+
+/** A record table: the columns to select and how a row becomes the record. */
+export interface SqlRecord<T> {
+  readonly fields: readonly SqlField[];
+  from(row: SqlRow): T;
+}
+
+const field = (column: string, type: SqlType = 'text', as = column.replaceAll('_', '')): SqlField => ({
+  column,
+  as,
+  type,
+});
+const json = <T>(value: unknown): T => JSON.parse(value as string) as T;
+const text = (value: unknown): string => value as string;
+const textOrNull = (value: unknown): string | null => value as string | null;
+
+function episodeRecord(timeColumn: string): SqlRecord<Episode> {
+  return {
+    fields: [
+      field('id'),
+      field('summary'),
+      field('key_decisions', 'list'),
+      field('tools_used', 'list'),
+      field('outcome'),
+      field('session_id'),
+      field(timeColumn, 'time', 'happenedat'),
+      field('tags', 'list'),
+      field('metadata', 'json'),
+    ],
+    from: (r) => ({
+      id: text(r.id),
+      summary: text(r.summary),
+      keyDecisions: json<string[]>(r.keydecisions),
+      toolsUsed: json<string[]>(r.toolsused),
+      outcome: r.outcome as EpisodeOutcome,
+      sessionId: textOrNull(r.sessionid),
+      timestamp: text(r.happenedat),
+      tags: json<string[]>(r.tags),
+      metadata: json<JsonObject>(r.metadata),
+    }),
+  };
+}
+
+/** Every record table of the structured ports; `episode(timeColumn)` since engines name that column differently. */
+export const SQL_RECORDS = {
+  episode: episodeRecord,
+  procedure: {
+    fields: [
+      field('id'),
+      field('name'),
+      field('description'),
+      field('trigger_text'),
+      field('steps', 'json'),
+      field('success_count', 'int'),
+      field('failure_count', 'int'),
+      field('tags', 'list'),
+      field('metadata', 'json'),
+      field('created_at', 'time'),
+      field('updated_at', 'time'),
+    ],
+    from: (r): Procedure => ({
+      id: text(r.id),
+      name: text(r.name),
+      description: text(r.description),
+      trigger: text(r.triggertext),
+      steps: json<ProcedureStep[]>(r.steps),
+      successCount: Number(r.successcount),
+      failureCount: Number(r.failurecount),
+      tags: json<string[]>(r.tags),
+      metadata: json<JsonObject>(r.metadata),
+      createdAt: text(r.createdat),
+      updatedAt: text(r.updatedat),
+    }),
+  } satisfies SqlRecord<Procedure>,
+  summary: {
+    fields: [
+      field('session_id'),
+      field('summary'),
+      field('messages_covered', 'int'),
+      field('version', 'int'),
+      field('created_at', 'time'),
+      field('updated_at', 'time'),
+    ],
+    from: (r): SessionSummary => ({
+      sessionId: text(r.sessionid),
+      summary: text(r.summary),
+      messagesCovered: Number(r.messagescovered),
+      version: Number(r.version),
+      createdAt: text(r.createdat),
+      updatedAt: text(r.updatedat),
+    }),
+  } satisfies SqlRecord<SessionSummary>,
+  user: {
+    fields: [field('id'), field('external_id'), field('created_at', 'time')],
+    from: (r): UserRecord => ({ id: text(r.id), externalId: text(r.externalid), createdAt: text(r.createdat) }),
+  } satisfies SqlRecord<UserRecord>,
+  sessionState: {
+    fields: [field('session_id'), field('state', 'json'), field('updated_at', 'time')],
+    from: (r): SessionState => ({
+      sessionId: text(r.sessionid),
+      state: json<JsonValue>(r.state),
+      updatedAt: text(r.updatedat),
+    }),
+  } satisfies SqlRecord<SessionState>,
+  phase: {
+    fields: [field('session_id'), field('phase'), field('metadata', 'json'), field('at', 'time')],
+    from: (r): PhaseChange => ({
+      sessionId: text(r.sessionid),
+      phase: text(r.phase),
+      metadata: json<JsonObject>(r.metadata),
+      at: text(r.at),
+    }),
+  } satisfies SqlRecord<PhaseChange>,
+  toolEvent: {
+    fields: [
+      field('id'),
+      field('session_id'),
+      field('tool'),
+      field('input', 'json'),
+      field('output', 'json'),
+      field('latency_ms', 'int'),
+      field('error'),
+      field('at', 'time'),
+    ],
+    from: (r): ToolEvent => ({
+      id: text(r.id),
+      sessionId: textOrNull(r.sessionid),
+      tool: text(r.tool),
+      input: json<JsonValue>(r.input),
+      output: json<JsonValue>(r.output),
+      latencyMs: Number(r.latencyms),
+      error: textOrNull(r.error),
+      at: text(r.at),
+    }),
+  } satisfies SqlRecord<ToolEvent>,
+  message: {
+    fields: [
+      field('id'),
+      field('session_id'),
+      field('role'),
+      field('content'),
+      field('tool_calls', 'json'),
+      field('name'),
+      field('metadata', 'json'),
+      field('created_at', 'time'),
+    ],
+    from: (r): StoredMessage => ({
+      id: text(r.id),
+      sessionId: text(r.sessionid),
+      role: r.role as MessageRole,
+      content: text(r.content),
+      toolCalls: json<ToolCall[]>(r.toolcalls),
+      name: textOrNull(r.name),
+      metadata: json<JsonObject>(r.metadata),
+      createdAt: text(r.createdat),
+    }),
+  } satisfies SqlRecord<StoredMessage>,
+  fact: {
+    fields: [
+      field('user_id'),
+      field('topic'),
+      field('key'),
+      field('value', 'json'),
+      field('source'),
+      field('created_at', 'time'),
+      field('updated_at', 'time'),
+    ],
+    from: (r): Fact => ({
+      user: text(r.userid),
+      topic: textOrNull(r.topic),
+      key: text(r.key),
+      value: json<JsonValue>(r.value),
+      source: r.source as FactSource,
+      createdAt: text(r.createdat),
+      updatedAt: text(r.updatedat),
+    }),
+  } satisfies SqlRecord<Fact>,
+  goal: {
+    fields: [
+      field('id'),
+      field('user_id'),
+      field('topic'),
+      field('goal'),
+      field('status'),
+      field('metadata', 'json'),
+      field('created_at', 'time'),
+      field('updated_at', 'time'),
+    ],
+    from: (r): Goal => ({
+      id: text(r.id),
+      user: text(r.userid),
+      topic: textOrNull(r.topic),
+      goal: text(r.goal),
+      status: r.status as GoalStatus,
+      metadata: json<JsonObject>(r.metadata),
+      createdAt: text(r.createdat),
+      updatedAt: text(r.updatedat),
+    }),
+  } satisfies SqlRecord<Goal>,
+};
