@@ -5,7 +5,7 @@
  */
 import type { Notebook, Principal, Stack } from '@mem/core';
 import type { Operation } from '@mem/operations';
-import { type JsonSchema, toJsonSchema } from '@mem/operations';
+import { describeTools, toJsonSchema } from '@mem/operations';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -75,25 +75,21 @@ export function toolDefinitions(operations: readonly Operation[]): Tool[] {
 }
 
 function buildTools(operations: readonly Operation[]): Tool[] {
-  return operations
-    .filter((op) => op.tool)
-    .map((op) => {
-      const schema: JsonSchema = op.tool!.inputSchema ?? toJsonSchema(op.input);
-      return {
-        name: op.tool!.name,
-        title: op.summary,
-        description: op.description,
-        inputSchema: schema as Tool['inputSchema'],
-        outputSchema: toolOutputSchema(op),
-        annotations: {
-          title: op.summary,
-          readOnlyHint: !op.write,
-          destructiveHint: op.write && (op.http?.method === 'DELETE' || op.name === 'memory-edit'),
-          idempotentHint: !op.write,
-          openWorldHint: false,
-        },
-      };
-    });
+  const ops = new Map(operations.map((op) => [op.name, op]));
+  return describeTools(operations).map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema as Tool['inputSchema'],
+    outputSchema: toolOutputSchema(ops.get(t.operation)!),
+    annotations: {
+      title: t.title,
+      readOnlyHint: t.readOnly,
+      destructiveHint: t.destructive,
+      idempotentHint: t.readOnly,
+      openWorldHint: false,
+    },
+  }));
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>

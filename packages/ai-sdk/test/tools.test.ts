@@ -12,20 +12,20 @@ describe('memoryTools', () => {
   it('offers memory and notebook tools with mem’s schemas, and they act on the stack', async () => {
     const stack = world().boot();
     const tools = memoryTools(stack, me);
-    expect(Object.keys(tools).sort()).toEqual([
-      'delete_memory',
-      'memory_edit',
+    expect(Object.keys(tools)).toEqual([
+      'memory-store',
+      'memory-search',
+      'memory-edit',
       'memory_rate',
-      'memory_search',
-      'memory_store',
-      'read_memory',
-      'search_memory',
       'write_memory',
+      'read_memory',
+      'delete_memory',
+      'search_memory',
     ]);
-    const stored = await run(tools.memory_store, { content: 'Releases ship on Tuesdays.', name: 'Release day' });
-    const found = await run(tools.memory_search, { query: 'which day do releases ship' });
+    const stored = await run(tools['memory-store'], { content: 'Releases ship on Tuesdays.', name: 'Release day' });
+    const found = await run(tools['memory-search'], { query: 'which day do releases ship' });
     expect(found.results[0]).toMatchObject({ id: stored.id, name: 'Release day' });
-    await run(tools.memory_edit, {
+    await run(tools['memory-edit'], {
       id: stored.id,
       intent: 'moved',
       mode: 'exact',
@@ -41,14 +41,14 @@ describe('memoryTools', () => {
     expect((await run(tools.read_memory, { file: 'people.md' })).content).toBe('Ada leads billing.\n');
     expect((await run(tools.search_memory, { query: 'billing' })).results[0].file).toBe('people.md');
     expect(await run(tools.delete_memory, { file: 'people.md' })).toEqual({ file: 'people.md', deleted: true });
-    await expect(run(tools.memory_store, { content: '' })).rejects.toThrow(/content must not be empty/);
+    await expect(run(tools['memory-store'], { content: '' })).rejects.toThrow(/content must not be empty/);
   });
 
   it('a refused call reaches the model as the tool’s error, with mem’s message', async () => {
     const stack = world().boot();
     const model = new MockLanguageModelV4({
       doGenerate: [
-        toolAnswer('memory_store', { content: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789' }),
+        toolAnswer('memory-store', { content: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789' }),
         textAnswer('ok'),
       ],
     });

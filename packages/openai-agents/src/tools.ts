@@ -1,67 +1,40 @@
-import {
-  deleteMemoryInput,
-  type KnowledgeService,
-  MemError,
-  memoryEditInput,
-  memoryRateInput,
-  memorySearchInput,
-  memoryStoreInput,
-  type Notebook,
-  type Principal,
-  readMemoryInput,
-  searchMemoryInput,
-  toSearchJson,
-  writeMemoryInput,
-} from '@mem/core';
+/**
+ * `memoryTools`: mem's operations as OpenAI Agents SDK function tools, from the operation table (`toolsOf` of
+ * @mem/operations): the same names, descriptions, input schemas and permission checks as over MCP and HTTP.
+ */
+import { MemError, type Principal, type Stack } from '@mem/core';
+import { defaultOperations, memoryToolNames, type Operation, type OperationTool, toolsOf } from '@mem/operations';
 import { type FunctionTool, tool } from '@openai/agents-core';
-import { z } from 'zod';
 
 export interface MemoryToolsOptions {
-  /** The stack's services: `knowledge` for memory_* tools, `notebook` (optional) for the notebook tools. */
-  knowledge?: KnowledgeService | undefined;
-  notebook?: Notebook | undefined;
-  /** Who the agent is. */
+  /** The stack from createStack. */
+  stack: Stack;
+  /** Who the agent is: every call acts as this principal, with its permissions. */
   principal: Principal;
-  /** Only these tools (names as below); all available ones by default. */
-  only?: MemoryToolName[];
-}
-
-export type MemoryToolName =
-  | 'memory_store'
-  | 'memory_search'
-  | 'memory_edit'
-  | 'memory_rate'
-  | 'write_memory'
-  | 'read_memory'
-  | 'delete_memory'
-  | 'search_memory';
-
-/** The JSON Schema of one of mem's input schemas (the service validates the input again, exactly). */
-function parameters(schema: z.ZodType): never {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  delete json.$schema;
-  // A plain copy: zod marks its output as a Standard Schema, which the SDK accepts only in strict mode.
-  return JSON.parse(JSON.stringify(json)) as never;
+  /**
+   * Only these tools, by their table names or as the SDK shows them (`memory-get` or `memory_get`; any tool of the
+   * table: `smart-recall`, `fact-set`, …).
+   * Default: `memory-store`, `memory-search`, `memory-edit`, `memory_rate` and, with a notebook store,
+   * `write_memory`, `read_memory`, `delete_memory`, `search_memory`.
+   */
+  only?: readonly string[];
+  /** Leave out the notebook tools (left out anyway without a notebook store). */
+  notebook?: boolean;
+  /** The operation table to take the tools from (default: `defaultOperations(stack)`). */
+  operations?: readonly Operation[];
 }
 
 /** A tool whose failures with a MemError come back to the model as `{ error: { code, message } }` so it can fix the call. */
-function memTool(
-  name: MemoryToolName,
-  description: string,
-  schema: z.ZodType,
-  run: (input: unknown) => Promise<unknown>,
-) {
+function functionTool(t: OperationTool): FunctionTool {
   return tool({
-    name,
-    description,
-    parameters: parameters(schema),
+    name: t.name,
+    description: t.description,
+    // A plain copy of the table's JSON Schema: the SDK takes a Standard Schema object only in strict mode.
+    parameters: JSON.parse(JSON.stringify(t.inputSchema)) as never,
     strict: false,
     execute: async (input: unknown) => {
       try {
-        return JSON.stringify(await run(input));
+        return JSON.stringify(await t.run(input));
       } catch (error) {
         if (MemError.is(error)) return JSON.stringify({ error: error.toJSON() });
         throw error;
@@ -70,105 +43,28 @@ function memTool(
   });
 }
 
-/** mem's memory tools as OpenAI Agents SDK function tools. */
+/**
+ * The name the Agents SDK gives a tool: it turns every character but letters and digits into `_`, so the table's
+ * `memory-store` is `memory_store` here (`memory_rate`, `write_memory`, … stay as they are).
+ */
+export function agentsToolName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9]/g, '_');
+}
+
+/** mem's tools as OpenAI Agents SDK function tools. */
 export function memoryTools(options: MemoryToolsOptions): FunctionTool[] {
-  const { knowledge, notebook, principal } = options;
-  if (!knowledge && !notebook) {
+  if (!options || typeof options !== 'object' || !options.stack?.knowledge || !options.principal) {
     throw new MemError(
-      'CAPABILITY_MISSING',
-      'memoryTools needs the knowledge service (createStack(...).knowledge), the notebook (a stack with notebooks), or both.',
+      'INVALID_INPUT',
+      'memoryTools({ stack, principal }): give the stack createStack returned and who the agent is.',
     );
   }
-  const owner = { space: principal.space, agentId: principal.agentId };
-  const all: [MemoryToolName, () => FunctionTool][] = [];
-  if (knowledge) {
-    all.push(
-      [
-        'memory_store',
-        () =>
-          memTool(
-            'memory_store',
-            'Store one fact, decision or lesson in long-term memory, written so it makes sense on its own later.',
-            memoryStoreInput,
-            (i) => knowledge.store(principal, i),
-          ),
-      ],
-      [
-        'memory_search',
-        () =>
-          memTool(
-            'memory_search',
-            'Search long-term memory by meaning and keyword; returns the best memories with their ids.',
-            memorySearchInput,
-            async (i) => (await knowledge.search(principal, i)).map(toSearchJson),
-          ),
-      ],
-      [
-        'memory_edit',
-        () =>
-          memTool(
-            'memory_edit',
-            'Correct a memory: replace its content, change one exact passage (oldText → newText) or move it (newKey). Say why in intent.',
-            memoryEditInput,
-            (i) => knowledge.edit(principal, i),
-          ),
-      ],
-      [
-        'memory_rate',
-        () =>
-          memTool(
-            'memory_rate',
-            'Rate whether a recalled memory was useful for the task (once per memory and task).',
-            memoryRateInput,
-            (i) => knowledge.rate(principal, i),
-          ),
-      ],
-    );
-  }
-  if (notebook) {
-    all.push(
-      [
-        'write_memory',
-        () =>
-          memTool(
-            'write_memory',
-            'Append to your notebook (MEMORY.md or a topic file), or replace a passage with oldText.',
-            writeMemoryInput,
-            (i) => notebook.write(owner, i),
-          ),
-      ],
-      [
-        'read_memory',
-        () =>
-          memTool('read_memory', 'Read a notebook file (MEMORY.md by default).', readMemoryInput, (i) =>
-            notebook.read(owner, i),
-          ),
-      ],
-      [
-        'delete_memory',
-        () =>
-          memTool('delete_memory', 'Delete a topic file of your notebook.', deleteMemoryInput, (i) =>
-            notebook.delete(owner, i),
-          ),
-      ],
-      [
-        'search_memory',
-        () =>
-          memTool('search_memory', 'Search your notebook files by keyword.', searchMemoryInput, (i) =>
-            notebook.search(owner, i),
-          ),
-      ],
-    );
-  }
-  if (options.only) {
-    const known = new Set(all.map(([n]) => n));
-    const unknown = options.only.filter((n) => !known.has(n));
-    if (unknown.length > 0) {
-      throw new MemError(
-        'INVALID_INPUT',
-        `memoryTools: no tool named ${unknown.join(', ')} with the services given; available: ${[...known].join(', ')}.`,
-      );
-    }
-  }
-  return all.filter(([n]) => !options.only || options.only.includes(n)).map(([, make]) => make());
+  const { stack, principal } = options;
+  let operations = options.operations ?? defaultOperations(stack);
+  if (options.notebook === false) operations = operations.filter((op) => op.group !== 'notebook');
+  // `only` may name a tool as the table does (`memory-store`) or as the SDK shows it (`memory_store`).
+  const tableName = new Map<string, string>();
+  for (const op of operations) if (op.tool) tableName.set(agentsToolName(op.tool.name), op.tool.name);
+  const only = options.only?.map((name) => tableName.get(name) ?? name) ?? memoryToolNames(operations);
+  return toolsOf(operations, { stack, principal, only }).map(functionTool);
 }

@@ -40,14 +40,14 @@ beforeAll(async () => {
     content: 'The staging database is reset every Sunday at 02:00 UTC.',
     key: '/projects/ops/staging-reset',
   });
-  // The fake model: on a new user turn it calls memory_search; once the tool result is in, it answers with it.
+  // The fake model: on a new user turn it calls memory_search (the SDK's name of the table's memory-search); once the tool result is in, it answers with it.
   server = await startFakeChatServer((request, send) => {
     requests.push(request);
     const messages = request.body.messages as { role: string; content?: unknown }[];
     const last = messages.at(-1)!;
     if (last.role === 'tool') {
-      const found = JSON.parse(String(last.content)) as { content: string }[];
-      return send(200, completion({ content: `From memory: ${found[0]?.content ?? 'nothing'}` }));
+      const found = JSON.parse(String(last.content)) as { results: { content: string }[] };
+      return send(200, completion({ content: `From memory: ${found.results[0]?.content ?? 'nothing'}` }));
     }
     return send(
       200,
@@ -72,7 +72,7 @@ afterAll(async () => {
 });
 
 describe('a real Agent run with the session and a memory tool', () => {
-  it('calls memory_search through the SDK, answers from it, and the session holds the turn for the next run', async () => {
+  it('calls memory-search through the SDK, answers from it, and the session holds the turn for the next run', async () => {
     const runner = new Runner({
       modelProvider: new OpenAIProvider({ baseURL: server.baseURL, apiKey: 'test-key', useResponses: false }),
       tracingDisabled: true,
@@ -81,12 +81,7 @@ describe('a real Agent run with the session and a memory tool', () => {
       name: 'helper',
       instructions: 'Answer from memory.',
       model: 'fake-model',
-      tools: memoryTools({
-        knowledge: stack.knowledge,
-        notebook: stack.notebook,
-        principal: me,
-        only: ['memory_search'],
-      }),
+      tools: memoryTools({ stack, principal: me, only: ['memory-search'] }),
     });
     const session = new MemSession({ conversations: stack.conversations, space: 'acme', sessionId: 'chat-7' });
 
@@ -115,8 +110,8 @@ describe('a real Agent run with the session and a memory tool', () => {
   });
 
   it('returns a MemError to the model as { error } when a tool call is bad, and writes nothing', async () => {
-    const [write] = memoryTools({ notebook: stack.notebook, principal: me, only: ['write_memory'] });
-    const [store] = memoryTools({ knowledge: stack.knowledge, principal: me, only: ['memory_store'] });
+    const [write] = memoryTools({ stack, principal: me, only: ['write_memory'] });
+    const [store] = memoryTools({ stack, principal: me, only: ['memory_store'] });
     const ctx = {} as never;
     const badWrite = JSON.parse(
       String(await write!.invoke(ctx, JSON.stringify({ content: 'x', file: '../../etc/passwd' }))),
@@ -128,17 +123,17 @@ describe('a real Agent run with the session and a memory tool', () => {
     const ok = JSON.parse(String(await write!.invoke(ctx, JSON.stringify({ content: 'Staging resets on Sundays' }))));
     expect(ok.error).toBeUndefined();
     expect((await stack.notebook!.read(me, {})).content).toContain('Staging resets on Sundays');
-    expect(() => memoryTools({ principal: me })).toThrow(/needs the knowledge service/);
-    expect(() => memoryTools({ knowledge: stack.knowledge, principal: me, only: ['write_memory'] })).toThrow(
-      /no tool named write_memory/,
+    expect(() => memoryTools({ principal: me } as never)).toThrow(/give the stack createStack returned/);
+    expect(() => memoryTools({ stack, principal: me, notebook: false, only: ['write_memory'] })).toThrow(
+      /no tool named "write_memory" on this stack; available: memory-store/,
     );
     const e = (() => {
       try {
-        memoryTools({ principal: me });
+        memoryTools({ stack, principal: me, only: ['memory-forget'] });
       } catch (error) {
         return error;
       }
     })();
-    expect(MemError.is(e, 'CAPABILITY_MISSING')).toBe(true);
+    expect(MemError.is(e, 'INVALID_INPUT')).toBe(true);
   });
 });

@@ -38,3 +38,12 @@ export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
 export { structuredOperations } from './operations-structured.js';
 export { importLine } from './schemas.js';
+export {
+  describeTools,
+  MEMORY_TOOL_NAMES,
+  memoryToolNames,
+  type OperationTool,
+  type ToolDescription,
+  type ToolsOfOptions,
+  toolsOf,
+} from './tools.js';

@@ -15,8 +15,11 @@ export interface OpContext {
   stack: Stack;
   /** Path parameters of the HTTP route (e.g. `agent`); empty over MCP. */
   params: Record<string, string>;
-  /** Which door the request came through (`cli`: the `mem` command runs the operation in process). */
-  transport: 'http' | 'mcp' | 'cli';
+  /**
+   * Which door the request came through (`cli`: the `mem` command runs the operation in process; `tool`: a framework
+   * adapter's tool from `toolsOf`).
+   */
+  transport: 'http' | 'mcp' | 'cli' | 'tool';
   /** Aborted when the client goes away (long streams stop early). */
   signal?: AbortSignal | undefined;
 }
