@@ -1,4 +1,4 @@
-import { checkName, type FactSource, type JsonValue, MemError, type Permission, permissions } from '@mem/core';
+import { checkName, type FactSource, MemError, type Permission, permissions } from '@mem/core';
 import {
   type Clock,
   type ConsolidatedFact,

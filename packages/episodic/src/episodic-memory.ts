@@ -21,9 +21,7 @@ import {
   type EpisodeStore,
   type EpisodeStoreReport,
   type EpisodicMemory as EpisodicMemoryPort,
-  embedText,
   episodeSearchText,
-  NO_USAGE,
   newId,
   systemClock,
 } from '@mem/core/adapter';
@@ -109,9 +107,9 @@ export class EpisodicMemory implements EpisodicMemoryPort {
     for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
     if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
     assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
-    const embedded = this.searcher.vectorEmbedder ? await embedText(this.searcher.vectorEmbedder, text) : null;
-    await this.episodes.insert(space, episode, embedded?.embedding ?? null);
-    return { episode, usage: embedded?.usage ?? { ...NO_USAGE } };
+    const { embedding, usage } = await this.searcher.embed(text);
+    await this.episodes.insert(space, episode, embedding);
+    return { episode, usage };
   }
 
   /** Episodes for a query, best first: BM25 (terms OR-ed) fused with vector similarity when an embedder is set. */
@@ -124,29 +122,22 @@ export class EpisodicMemory implements EpisodicMemoryPort {
     checkName(space, 'space');
     const input = parseInput(episodeRecallInput, 'episode recall', topK === undefined ? { query } : { query, topK });
     const k = input.topK ?? this.options.recallTopK;
-    const found = await this.searcher.search(space, input.query, k, this.options);
-    const fused = found.candidates.slice(0, k);
-    const byId = new Map(
-      (
-        await this.episodes.getMany(
-          space,
-          fused.map((f) => f.id),
-        )
-      ).map((e) => [e.id, e]),
+    const { found, usage } = await this.searcher.searchRecords(
+      space,
+      input.query,
+      k,
+      this.options,
+      (sp, ids) => this.episodes.getMany(sp, ids),
+      k,
     );
-    const out: EpisodeRecall[] = [];
-    for (const f of fused) {
-      const episode = byId.get(f.id);
-      if (episode)
-        out.push({
-          episode,
-          relevance: f.relevance,
-          keywordRank: f.keywordRank,
-          vectorRank: f.vectorRank,
-          similarity: f.similarity,
-        });
-    }
-    return { results: out, usage: found.usage };
+    const results = found.map(({ candidate: c, record: episode }) => ({
+      episode,
+      relevance: c.relevance,
+      keywordRank: c.keywordRank,
+      vectorRank: c.vectorRank,
+      similarity: c.similarity,
+    }));
+    return { results, usage };
   }
 
   /** The newest `n` episodes (by timestamp), newest first. */

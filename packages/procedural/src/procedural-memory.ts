@@ -18,8 +18,6 @@ import {
   DEFAULT_CANDIDATE_SEARCH,
   DEFAULT_PROCEDURE_RANKING,
   type Embedder,
-  embedText,
-  NO_USAGE,
   newId,
   type ProceduralMemory as ProceduralMemoryPort,
   type ProcedureRankingOptions,
@@ -106,9 +104,9 @@ export class ProceduralMemory implements ProceduralMemoryPort {
     assertNoSecrets(text, 'procedure');
     assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps');
     assertNoSecrets(JSON.stringify(procedure.metadata, null, 1), 'procedure metadata');
-    const embedded = this.searcher.vectorEmbedder ? await embedText(this.searcher.vectorEmbedder, text) : null;
-    await this.procedures.insert(space, procedure, embedded?.embedding ?? null);
-    return { procedure, usage: embedded?.usage ?? { ...NO_USAGE } };
+    const { embedding, usage } = await this.searcher.embed(text);
+    await this.procedures.insert(space, procedure, embedding);
+    return { procedure, usage };
   }
 
   /**
@@ -128,32 +126,19 @@ export class ProceduralMemory implements ProceduralMemoryPort {
       topK === undefined ? { query } : { query, topK },
     );
     const k = input.topK ?? this.options.suggestTopK;
-    const { candidates: found, arms, usage } = await this.searcher.search(space, input.query, k, this.options);
-    const byId = new Map(
-      (
-        await this.procedures.getMany(
-          space,
-          found.map((f) => f.id),
-        )
-      ).map((p) => [p.id, p]),
+    const { found, arms, usage } = await this.searcher.searchRecords(space, input.query, k, this.options, (sp, ids) =>
+      this.procedures.getMany(sp, ids),
     );
-    const candidates = found.flatMap((f) => {
-      const procedure = byId.get(f.id);
-      return procedure
-        ? [
-            {
-              id: f.id,
-              keywordScore: f.keywordScore,
-              similarity: f.similarity,
-              keywordRank: f.keywordRank,
-              vectorRank: f.vectorRank,
-              procedure,
-              successCount: procedure.successCount,
-              failureCount: procedure.failureCount,
-            },
-          ]
-        : [];
-    });
+    const candidates = found.map(({ candidate: c, record: procedure }) => ({
+      id: c.id,
+      keywordScore: c.keywordScore,
+      similarity: c.similarity,
+      keywordRank: c.keywordRank,
+      vectorRank: c.vectorRank,
+      procedure,
+      successCount: procedure.successCount,
+      failureCount: procedure.failureCount,
+    }));
     const results = rankProcedures(candidates, arms, this.options.ranking)
       .slice(0, k)
       .map((c) => ({

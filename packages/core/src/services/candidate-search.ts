@@ -9,7 +9,7 @@ import { DEFAULT_RRF_FUSION, type FusionOptions, fuseRRF } from '../domain/ranki
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
-import type { TokenUsage } from '../ports/summarizer.js';
+import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
 import type { StoredEmbedding } from '../types-structured.js';
 import { embedTexts } from './embedding.js';
 import { DEFAULT_SEARCH_ARMS, runSearchArms, type SearchArmOptions } from './search-arms.js';
@@ -73,6 +73,27 @@ export interface CandidateSearcher {
   readonly vectorEmbedder: Embedder | undefined;
   /** `searchCandidates` over this store and embedder. */
   search(space: string, query: string, topK: number, options: CandidateSearchOptions): Promise<CandidateSearchResult>;
+  /**
+   * The embedding a write stores with `text` (null when the store keeps no vectors or there is no embedder) and the
+   * tokens it spent.
+   */
+  embed(text: string): Promise<{ embedding: StoredEmbedding | null; usage: TokenUsage }>;
+  /**
+   * `search`, the best `keep` candidates (all by default) joined with their records, read in one `getMany` (best
+   * first; a candidate whose record is gone meanwhile is left out).
+   */
+  searchRecords<R extends { id: string }>(
+    space: string,
+    query: string,
+    topK: number,
+    options: CandidateSearchOptions,
+    getMany: (space: string, ids: string[]) => Promise<R[]>,
+    keep?: number,
+  ): Promise<{
+    found: { candidate: FusedCandidate; record: R }[];
+    arms: CandidateSearchResult['arms'];
+    usage: TokenUsage;
+  }>;
 }
 
 /**
@@ -83,21 +104,44 @@ export function candidateSearcher(store: CandidateSearchStore, embedder: Embedde
   const keyword = store.capabilities.keyword;
   const vectorEmbedder = embedder !== undefined && store.capabilities.vector ? embedder : undefined;
   const embed = vectorEmbedder ? (texts: string[]) => embedTexts(vectorEmbedder, texts) : undefined;
+  const search: CandidateSearcher['search'] = (space, query, topK, options) =>
+    fuseCandidates(
+      runSearchArms(query, topK, options, {
+        keyword,
+        embed,
+        keywordSearch: (terms, n) => store.keywordSearch(space, terms, n),
+        vectorSearch: async (v, n) =>
+          (await store.vectorSearch(space, v, vectorEmbedder!.id, n)).filter(
+            (h) => h.similarity > options.minSimilarity,
+          ),
+      }),
+      options,
+    );
   return {
     vectorEmbedder,
-    search: (space, query, topK, options) =>
-      fuseCandidates(
-        runSearchArms(query, topK, options, {
-          keyword,
-          embed,
-          keywordSearch: (terms, n) => store.keywordSearch(space, terms, n),
-          vectorSearch: async (v, n) =>
-            (await store.vectorSearch(space, v, vectorEmbedder!.id, n)).filter(
-              (h) => h.similarity > options.minSimilarity,
-            ),
-        }),
-        options,
-      ),
+    search,
+    embed: async (text) => {
+      if (!vectorEmbedder) return { embedding: null, usage: { ...NO_USAGE } };
+      return embedText(vectorEmbedder, text);
+    },
+    searchRecords: async (space, query, topK, options, getMany, keep) => {
+      const result = await search(space, query, topK, options);
+      const { arms, usage } = result;
+      const candidates = keep === undefined ? result.candidates : result.candidates.slice(0, keep);
+      const byId = new Map(
+        (
+          await getMany(
+            space,
+            candidates.map((c) => c.id),
+          )
+        ).map((r) => [r.id, r]),
+      );
+      const found = candidates.flatMap((candidate) => {
+        const record = byId.get(candidate.id);
+        return record ? [{ candidate, record }] : [];
+      });
+      return { found, arms, usage };
+    },
   };
 }
 
