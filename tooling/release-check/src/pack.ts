@@ -27,18 +27,29 @@ export interface PublicPackage {
   manifest: PackageManifest;
 }
 
-/** Every package of the workspace that is not private (packages/* and apps/*). */
-export function publicPackages(): PublicPackage[] {
+/** The packages of some workspace folders (packages, apps, tooling), in name order within each. */
+function packagesIn(groups: readonly string[]): PublicPackage[] {
   const found: PublicPackage[] = [];
-  for (const group of ['packages', 'apps']) {
+  for (const group of groups) {
     for (const name of readdirSync(join(ROOT, group)).sort()) {
       const dir = join(ROOT, group, name);
       const file = join(dir, 'package.json');
       if (!existsSync(file)) continue;
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as PackageManifest;
-      if (!manifest.private) found.push({ dir, manifest });
+      found.push({ dir, manifest: JSON.parse(readFileSync(file, 'utf8')) as PackageManifest });
     }
   }
+  return found;
+}
+
+/** Every package of the workspace that is not private (packages/* and apps/*). */
+export function publicPackages(): PublicPackage[] {
+  return packagesIn(['packages', 'apps']).filter((p) => !p.manifest.private);
+}
+
+/** One package of the workspace by name, wherever it lives (packages/*, apps/* or tooling/*). */
+export function workspacePackage(name: string): PublicPackage {
+  const found = packagesIn(['packages', 'apps', 'tooling']).find((p) => p.manifest.name === name);
+  if (!found) throw new Error(`no workspace package is named ${name}`);
   return found;
 }
 
@@ -79,9 +90,11 @@ export function run(command: string, args: string[], options: ExecFileSyncOption
   }
 }
 
-/** Build every public package (turbo, dependencies first) and pack each into `dest`. Returns name → tarball path. */
-export function buildAndPack(dest: string): Map<string, string> {
-  const packages = publicPackages();
+/**
+ * Build the given packages (default: every public one) with turbo, dependencies first, and pack each into `dest`.
+ * Returns name → tarball path.
+ */
+export function buildAndPack(dest: string, packages: PublicPackage[] = publicPackages()): Map<string, string> {
   run(
     'pnpm',
     ['exec', 'turbo', 'run', 'build', '--concurrency=2', ...packages.map((p) => `--filter=${p.manifest.name}`)],
@@ -155,6 +168,43 @@ export function readmeExample(): string {
   const match = /## From code[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
   if (!match?.[1]) throw new Error('README.md has no "## From code" section with a ```ts block');
   return match[1];
+}
+
+/**
+ * The code blocks of a Markdown file marked for the release check: an HTML comment `<!-- release-check: NAME -->` on
+ * the line right before a fenced block. Returns NAME → the block's text, verbatim.
+ */
+export function markedBlocks(file: string): Map<string, string> {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const blocks = new Map<string, string>();
+  for (const [, name, code] of text.matchAll(/^<!-- release-check: (\S+) -->\n```\w*\n([\s\S]*?)^```$/gm)) {
+    if (blocks.has(name!)) throw new Error(`${file}: two blocks are marked ${name}`);
+    blocks.set(name!, code!);
+  }
+  return blocks;
+}
+
+/**
+ * A consumer project's tsconfig.json for `files`: ES2022, NodeNext, strict, Node's types, plus `options` (e.g.
+ * `skipLibCheck`, `noEmit` or an `outDir`).
+ */
+export function writeTsconfig(dir: string, files: string[], options: Record<string, unknown> = {}): void {
+  const compilerOptions = {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    types: ['node'],
+    ...options,
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
+}
+
+/** Run the project's own TypeScript (installed in it) on its tsconfig.json, on the Node running this test. */
+export function tsc(dir: string): string {
+  return run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: dir,
+  });
 }
 
 /** The version of a dev dependency pinned at the workspace root (typescript, @types/node). */

@@ -39,6 +39,7 @@ describe('the documentation', () => {
       'mcp',
       'configuration',
       'compose-your-own-stack',
+      'writing-an-adapter',
     ])
       expect(existsSync(join(ROOT, 'docs', `${page}.md`)), `docs/${page}.md`).toBe(true);
   });
