@@ -15,18 +15,40 @@ export interface Principal {
   role: Role;
 }
 
+/** What every view of a memory carries: its address, its text and who owns it. */
+export interface MemoryFields {
+  key: string;
+  name: string;
+  content: string;
+  scope: Scope;
+  source: Source;
+  tags: string[];
+  agentId: string;
+}
+
+/** When a memory was written, last changed, and when it expires (null: never). */
+export interface MemoryTimes {
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+}
+
+/** How a memory has been used: its reads and the Beta prior its ratings move. */
+export interface MemoryUse {
+  accessCount: number;
+  lastAccessedAt: string | null;
+  alpha: number;
+  beta: number;
+}
+
 /**
  * One stored chunk. A document (one `memory-store` call) is one or more chunks sharing `docId`, key and name.
  * The document's id is `docId`, which is also the id of its first chunk.
  */
-export interface MemoryRecord {
+export interface MemoryRecord extends MemoryFields, MemoryTimes, MemoryUse {
   id: string;
   docId: string;
   space: string;
-  scope: Scope;
-  agentId: string;
-  key: string;
-  name: string;
   /** The chunk text as searched and shown: heading path, overlap with the previous piece, then the body. */
   content: string;
   /**
@@ -36,19 +58,10 @@ export interface MemoryRecord {
   bodyStart: number;
   chunkIndex: number;
   chunkCount: number;
-  source: Source;
-  tags: string[];
   embedding: Float32Array | null;
   embeddingModel: string | null;
   /** Hash of the whole document's content (all chunks carry the same value). */
   contentHash: string;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-  accessCount: number;
-  lastAccessedAt: string | null;
-  alpha: number;
-  beta: number;
   version: number;
 }
 

@@ -7,7 +7,7 @@ import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { TokenUsage } from '../../ports/summarizer.js';
-import type { Scope, Source } from '../../types.js';
+import type { MemoryFields, MemoryTimes, MemoryUse, Scope, Source } from '../../types.js';
 import type { KnowledgeOptions } from './options.js';
 
 export interface StoreResult {
@@ -22,16 +22,9 @@ export interface StoreResult {
   usage: TokenUsage;
 }
 
-export interface SearchResult {
+export interface SearchResult extends MemoryFields, MemoryTimes {
   id: string;
   docId: string;
-  key: string;
-  name: string;
-  content: string;
-  scope: Scope;
-  source: Source;
-  tags: string[];
-  agentId: string;
   chunkIndex: number;
   chunkCount: number;
   /** Raw cosine between query and memory, or null without vectors. */
@@ -40,29 +33,12 @@ export interface SearchResult {
   vectorRank: number | null;
   relevance: number;
   score: number;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
 }
 
-export interface MemoryDocument {
+export interface MemoryDocument extends MemoryFields, MemoryTimes, MemoryUse {
   id: string;
-  key: string;
-  name: string;
-  content: string;
-  scope: Scope;
-  source: Source;
-  tags: string[];
-  agentId: string;
   chunkCount: number;
   chunks: { id: string; chunkIndex: number; content: string }[];
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-  accessCount: number;
-  lastAccessedAt: string | null;
-  alpha: number;
-  beta: number;
   usefulness: number;
   version: number;
   embeddingModel: string | null;
