@@ -92,16 +92,16 @@ export {
   toolEventListInput,
   toolEventRecordInput,
 } from './schemas-structured.js';
-export {
-  type AssembledContext,
-  type CompressionOutcome,
-  type ContextInput,
-  type ContextMessage,
-  type ContextSettings,
-  Conversation,
-  type ConversationOptions,
-  ConversationService,
-} from './services/conversation/index.js';
+export { Conversation } from './services/conversation/conversation.js';
+export type {
+  AssembledContext,
+  CompressionOutcome,
+  ContextInput,
+  ContextMessage,
+  ContextSettings,
+  ConversationOptions,
+} from './services/conversation/options.js';
+export { ConversationService } from './services/conversation/service.js';
 export {
   type ForgetOptions,
   type ForgetReport,
@@ -140,6 +140,13 @@ export {
   type WriteMemoryResult,
 } from './services/notebook.js';
 export {
+  runnerEndSessionInput,
+  runnerEndTaskInput,
+  runnerRecordInput,
+  runnerTurnInput,
+} from './services/runner/inputs.js';
+export { Runner } from './services/runner/runner.js';
+export {
   type AssembledTurn,
   type ContextReport,
   type EndSessionInput,
@@ -150,16 +157,11 @@ export {
   modelContextDefaults,
   type RecordInput,
   type ResolvedRunnerOptions,
-  Runner,
   type RunnerMessage,
   type RunnerOptions,
-  runnerEndSessionInput,
-  runnerEndTaskInput,
-  runnerRecordInput,
-  runnerTurnInput,
   type SpentTokens,
   type TurnInput,
-} from './services/runner/index.js';
+} from './services/runner/types.js';
 export {
   createStack,
   type Stack,

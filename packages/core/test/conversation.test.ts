@@ -8,7 +8,8 @@ import type { Logger } from '../src/ports/logger.js';
 import type { Summarizer } from '../src/ports/summarizer.js';
 import type { Tokenizer } from '../src/ports/tokenizer.js';
 import type { TranscriptStore } from '../src/ports/transcript-store.js';
-import { Conversation, ConversationService } from '../src/services/conversation/index.js';
+import { Conversation } from '../src/services/conversation/conversation.js';
+import { ConversationService } from '../src/services/conversation/service.js';
 
 const realTokenizer = createGptTokenizer();
 

@@ -5,7 +5,7 @@ import { createInMemoryTranscriptStore } from '../src/adapters/in-memory-transcr
 import { calibrationTexts } from '../src/domain/calibration.js';
 import { MemError } from '../src/errors.js';
 import type { Embedder, EmbeddingResult } from '../src/ports/embedder.js';
-import { Runner } from '../src/services/runner/index.js';
+import { Runner } from '../src/services/runner/runner.js';
 import { createStack } from '../src/stack.js';
 import type { Principal } from '../src/types.js';
 

@@ -11,7 +11,7 @@ import type { Eraser } from '../src/ports/eraser.js';
 import { forgetInput } from '../src/schemas-forget.js';
 import { episodeAuthor, forget, withEpisodeAuthor } from '../src/services/forget.js';
 import { gc } from '../src/services/gc.js';
-import { Runner } from '../src/services/runner/index.js';
+import { Runner } from '../src/services/runner/runner.js';
 import { createStack, type Stack } from '../src/stack.js';
 import type { Principal } from '../src/types.js';
 import type { Episode } from '../src/types-structured.js';

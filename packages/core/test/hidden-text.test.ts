@@ -17,7 +17,7 @@ import { inertText } from '../src/domain/inert-text.js';
 import { guardFields, MAX_SCAN_CHARS } from '../src/domain/secrets.js';
 import { MemError } from '../src/errors.js';
 import { ManualClock } from '../src/ports/clock.js';
-import { ConversationService } from '../src/services/conversation/index.js';
+import { ConversationService } from '../src/services/conversation/service.js';
 import { createStack } from '../src/stack.js';
 import type { Principal } from '../src/types.js';
 

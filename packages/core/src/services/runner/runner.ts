@@ -7,7 +7,8 @@ import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
 import { parseInput } from '../../schemas.js';
 import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
-import type { ContextMessage, Conversation } from '../conversation/index.js';
+import type { Conversation } from '../conversation/conversation.js';
+import type { ContextMessage } from '../conversation/options.js';
 import { defaultName, type StoreResult } from '../knowledge/index.js';
 import {
   addUsage,

@@ -2,7 +2,7 @@
 import type { CompactionStrategy } from '../../domain/compaction.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
 import type { Principal } from '../../types.js';
-import type { CompressionOutcome, ContextMessage } from '../conversation/index.js';
+import type { CompressionOutcome, ContextMessage } from '../conversation/options.js';
 import type { StoreResult } from '../knowledge/index.js';
 
 /** Context window, threshold and strategy a runner uses when the caller sets none. */
