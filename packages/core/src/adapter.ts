@@ -25,16 +25,22 @@ export {
   selectList,
   sqlRowCount,
 } from './adapter-kit/sql/dialect.js';
+export { type SqlNotebookEngine, type SqlNotebookStore, sqlNotebookStore } from './adapter-kit/sql/notebooks.js';
 export {
   type AsyncSqlExecutor,
+  runSqlPausingProgram,
+  runSqlPausingProgramAsync,
   runSqlProgram,
   runSqlProgramAsync,
   type SqlExecutor,
+  type SqlPause,
+  type SqlPausingProgram,
   type SqlProgram,
   type SqlStatement,
   type SqlValue,
   sqlAll,
   sqlGet,
+  sqlPause,
   sqlRun,
 } from './adapter-kit/sql/program.js';
 export { SQL_RECORDS, type SqlRecord, type SqlRow } from './adapter-kit/sql/records.js';
@@ -46,6 +52,14 @@ export {
   sqlToolEventStore,
   sqlUserStore,
 } from './adapter-kit/sql/sessions.js';
+export {
+  SQL_COMPACTION_STEPS,
+  type SqlTranscriptEngine,
+  type SqlTranscriptParts,
+  sqlTranscriptParts,
+  storedTranscriptMessages,
+} from './adapter-kit/sql/transcripts.js';
+export { type SqlScopeLock, sqlFactStore, sqlGoalStore, sqlMessageStore } from './adapter-kit/sql/user-data.js';
 export {
   checkCompactionChange,
   checkTranscriptMessages,
@@ -66,6 +80,7 @@ export {
   mergeFacts,
 } from './domain/facts.js';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './domain/file-modes.js';
+export { matchesFilter } from './domain/filter.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
 export { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from './domain/notebook.js';

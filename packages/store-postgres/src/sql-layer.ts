@@ -10,17 +10,34 @@ import {
   type SqlDialect,
   type SqlErrorMap,
   type SqlRunner,
+  type SqlValue,
   sqlRun,
 } from '@mem/core/adapter';
 import { ADAPTER, exec, type Sql, type SqlParams, type TransactionSql } from './connection.js';
 import { iso } from './queries.js';
 import { isUniqueViolation, type PortRuntime } from './runtime.js';
-import { topicIs } from './structured/shared.js';
+
+/**
+ * `topic` matches a nullable parameter (null = the global scope). The same two expressions as the unique indexes of
+ * facts and goals, so those indexes serve the lookups.
+ */
+const topicIs = (param: string, column: string) =>
+  `(${column} IS NULL) = (${param}::text IS NULL) AND coalesce(${column}, '') = coalesce(${param}::text, '')`;
 
 const CASTS = { time: '::text::timestamptz', json: '::text::jsonb', list: '::text[]' } as const;
 
 /** The unique constraint of each table's record id: the primary key, but for users (keyed by external id). */
 const idConstraint = (table: string) => (table === 'users' ? 'users_id' : `${table}_pkey`);
+
+/** A column read back in its portable form: ISO-8601 UTC text for timestamptz, text for jsonb and text[]. */
+export const postgresRead: SqlDialect['read'] = (column, type) =>
+  type === 'time'
+    ? iso(column)
+    : type === 'json'
+      ? `${column}::text`
+      : type === 'list'
+        ? `array_to_json(${column})::text`
+        : column;
 
 /** The dialect of one runtime (its schema qualifies every table). */
 export function postgresDialect(rt: PortRuntime): SqlDialect {
@@ -28,14 +45,7 @@ export function postgresDialect(rt: PortRuntime): SqlDialect {
     adapter: ADAPTER,
     table: (name) => `${rt.s}.${name}`,
     param: (n, type) => `$${n}${type === 'time' || type === 'json' || type === 'list' ? CASTS[type] : ''}`,
-    read: (column, type) =>
-      type === 'time'
-        ? iso(column)
-        : type === 'json'
-          ? `${column}::text`
-          : type === 'list'
-            ? `array_to_json(${column})::text`
-            : column,
+    read: postgresRead,
     list: (values) => values,
     inList: (column, n) => `${column} = ANY($${n}::text[])`,
     same: (column, n) => topicIs(`$${n}`, column),
@@ -45,7 +55,8 @@ export function postgresDialect(rt: PortRuntime): SqlDialect {
   };
 }
 
-function executorOn(db: Sql | TransactionSql): AsyncSqlExecutor {
+/** Statements on the pool, or on one transaction (or savepoint) of it. */
+export function postgresExecutor(db: Sql | TransactionSql): AsyncSqlExecutor {
   return {
     all: (text, params) => exec(db, text, params as SqlParams),
     get: async (text, params) => (await exec(db, text, params as SqlParams))[0],
@@ -63,18 +74,32 @@ async function mapped<T>(work: Promise<T>, onError: SqlErrorMap | undefined): Pr
 
 /** Programs run on the runtime's pool (one statement after the other), a transaction on one connection. */
 export function postgresRunner(rt: PortRuntime): SqlRunner {
-  const pool = executorOn(rt.sql);
+  const pool = postgresExecutor(rt.sql);
   return {
     run: (what, program, onError) => rt.run(what, () => mapped(runSqlProgramAsync(program(), pool), onError)),
     transaction: (what, program, onError) =>
       rt.run(what, () =>
-        mapped(rt.sql.begin((tx) => runSqlProgramAsync(program(), executorOn(tx))) as Promise<never>, onError),
+        mapped(rt.sql.begin((tx) => runSqlProgramAsync(program(), postgresExecutor(tx))) as Promise<never>, onError),
       ),
   };
 }
 
-/** Deletes by session prefix with `starts_with` (literal: `%`, `_` and `\` are no wildcards, unlike in LIKE). */
+/**
+ * `column` starts with `prefix`, compared with `starts_with` (literal: `%`, `_` and `\` are no wildcards, unlike in
+ * LIKE); its parameter is appended to `params`.
+ */
+export function postgresStartsWith(column: string, prefix: string, params: SqlValue[]): string {
+  params.push(prefix);
+  return `starts_with(${column}, $${params.length})`;
+}
+
+/** Deletes by session prefix (`postgresStartsWith`). */
 export const postgresDeleteSessions =
   (rt: PortRuntime): SqlDeleteSessions =>
-  (table, space, prefix) =>
-    sqlRun(`DELETE FROM ${rt.s}.${table} WHERE space = $1 AND starts_with(session_id, $2)`, [space, prefix]);
+  (table, space, prefix) => {
+    const params: SqlValue[] = [space];
+    return sqlRun(
+      `DELETE FROM ${rt.s}.${table} WHERE space = $1 AND ${postgresStartsWith('session_id', prefix, params)}`,
+      params,
+    );
+  };

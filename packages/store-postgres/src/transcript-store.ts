@@ -13,17 +13,20 @@
  */
 import { MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
 import {
-  type ArchiveInfo,
   type CompactionChange,
   type CompactionResult,
   type CompactionStepHook,
-  checkCompactionBasis,
   compactionArchiveTime,
   guardTranscriptStore,
-  isEmptyContent,
   type LockedTranscript,
-  renderTranscript,
-  type Transcript,
+  runSqlPausingProgramAsync,
+  runSqlProgramAsync,
+  SQL_COMPACTION_STEPS,
+  type SqlTranscriptEngine,
+  sqlGet,
+  sqlRun,
+  sqlTranscriptParts,
+  storedTranscriptMessages,
   type TranscriptHeader,
   type TranscriptStore,
   type TranscriptStoreCapabilities,
@@ -40,12 +43,10 @@ import {
   type PostgresHandle,
   type PostgresPortOptions,
 } from './runtime.js';
+import { postgresDialect, postgresExecutor, postgresRunner } from './sql-layer.js';
 
-/**
- * The steps of a compaction, in order; the step hook is called before each. All of them run in one transaction, so a
- * crash (or a throwing hook) anywhere leaves the old transcript and no archive; after `commit` both are in place.
- */
-export const POSTGRES_COMPACTION_STEPS = ['archive', 'replace', 'commit'] as const;
+/** The compaction steps of PostgreSQL: the shared `SQL_COMPACTION_STEPS`, in one transaction under the exclusive lock. */
+export const POSTGRES_COMPACTION_STEPS = SQL_COMPACTION_STEPS;
 export type PostgresCompactionStep = (typeof POSTGRES_COMPACTION_STEPS)[number];
 
 export interface PostgresTranscriptStoreOptions extends PostgresPortOptions {
@@ -65,16 +66,14 @@ function payload(messages: readonly TranscriptMessage[]): string {
   return JSON.stringify(messages.map((m, i) => ({ i, role: m.role, content: m.content, at: m.at })));
 }
 
-function parseMessages(json: string): TranscriptMessage[] {
-  const rows = JSON.parse(json) as [string, string, string][];
-  return rows.map(([role, content, at]) => ({ role: role as TranscriptRole, content, at }));
-}
-
-/** Messages as stored: only role, content and time, empty contents skipped. */
-function keep(messages: readonly TranscriptMessage[]): TranscriptMessage[] {
-  return messages
-    .filter((m) => !isEmptyContent(m.content))
-    .map((m) => ({ role: m.role, content: m.content, at: m.at }));
+/** A transcript read back in one statement: its header and its messages as `json_agg` text. */
+function transcriptOf(row: { conversationid: string; createdat: string; messages: string } | undefined) {
+  if (row === undefined) return null;
+  const messages = JSON.parse(row.messages) as [string, string, string][];
+  return {
+    header: { conversationId: row.conversationid, createdAt: row.createdat },
+    messages: messages.map(([role, content, at]): TranscriptMessage => ({ role: role as TranscriptRole, content, at })),
+  };
 }
 
 /** Open a transcript store on its own connection (`url`) or a shared client (`sql`). Migrates unless told not to. */
@@ -85,31 +84,84 @@ export async function createPostgresTranscriptStore(
   return transcriptStoreOn(rt, options.onCompactionStep);
 }
 
+/** PostgreSQL's transcript statements: each read one snapshot, each write one statement. */
+function engineOf(s: string): SqlTranscriptEngine {
+  return {
+    *read(space, agent) {
+      // Header and messages in one statement, so one snapshot: never half of a compaction.
+      return transcriptOf(
+        yield* sqlGet(
+          `SELECT t.conversation_id AS conversationid, t.created_at AS createdat,
+             coalesce((SELECT json_agg(json_build_array(m.role, m.content, m.at) ORDER BY m.seq)
+                       FROM ${s}.transcript_messages m WHERE m.space = t.space AND m.agent = t.agent), '[]')::text AS messages
+           FROM ${s}.transcripts t WHERE t.space = $1 AND t.agent = $2`,
+          [space, agent],
+        ),
+      );
+    },
+    *readArchive(space, agent, id) {
+      return transcriptOf(
+        yield* sqlGet(
+          `SELECT a.conversation_id AS conversationid, a.created_at AS createdat,
+             coalesce((SELECT json_agg(json_build_array(m.role, m.content, m.at) ORDER BY m.seq)
+                       FROM ${s}.transcript_archive_messages m
+                       WHERE m.space = a.space AND m.agent = a.agent AND m.archive_id = a.id), '[]')::text AS messages
+           FROM ${s}.transcript_archives a WHERE a.space = $1 AND a.agent = $2 AND a.id = $3`,
+          [space, agent, id],
+        ),
+      );
+    },
+    *archive(space, agent, archive, n, header) {
+      yield* sqlRun(
+        `WITH a AS (
+           INSERT INTO ${s}.transcript_archives (space, agent, id, archived_at, n, conversation_id, created_at, size)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+         )
+         INSERT INTO ${s}.transcript_archive_messages (space, agent, archive_id, seq, role, content, at)
+         SELECT m.space, m.agent, a.id, m.seq, m.role, m.content, m.at
+         FROM a CROSS JOIN ${s}.transcript_messages m WHERE m.space = $1 AND m.agent = $2`,
+        [space, agent, archive.id, archive.archivedAt, n, header.conversationId, header.createdAt, archive.size],
+      );
+    },
+    *replace(space, agent, header, messages) {
+      // New sequence numbers continue after every number ever used, so they never meet the rows being deleted.
+      yield* sqlRun(
+        `WITH d AS (DELETE FROM ${s}.transcript_messages WHERE space = $1 AND agent = $2),
+         h AS (
+           UPDATE ${s}.transcripts SET conversation_id = $3, created_at = $4, next_seq = next_seq + $5::bigint
+           WHERE space = $1 AND agent = $2 RETURNING next_seq - $5::bigint AS first
+         )
+         INSERT INTO ${s}.transcript_messages (space, agent, seq, role, content, at)
+         SELECT $1, $2, h.first + r.i, r.role, r.content, r.at
+         FROM h CROSS JOIN jsonb_to_recordset($6::text::jsonb) AS r(i bigint, role text, content text, at text)`,
+        [space, agent, header.conversationId, header.createdAt, messages.length, payload(messages)],
+      );
+    },
+  };
+}
+
 /** The transcript port over a runtime (shared with the other ports of a bundle). */
 export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): PostgresTranscriptStore {
   const { sql, s } = rt;
+  const engine = engineOf(s);
+  const { compaction, ...reads } = sqlTranscriptParts(postgresDialect(rt), postgresRunner(rt), engine);
   const appends = new KeyedQueue();
   const lockKey = (space: string, agent: string) => `transcript|${compositeKey(rt.schema, space, agent)}`;
+  const step = hook === undefined ? undefined : (name: string) => callerCode(() => hook(name));
 
   async function lockExclusive(tx: TransactionSql, space: string, agent: string): Promise<void> {
     await exec(tx, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey(space, agent)]);
   }
 
-  /** Header and messages in one statement, so one snapshot: never half of a compaction. */
-  async function readOn(db: Db, space: string, agent: string): Promise<Transcript | null> {
-    const [row] = await exec<{ conversationid: string; createdat: string; messages: string }[]>(
-      db,
-      `SELECT t.conversation_id AS conversationid, t.created_at AS createdat,
-         coalesce((SELECT json_agg(json_build_array(m.role, m.content, m.at) ORDER BY m.seq)
-                   FROM ${s}.transcript_messages m WHERE m.space = t.space AND m.agent = t.agent), '[]')::text AS messages
-       FROM ${s}.transcripts t WHERE t.space = $1 AND t.agent = $2`,
-      [space, agent],
-    );
-    if (row === undefined) return null;
-    return {
-      header: { conversationId: row.conversationid, createdAt: row.createdat },
-      messages: parseMessages(row.messages),
-    };
+  /** The compaction, inside a transaction that holds the transcript's exclusive lock. */
+  function compactOn(
+    tx: TransactionSql,
+    space: string,
+    agent: string,
+    change: CompactionChange,
+    archived: ReturnType<typeof compactionArchiveTime>,
+  ): Promise<CompactionResult> {
+    return runSqlPausingProgramAsync(compaction(space, agent, change, archived), postgresExecutor(tx), step);
   }
 
   /**
@@ -145,98 +197,12 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     return { header: { conversationId: row.conversationid, createdAt: row.createdat } };
   }
 
-  async function step(name: (typeof POSTGRES_COMPACTION_STEPS)[number]): Promise<void> {
-    if (hook !== undefined) await callerCode(() => hook(name));
-  }
-
-  /** The compaction, inside a transaction that holds the transcript's exclusive lock. */
-  async function compactOn(
-    tx: TransactionSql,
-    space: string,
-    agent: string,
-    change: CompactionChange,
-    archived: { at: string; id: (n: number) => string },
-  ): Promise<CompactionResult> {
-    const current = await readOn(tx, space, agent);
-    if (current === null) {
-      throw new MemError('NOT_FOUND', `${ADAPTER}: agent "${agent}" has no transcript to compact in space "${space}".`);
-    }
-    checkCompactionBasis(current, change, agent);
-    const carried = current.messages.slice(change.basis.messageCount);
-
-    await step('archive');
-    // Under the exclusive lock nobody else takes a slot in this millisecond; the unique slot is the backstop.
-    const [slot] = await exec<{ n: number }[]>(
-      tx,
-      `SELECT coalesce(max(n), 0)::int + 1 AS n FROM ${s}.transcript_archives
-       WHERE space = $1 AND agent = $2 AND archived_at = $3`,
-      [space, agent, archived.at],
-    );
-    const n = Number(slot?.n ?? 1);
-    const archive: ArchiveInfo = {
-      id: archived.id(n),
-      archivedAt: archived.at,
-      size: Buffer.byteLength(renderTranscript(agent, current), 'utf8'),
-    };
-    await exec(
-      tx,
-      `WITH a AS (
-         INSERT INTO ${s}.transcript_archives (space, agent, id, archived_at, n, conversation_id, created_at, size)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
-       )
-       INSERT INTO ${s}.transcript_archive_messages (space, agent, archive_id, seq, role, content, at)
-       SELECT m.space, m.agent, a.id, m.seq, m.role, m.content, m.at
-       FROM a CROSS JOIN ${s}.transcript_messages m WHERE m.space = $1 AND m.agent = $2`,
-      [
-        space,
-        agent,
-        archive.id,
-        archive.archivedAt,
-        n,
-        current.header.conversationId,
-        current.header.createdAt,
-        archive.size,
-      ],
-    );
-
-    await step('replace');
-    const messages = [...keep(change.messages), ...carried];
-    // New sequence numbers continue after every number ever used, so they never meet the rows being deleted.
-    await exec(
-      tx,
-      `WITH d AS (DELETE FROM ${s}.transcript_messages WHERE space = $1 AND agent = $2),
-       h AS (
-         UPDATE ${s}.transcripts SET conversation_id = $3, created_at = $4, next_seq = next_seq + $5::bigint
-         WHERE space = $1 AND agent = $2 RETURNING next_seq - $5::bigint AS first
-       )
-       INSERT INTO ${s}.transcript_messages (space, agent, seq, role, content, at)
-       SELECT $1, $2, h.first + r.i, r.role, r.content, r.at
-       FROM h CROSS JOIN jsonb_to_recordset($6::text::jsonb) AS r(i bigint, role text, content text, at text)`,
-      [space, agent, change.header.conversationId, change.header.createdAt, messages.length, payload(messages)],
-    );
-
-    await step('commit');
-    return {
-      archive,
-      transcript: {
-        header: { conversationId: change.header.conversationId, createdAt: change.header.createdAt },
-        messages,
-      },
-      carried: carried.length,
-    };
-  }
-
-  function append(
-    space: string,
-    agent: string,
-    messages: TranscriptMessage[],
-    init: TranscriptHeader,
-  ): Promise<{ header: TranscriptHeader }> {
-    const kept = keep(messages);
-    return appends.run(compositeKey(space, agent), () =>
-      rt.run('appending to a transcript', () => appendOn(sql, space, agent, kept, init)),
-    );
-  }
+  /** Appends of one transcript from this instance commit in call order. */
+  const append: TranscriptStore['append'] = (space, agent, messages, init) => {
+    const kept = storedTranscriptMessages(messages);
+    const run = () => rt.run('appending to a transcript', () => appendOn(sql, space, agent, kept, init));
+    return appends.run(compositeKey(space, agent), run);
+  };
 
   /** The handle `withLock` gives its body: every call runs in the lock's transaction, each write in a savepoint. */
   function lockedHandle(tx: TransactionSql, space: string, agent: string) {
@@ -253,9 +219,10 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
       return rt.guard(what, fn);
     };
     const api: LockedTranscript = {
-      read: () => guard('reading a transcript', () => readOn(tx, space, agent)),
+      read: () =>
+        guard('reading a transcript', () => runSqlProgramAsync(engine.read(space, agent), postgresExecutor(tx))),
       async append(messages, init) {
-        const kept = keep(messages);
+        const kept = storedTranscriptMessages(messages);
         return guard('appending to a transcript', async () => {
           const r = await tx.savepoint((sp) => appendOn(sp, space, agent, kept, init));
           return r as { header: TranscriptHeader };
@@ -279,15 +246,12 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
 
   return guardTranscriptStore<PostgresTranscriptStore>({
     ...handleOf(rt),
+    ...reads,
     name: ADAPTER,
     capabilities: CAPABILITIES,
 
     async append(space, agent, messages, init) {
       return append(space, agent, messages, init);
-    },
-
-    async read(space, agent) {
-      return rt.run('reading a transcript', () => readOn(sql, space, agent));
     },
 
     async compact(space, agent, change) {
@@ -298,43 +262,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
           return compactOn(tx, space, agent, change, archived);
         });
         return r as CompactionResult;
-      });
-    },
-
-    async listArchives(space, agent) {
-      return rt.run('listing archives', async () => {
-        const rows = await exec<{ id: string; archivedat: string; size: number }[]>(
-          sql,
-          `SELECT id, archived_at AS archivedat, size FROM ${s}.transcript_archives
-           WHERE space = $1 AND agent = $2 ORDER BY archived_at, n`,
-          [space, agent],
-        );
-        // archived_at is ISO UTC with milliseconds (COLLATE "C"), so this is the order of compareArchiveIds.
-        return rows.map((r): ArchiveInfo => ({ id: r.id, archivedAt: r.archivedat, size: Number(r.size) }));
-      });
-    },
-
-    async readArchive(space, agent, id) {
-      return rt.run('reading an archive', async () => {
-        const [row] = await exec<{ conversationid: string; createdat: string; messages: string }[]>(
-          sql,
-          `SELECT a.conversation_id AS conversationid, a.created_at AS createdat,
-             coalesce((SELECT json_agg(json_build_array(m.role, m.content, m.at) ORDER BY m.seq)
-                       FROM ${s}.transcript_archive_messages m
-                       WHERE m.space = a.space AND m.agent = a.agent AND m.archive_id = a.id), '[]')::text AS messages
-           FROM ${s}.transcript_archives a WHERE a.space = $1 AND a.agent = $2 AND a.id = $3`,
-          [space, agent, id],
-        );
-        if (row === undefined) {
-          throw new MemError(
-            'NOT_FOUND',
-            `${ADAPTER}: no archive "${id}" for agent "${agent}" in space "${space}"; listArchives shows the ones that exist.`,
-          );
-        }
-        return {
-          header: { conversationId: row.conversationid, createdAt: row.createdat },
-          messages: parseMessages(row.messages),
-        };
       });
     },
 
@@ -366,19 +293,6 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
           return { transcripts: Number(row?.transcripts ?? 0), archives: Number(row?.archives ?? 0) };
         });
         return r as { transcripts: number; archives: number };
-      });
-    },
-
-    async agents(space) {
-      return rt.run('listing agents', async () => {
-        const rows = await exec<{ agent: string }[]>(
-          sql,
-          `SELECT agent FROM ${s}.transcripts WHERE space = $1
-           UNION SELECT agent FROM ${s}.transcript_archives WHERE space = $1`,
-          [space],
-        );
-        // JavaScript order (UTF-16 code units), as the other adapters sort.
-        return rows.map((r) => r.agent).sort();
       });
     },
 

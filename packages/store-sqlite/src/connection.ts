@@ -90,14 +90,6 @@ export function isUniqueViolation(error: unknown, mentions?: string): boolean {
   return mentions === undefined || (error instanceof Error && error.message.includes(mentions));
 }
 
-/** CONFLICT for a record id already stored in the space. */
-export function duplicateId(what: string, id: string, cause: unknown): MemError {
-  return new MemError('CONFLICT', `${ADAPTER}: ${what} id "${id}" already exists in this space. Use a new id.`, {
-    cause,
-    details: { id },
-  });
-}
-
 /**
  * A rows count for SQL `LIMIT`: null when nothing is wanted (0, negative, NaN); -1 (no limit) for +Infinity;
  * else the integer part.

@@ -3,32 +3,32 @@
  * archives as frozen copies. Every write is one `BEGIN IMMEDIATE` transaction (see write-lock.ts), durable on commit
  * (`synchronous=FULL`); every statement is filtered by space and agent.
  */
-import { MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
+import type { TranscriptMessage, TranscriptRole } from '@mem/core';
 import {
-  type ArchiveInfo,
   type CompactionChange,
-  type CompactionResult,
   type CompactionStepHook,
-  checkCompactionBasis,
   compactionArchiveTime,
   guardTranscriptStore,
-  isEmptyContent,
   type LockedTranscript,
-  renderTranscript,
-  type Transcript,
+  runSqlPausingProgram,
+  SQL_COMPACTION_STEPS,
+  type SqlProgram,
+  type SqlTranscriptEngine,
+  sqlAll,
+  sqlGet,
+  sqlRun,
+  sqlTranscriptParts,
+  storedTranscriptMessages,
   type TranscriptHeader,
   type TranscriptStore,
 } from '@mem/core/adapter';
 import { acquireConnection, type SqliteHandle, type SqliteOpenOptions } from './connection.js';
-import { ADAPTER } from './database.js';
 import { CONVERSATION_SCHEMA_VERSION } from './migrations.js';
-import { ensureFullSync, readSnapshot, writeTransaction } from './write-lock.js';
+import { sqliteDialect, sqliteExecutor, sqliteGatedRunner } from './sql-layer.js';
+import { ensureFullSync, writeTransaction } from './write-lock.js';
 
-/**
- * The steps of a compaction, in order; the step hook is called before each. All of them run in one transaction, so a
- * crash (or a throwing hook) anywhere leaves the old transcript and no archive; after `commit` both are in place.
- */
-export const SQLITE_COMPACTION_STEPS = ['archive', 'replace', 'commit'] as const;
+/** The compaction steps of SQLite: the shared `SQL_COMPACTION_STEPS`, in one BEGIN IMMEDIATE transaction. */
+export const SQLITE_COMPACTION_STEPS = SQL_COMPACTION_STEPS;
 export type SqliteCompactionStep = (typeof SQLITE_COMPACTION_STEPS)[number];
 
 export type SqliteTranscriptStoreOptions = SqliteOpenOptions & {
@@ -51,20 +51,105 @@ interface MessageRow {
   at: string;
 }
 
-interface ArchiveRow {
-  rid: number;
-  id: string;
-  archived_at: string;
-  size: number;
-  conversation_id: string;
-  created_at: string;
-}
-
 const toMessage = (row: MessageRow): TranscriptMessage => ({
   role: row.role as TranscriptRole,
   content: row.content,
   at: row.at,
 });
+
+const HEADER = 'SELECT conversation_id, created_at, next_seq FROM transcripts WHERE space = ? AND agent = ?';
+const INSERT_MESSAGE =
+  'INSERT INTO transcript_messages (space, agent, seq, role, content, at) VALUES (?, ?, ?, ?, ?, ?)';
+const ARCHIVE =
+  'SELECT rid, conversation_id, created_at FROM transcript_archives WHERE space = ? AND agent = ? AND id = ?';
+
+/** Insert messages from sequence number `seq` on; returns the next free one. */
+function* insertMessages(
+  space: string,
+  agent: string,
+  seq: number,
+  messages: readonly TranscriptMessage[],
+): SqlProgram<number> {
+  let next = seq;
+  for (const m of messages) yield* sqlRun(INSERT_MESSAGE, [space, agent, next++, m.role, m.content, m.at]);
+  return next;
+}
+
+/** Create the transcript with `init` or append to it, in order, with sequence numbers that only grow. */
+function* appendRows(
+  space: string,
+  agent: string,
+  messages: readonly TranscriptMessage[],
+  init: TranscriptHeader,
+): SqlProgram<{ header: TranscriptHeader }> {
+  const row = yield* sqlGet<HeaderRow>(HEADER, [space, agent]);
+  if (row === undefined) {
+    const next = yield* insertMessages(space, agent, 0, messages);
+    yield* sqlRun(
+      'INSERT INTO transcripts (space, agent, conversation_id, created_at, next_seq) VALUES (?, ?, ?, ?, ?)',
+      [space, agent, init.conversationId, init.createdAt, next],
+    );
+    return { header: { conversationId: init.conversationId, createdAt: init.createdAt } };
+  }
+  if (messages.length > 0) {
+    const next = yield* insertMessages(space, agent, row.next_seq, messages);
+    yield* sqlRun('UPDATE transcripts SET next_seq = ? WHERE space = ? AND agent = ?', [next, space, agent]);
+  }
+  return { header: { conversationId: row.conversation_id, createdAt: row.created_at } };
+}
+
+/** SQLite's transcript statements: archive messages hang off their archive's rid. */
+const ENGINE: SqlTranscriptEngine = {
+  *read(space, agent) {
+    const row = yield* sqlGet<HeaderRow>(HEADER, [space, agent]);
+    if (row === undefined) return null;
+    const messages = yield* sqlAll<MessageRow>(
+      'SELECT role, content, at FROM transcript_messages WHERE space = ? AND agent = ? ORDER BY seq',
+      [space, agent],
+    );
+    return {
+      header: { conversationId: row.conversation_id, createdAt: row.created_at },
+      messages: messages.map(toMessage),
+    };
+  },
+  *readArchive(space, agent, id) {
+    const row = yield* sqlGet<{ rid: number; conversation_id: string; created_at: string }>(ARCHIVE, [
+      space,
+      agent,
+      id,
+    ]);
+    if (row === undefined) return null;
+    const messages = yield* sqlAll<MessageRow>(
+      'SELECT role, content, at FROM transcript_archive_messages WHERE archive_rid = ? ORDER BY seq',
+      [row.rid],
+    );
+    return {
+      header: { conversationId: row.conversation_id, createdAt: row.created_at },
+      messages: messages.map(toMessage),
+    };
+  },
+  *archive(space, agent, archive, n, header) {
+    const row = yield* sqlGet<{ rid: number }>(
+      `INSERT INTO transcript_archives (space, agent, id, archived_at, n, conversation_id, created_at, size)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
+      [space, agent, archive.id, archive.archivedAt, n, header.conversationId, header.createdAt, archive.size],
+    );
+    yield* sqlRun(
+      `INSERT INTO transcript_archive_messages (archive_rid, seq, role, content, at)
+       SELECT ?, seq, role, content, at FROM transcript_messages WHERE space = ? AND agent = ? ORDER BY seq`,
+      [(row as { rid: number }).rid, space, agent],
+    );
+  },
+  *replace(space, agent, header, messages) {
+    const current = (yield* sqlGet<HeaderRow>(HEADER, [space, agent])) as HeaderRow;
+    yield* sqlRun('DELETE FROM transcript_messages WHERE space = ? AND agent = ?', [space, agent]);
+    const next = yield* insertMessages(space, agent, current.next_seq, messages);
+    yield* sqlRun(
+      'UPDATE transcripts SET conversation_id = ?, created_at = ?, next_seq = ? WHERE space = ? AND agent = ?',
+      [header.conversationId, header.createdAt, next, space, agent],
+    );
+  },
+};
 
 /**
  * TranscriptStore on the shared SQLite file: `transcripts` (header and next sequence number per (space, agent)),
@@ -82,260 +167,67 @@ export function createSqliteTranscriptStore(options: SqliteTranscriptStoreOption
   const c = acquireConnection(options, CONVERSATION_SCHEMA_VERSION);
   ensureFullSync(c.db);
   const hook = options.onCompactionStep;
+  const exec = sqliteExecutor(c);
+  const r = sqliteGatedRunner(c);
+  const { compaction, ...reads } = sqlTranscriptParts(sqliteDialect, r, ENGINE);
 
-  function readHeader(space: string, agent: string): HeaderRow | undefined {
-    return c
-      .stmt('SELECT conversation_id, created_at, next_seq FROM transcripts WHERE space = ? AND agent = ?')
-      .get(space, agent) as HeaderRow | undefined;
-  }
-
-  function readMessages(space: string, agent: string): TranscriptMessage[] {
-    const rows = c
-      .stmt('SELECT role, content, at FROM transcript_messages WHERE space = ? AND agent = ? ORDER BY seq')
-      .all(space, agent) as MessageRow[];
-    return rows.map(toMessage);
-  }
-
-  function readTranscript(space: string, agent: string): Transcript | null {
-    const row = readHeader(space, agent);
-    if (row === undefined) return null;
-    return {
-      header: { conversationId: row.conversation_id, createdAt: row.created_at },
-      messages: readMessages(space, agent),
-    };
-  }
-
-  /** Insert messages from sequence number `seq` on; returns the next free one. */
-  function insertMessages(space: string, agent: string, seq: number, messages: readonly TranscriptMessage[]): number {
-    const insert = c.stmt(
-      'INSERT INTO transcript_messages (space, agent, seq, role, content, at) VALUES (?, ?, ?, ?, ?, ?)',
+  const append: TranscriptStore['append'] = (space, agent, messages, init) =>
+    r.transaction('appending to a transcript', () =>
+      appendRows(space, agent, storedTranscriptMessages(messages), init),
     );
-    let next = seq;
-    for (const m of messages) insert.run(space, agent, next++, m.role, m.content, m.at);
-    return next;
-  }
 
-  function appendRows(
-    space: string,
-    agent: string,
-    messages: readonly TranscriptMessage[],
-    init: TranscriptHeader,
-  ): { header: TranscriptHeader } {
-    const row = readHeader(space, agent);
-    if (row === undefined) {
-      const next = insertMessages(space, agent, 0, messages);
-      c.stmt(
-        'INSERT INTO transcripts (space, agent, conversation_id, created_at, next_seq) VALUES (?, ?, ?, ?, ?)',
-      ).run(space, agent, init.conversationId, init.createdAt, next);
-      return { header: { conversationId: init.conversationId, createdAt: init.createdAt } };
-    }
-    if (messages.length > 0) {
-      const next = insertMessages(space, agent, row.next_seq, messages);
-      c.stmt('UPDATE transcripts SET next_seq = ? WHERE space = ? AND agent = ?').run(next, space, agent);
-    }
-    return { header: { conversationId: row.conversation_id, createdAt: row.created_at } };
-  }
-
-  function append(
-    space: string,
-    agent: string,
-    messages: TranscriptMessage[],
-    init: TranscriptHeader,
-  ): Promise<{ header: TranscriptHeader }> {
-    const kept = messages
-      .filter((m) => !isEmptyContent(m.content))
-      .map((m) => ({ role: m.role, content: m.content, at: m.at }));
-    return writeTransaction(c, 'appending to a transcript', () => appendRows(space, agent, kept, init));
-  }
-
-  /** The compaction, one step per `yield` (the hook runs there); runs inside the write transaction. */
-  function* compaction(
-    space: string,
-    agent: string,
-    change: CompactionChange,
-    archivedAt: ReturnType<typeof compactionArchiveTime>,
-  ): Generator<SqliteCompactionStep, CompactionResult, void> {
-    const current = readTranscript(space, agent);
-    if (current === null)
-      throw new MemError('NOT_FOUND', `${ADAPTER}: agent "${agent}" has no transcript to compact in space "${space}".`);
-    checkCompactionBasis(current, change, agent);
-    const carried = current.messages.slice(change.basis.messageCount);
-
-    yield 'archive';
-    const last = c
-      .stmt('SELECT max(n) AS n FROM transcript_archives WHERE space = ? AND agent = ? AND archived_at = ?')
-      .get(space, agent, archivedAt.at) as { n: number | null };
-    const n = (last.n ?? 0) + 1;
-    const archive: ArchiveInfo = {
-      id: archivedAt.id(n),
-      archivedAt: archivedAt.at,
-      size: Buffer.byteLength(renderTranscript(agent, current), 'utf8'),
-    };
-    const { rid } = c
-      .stmt(
-        `INSERT INTO transcript_archives (space, agent, id, archived_at, n, conversation_id, created_at, size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
-      )
-      .get(
-        space,
-        agent,
-        archive.id,
-        archive.archivedAt,
-        n,
-        current.header.conversationId,
-        current.header.createdAt,
-        archive.size,
-      ) as { rid: number };
-    c.stmt(
-      `INSERT INTO transcript_archive_messages (archive_rid, seq, role, content, at)
-       SELECT ?, seq, role, content, at FROM transcript_messages WHERE space = ? AND agent = ? ORDER BY seq`,
-    ).run(rid, space, agent);
-
-    yield 'replace';
-    const fresh = change.messages
-      .filter((m) => !isEmptyContent(m.content))
-      .map((m) => ({ role: m.role, content: m.content, at: m.at }));
-    const messages = [...fresh, ...carried];
-    const header = readHeader(space, agent)!;
-    c.stmt('DELETE FROM transcript_messages WHERE space = ? AND agent = ?').run(space, agent);
-    const next = insertMessages(space, agent, header.next_seq, messages);
-    c.stmt(
-      'UPDATE transcripts SET conversation_id = ?, created_at = ?, next_seq = ? WHERE space = ? AND agent = ?',
-    ).run(change.header.conversationId, change.header.createdAt, next, space, agent);
-
-    yield 'commit';
-    return {
-      archive,
-      transcript: {
-        header: { conversationId: change.header.conversationId, createdAt: change.header.createdAt },
-        messages,
-      },
-      carried: carried.length,
-    };
-  }
-
-  function compact(space: string, agent: string, change: CompactionChange): Promise<CompactionResult> {
+  /** One transaction; with a step hook, awaited between the steps while the transaction stays open. */
+  function compact(space: string, agent: string, change: CompactionChange) {
     const archivedAt = compactionArchiveTime(change.archivedAt);
-    return writeTransaction(c, 'compacting a transcript', () => {
-      const steps = compaction(space, agent, change, archivedAt);
-      if (hook === undefined) {
-        for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
-      }
-      return (async () => {
-        for (let r = steps.next(); ; r = steps.next()) {
-          if (r.done) return r.value;
-          await hook(r.value);
-        }
-      })();
-    });
-  }
-
-  function read(space: string, agent: string): Promise<Transcript | null> {
-    return readSnapshot(c, 'reading a transcript', () => readTranscript(space, agent));
+    return writeTransaction(c, 'compacting a transcript', () =>
+      runSqlPausingProgram(compaction(space, agent, change, archivedAt), exec, hook),
+    );
   }
 
   function locked(space: string, agent: string): LockedTranscript {
     return {
-      read: async () => read(space, agent),
+      read: async () => reads.read(space, agent),
       append: async (messages, init) => append(space, agent, messages, init),
       compact: async (change) => compact(space, agent, change),
     };
   }
 
-  const archiveRow = (space: string, agent: string, id: string) =>
-    c
-      .stmt(
-        `SELECT rid, id, archived_at, size, conversation_id, created_at FROM transcript_archives
-         WHERE space = ? AND agent = ? AND id = ?`,
-      )
-      .get(space, agent, id) as ArchiveRow | undefined;
-
-  const handle = c.handle();
   return guardTranscriptStore<SqliteTranscriptStore>({
-    name: ADAPTER,
+    ...reads,
+    ...c.handle(),
+    name: sqliteDialect.adapter,
     capabilities: { durable: true, crossProcess: true },
-    db: handle.db,
-    nativeVector: handle.nativeVector,
-    eraser: handle.eraser,
-    migrate: handle.migrate,
-    close: handle.close,
 
     async append(space, agent, messages, init) {
       return append(space, agent, messages, init);
-    },
-
-    async read(space, agent) {
-      return read(space, agent);
     },
 
     async compact(space, agent, change) {
       return compact(space, agent, change);
     },
 
-    async listArchives(space, agent) {
-      return readSnapshot(c, 'listing archives', () => {
-        const rows = c
-          .stmt(
-            `SELECT id, archived_at, size FROM transcript_archives WHERE space = ? AND agent = ?
-             ORDER BY archived_at, n`,
-          )
-          .all(space, agent) as { id: string; archived_at: string; size: number }[];
-        // archived_at is ISO UTC with milliseconds, so this is the order of compareArchiveIds.
-        return rows.map((r): ArchiveInfo => ({ id: r.id, archivedAt: r.archived_at, size: r.size }));
-      });
-    },
-
-    async readArchive(space, agent, id) {
-      return readSnapshot(c, 'reading an archive', (): Transcript => {
-        const row = archiveRow(space, agent, id);
-        if (row === undefined) {
-          throw new MemError(
-            'NOT_FOUND',
-            `${ADAPTER}: no archive "${id}" for agent "${agent}" in space "${space}"; listArchives shows the ones that exist.`,
-          );
-        }
-        const messages = c
-          .stmt('SELECT role, content, at FROM transcript_archive_messages WHERE archive_rid = ? ORDER BY seq')
-          .all(row.rid) as MessageRow[];
-        return {
-          header: { conversationId: row.conversation_id, createdAt: row.created_at },
-          messages: messages.map(toMessage),
-        };
-      });
-    },
-
     async deleteArchive(space, agent, id) {
-      return writeTransaction(c, 'deleting an archive', () => {
-        const row = archiveRow(space, agent, id);
+      return r.transaction('deleting an archive', function* () {
+        const row = yield* sqlGet<{ rid: number }>(ARCHIVE, [space, agent, id]);
         if (row === undefined) return false;
-        c.stmt('DELETE FROM transcript_archive_messages WHERE archive_rid = ?').run(row.rid);
-        c.stmt('DELETE FROM transcript_archives WHERE rid = ?').run(row.rid);
+        yield* sqlRun('DELETE FROM transcript_archive_messages WHERE archive_rid = ?', [row.rid]);
+        yield* sqlRun('DELETE FROM transcript_archives WHERE rid = ?', [row.rid]);
         return true;
       });
     },
 
     async remove(space, agent) {
-      return writeTransaction(c, 'removing a transcript', () => {
-        c.stmt(
+      return r.transaction('removing a transcript', function* () {
+        const params = [space, agent];
+        yield* sqlRun(
           `DELETE FROM transcript_archive_messages WHERE archive_rid IN (
              SELECT rid FROM transcript_archives WHERE space = ? AND agent = ?)`,
-        ).run(space, agent);
-        const archives = c.stmt('DELETE FROM transcript_archives WHERE space = ? AND agent = ?').run(space, agent);
-        c.stmt('DELETE FROM transcript_messages WHERE space = ? AND agent = ?').run(space, agent);
-        const transcripts = c.stmt('DELETE FROM transcripts WHERE space = ? AND agent = ?').run(space, agent);
-        return { transcripts: transcripts.changes, archives: archives.changes };
-      });
-    },
-
-    async agents(space) {
-      return readSnapshot(c, 'listing agents', () => {
-        const rows = c
-          .stmt(
-            'SELECT agent FROM transcripts WHERE space = ? UNION SELECT agent FROM transcript_archives WHERE space = ?',
-          )
-          .all(space, space) as { agent: string }[];
-        // JavaScript order (UTF-16 code units), as the other adapters sort.
-        return rows.map((r) => r.agent).sort();
+          params,
+        );
+        const archives = yield* sqlRun('DELETE FROM transcript_archives WHERE space = ? AND agent = ?', params);
+        yield* sqlRun('DELETE FROM transcript_messages WHERE space = ? AND agent = ?', params);
+        const transcripts = yield* sqlRun('DELETE FROM transcripts WHERE space = ? AND agent = ?', params);
+        return { transcripts, archives };
       });
     },
 

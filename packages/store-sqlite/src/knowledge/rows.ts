@@ -1,38 +1,8 @@
-import type { Scope, Source } from '@mem/core';
-import { type MemoryRecord, parseTags } from '@mem/core/adapter';
+import { type MemoryRecord, SQL_RECORDS, type SqlRow, selectList } from '@mem/core/adapter';
+import { sqliteDialect } from '../sql-layer.js';
 
-// The chunk rows of the knowledge tables and their conversions (shared by every role of the store).
-
-export const COLUMNS = `c.id, c.doc_id, c.space, c.scope, c.agent_id, c.key, c.name, c.content, c.body_start, c.chunk_index, c.chunk_count,
-  c.source, c.tags, c.embedding, c.embedding_model, c.content_hash, c.created_at, c.updated_at, c.expires_at,
-  c.access_count, c.last_accessed_at, c.alpha, c.beta, c.version`;
-
-export interface ChunkRow {
-  id: string;
-  doc_id: string;
-  space: string;
-  scope: string;
-  agent_id: string;
-  key: string;
-  name: string;
-  content: string;
-  body_start: number;
-  chunk_index: number;
-  chunk_count: number;
-  source: string;
-  tags: string;
-  embedding: Buffer | null;
-  embedding_model: string | null;
-  content_hash: string;
-  created_at: string;
-  updated_at: string;
-  expires_at: string | null;
-  access_count: number;
-  last_accessed_at: string | null;
-  alpha: number;
-  beta: number;
-  version: number;
-}
+// The chunk rows of the knowledge tables and their conversions (shared by every role of the store): the shared
+// record of @mem/core/adapter, the vector stored as a BLOB.
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -53,31 +23,10 @@ export function blobToVector(blob: Buffer): Float32Array {
   return out;
 }
 
-export function rowToRecord(row: ChunkRow): MemoryRecord {
-  return {
-    id: row.id,
-    docId: row.doc_id,
-    space: row.space,
-    scope: row.scope as Scope,
-    agentId: row.agent_id,
-    key: row.key,
-    name: row.name,
-    content: row.content,
-    bodyStart: row.body_start,
-    chunkIndex: row.chunk_index,
-    chunkCount: row.chunk_count,
-    source: row.source as Source,
-    tags: parseTags(row.tags),
-    embedding: row.embedding === null ? null : blobToVector(row.embedding),
-    embeddingModel: row.embedding_model,
-    contentHash: row.content_hash,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    expiresAt: row.expires_at,
-    accessCount: row.access_count,
-    lastAccessedAt: row.last_accessed_at,
-    alpha: row.alpha,
-    beta: row.beta,
-    version: row.version,
-  };
-}
+const CHUNK = SQL_RECORDS.chunk((embedding) => blobToVector(embedding as Buffer));
+
+export const COLUMNS = `${selectList(sqliteDialect, CHUNK.fields, 'c')}, c.embedding AS embedding`;
+
+export type ChunkRow = SqlRow & { id: string };
+
+export const rowToRecord: (row: ChunkRow) => MemoryRecord = CHUNK.from;

@@ -57,7 +57,7 @@ export interface SqlField {
 }
 
 /** The select list of `fields` (`<read form> AS <alias>`), columns qualified by `alias` when given. */
-export function selectList(d: SqlDialect, fields: readonly SqlField[], alias?: string): string {
+export function selectList(d: Pick<SqlDialect, 'read'>, fields: readonly SqlField[], alias?: string): string {
   const at = alias === undefined ? '' : `${alias}.`;
   return fields.map((f) => `${d.read(at + f.column, f.type)} AS ${f.as}`).join(', ');
 }

@@ -47,12 +47,37 @@ export function* sqlRun(sql: string, params: readonly SqlValue[]): SqlProgram<nu
 
 /** Run a program to its end on a synchronous driver (no promise, no extra turn of the event loop). */
 export function runSqlProgram<T>(program: SqlProgram<T>, exec: SqlExecutor): T {
+  return finish(inline(program, exec));
+}
+
+/** Run a program to its end on an asynchronous driver, one statement after the other. */
+export function runSqlProgramAsync<T>(program: SqlProgram<T>, exec: AsyncSqlExecutor): Promise<T> {
+  return runSqlPausingProgramAsync(program, exec);
+}
+
+/** A point of a program where its driver lets caller code run between statements (a store's step hook, in tests). */
+export interface SqlPause {
+  readonly op: 'pause';
+  readonly name: string;
+}
+
+/** A program that may pause: it yields statements and `SqlPause`s. */
+export type SqlPausingProgram<T> = Generator<SqlStatement | SqlPause, T, unknown>;
+
+/** A program step: pause here, as `name`. */
+export function* sqlPause(name: string): SqlPausingProgram<void> {
+  yield { op: 'pause', name };
+}
+
+/** The program on a synchronous driver, statements run inline: what is left to yield are its pauses. */
+function* inline<T>(program: SqlPausingProgram<T>, exec: SqlExecutor): Generator<string, T, void> {
   let step = program.next();
   while (!step.done) {
-    const { op, sql, params } = step.value;
+    const s = step.value;
     let result: unknown;
     try {
-      result = exec[op](sql, params);
+      if (s.op === 'pause') yield s.name;
+      else result = exec[s.op](s.sql, s.params);
     } catch (error) {
       step = program.throw(error);
       continue;
@@ -62,14 +87,50 @@ export function runSqlProgram<T>(program: SqlProgram<T>, exec: SqlExecutor): T {
   return step.value;
 }
 
-/** Run a program to its end on an asynchronous driver, one statement after the other. */
-export async function runSqlProgramAsync<T>(program: SqlProgram<T>, exec: AsyncSqlExecutor): Promise<T> {
+/** The end of the pauses of `steps`, each passed over. */
+function finish<T>(steps: Generator<string, T, void>): T {
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}
+
+/**
+ * Run a pausing program on a synchronous driver. Without `onPause` it runs to its end at once, pauses passed over
+ * (no promise). With it, the statements up to the first pause run at once, then `onPause(name)` is awaited at each
+ * pause (what it throws is thrown into the program), and the result is a promise.
+ */
+export function runSqlPausingProgram<T>(
+  program: SqlPausingProgram<T>,
+  exec: SqlExecutor,
+  onPause?: (name: string) => void | Promise<void>,
+): T | Promise<T> {
+  const steps = inline(program, exec);
+  if (onPause === undefined) return finish(steps);
+  return (async () => {
+    for (let r = steps.next(); ; ) {
+      if (r.done) return r.value;
+      try {
+        await onPause(r.value);
+      } catch (error) {
+        r = steps.throw(error);
+        continue;
+      }
+      r = steps.next();
+    }
+  })();
+}
+
+/** Run a pausing program on an asynchronous driver; `onPause(name)` is awaited at each pause (none: passed over). */
+export async function runSqlPausingProgramAsync<T>(
+  program: SqlPausingProgram<T>,
+  exec: AsyncSqlExecutor,
+  onPause?: (name: string) => void | Promise<void>,
+): Promise<T> {
   let step = program.next();
   while (!step.done) {
-    const { op, sql, params } = step.value;
+    const s = step.value;
     let result: unknown;
     try {
-      result = await exec[op](sql, params);
+      if (s.op === 'pause') await onPause?.(s.name);
+      else result = await exec[s.op](s.sql, s.params);
     } catch (error) {
       step = program.throw(error);
       continue;

@@ -2,6 +2,8 @@
  * The record tables of the structured ports as the shared SQL layer reads them: each record's columns (with the
  * aliases both engines select them as) and the mapping of a row back to the record of @mem/core.
  */
+
+import type { MemoryRecord, Scope, Source } from '../../types.js';
 import type {
   Episode,
   EpisodeOutcome,
@@ -22,6 +24,7 @@ import type {
   ToolEvent,
   UserRecord,
 } from '../../types-structured.js';
+import { parseTags } from '../rows.js';
 import type { SqlField, SqlType } from './dialect.js';
 
 /** A row as a driver returns it, keyed by the aliases of `SqlRecord.fields`. */
@@ -69,9 +72,74 @@ function episodeRecord(timeColumn: string): SqlRecord<Episode> {
   };
 }
 
-/** Every record table of the structured ports; `episode(timeColumn)` since engines name that column differently. */
+/**
+ * The chunks of the knowledge store, but for the embedding: the engine selects it itself `AS embedding` (a BLOB, a
+ * vector as text) and `vector` turns it into the record's vector.
+ */
+function chunkRecord(vector: (embedding: unknown) => Float32Array): SqlRecord<MemoryRecord> {
+  return {
+    fields: [
+      field('id'),
+      field('doc_id'),
+      field('space'),
+      field('scope'),
+      field('agent_id'),
+      field('key'),
+      field('name'),
+      field('content'),
+      field('body_start', 'int'),
+      field('chunk_index', 'int'),
+      field('chunk_count', 'int'),
+      field('source'),
+      field('tags', 'list'),
+      field('embedding_model'),
+      field('content_hash'),
+      field('created_at', 'time'),
+      field('updated_at', 'time'),
+      field('expires_at', 'time'),
+      field('access_count', 'int'),
+      field('last_accessed_at', 'time'),
+      // Numbers (not integers), read as they are like integers.
+      field('alpha', 'int'),
+      field('beta', 'int'),
+      field('version', 'int'),
+    ],
+    from: (r) => ({
+      id: text(r.id),
+      docId: text(r.docid),
+      space: text(r.space),
+      scope: r.scope as Scope,
+      agentId: text(r.agentid),
+      key: text(r.key),
+      name: text(r.name),
+      content: text(r.content),
+      bodyStart: Number(r.bodystart),
+      chunkIndex: Number(r.chunkindex),
+      chunkCount: Number(r.chunkcount),
+      source: r.source as Source,
+      tags: parseTags(r.tags as string),
+      embedding: r.embedding === null ? null : vector(r.embedding),
+      embeddingModel: textOrNull(r.embeddingmodel),
+      contentHash: text(r.contenthash),
+      createdAt: text(r.createdat),
+      updatedAt: text(r.updatedat),
+      expiresAt: textOrNull(r.expiresat),
+      accessCount: Number(r.accesscount),
+      lastAccessedAt: textOrNull(r.lastaccessedat),
+      alpha: Number(r.alpha),
+      beta: Number(r.beta),
+      version: Number(r.version),
+    }),
+  };
+}
+
+/**
+ * Every record table of the structured ports, and the knowledge store's chunks; `episode(timeColumn)` since engines
+ * name that column differently, `chunk(vector)` since they store vectors differently.
+ */
 export const SQL_RECORDS = {
   episode: episodeRecord,
+  chunk: chunkRecord,
   procedure: {
     fields: [
       field('id'),

@@ -12,7 +12,7 @@ import type { ToolEventFilter } from '../../types-structured.js';
 import { sqlConflicts } from './conflicts.js';
 import { type SqlDialect, type SqlRunner, selectList, sqlRowCount } from './dialect.js';
 import { type SqlProgram, type SqlValue, sqlAll, sqlGet, sqlRun } from './program.js';
-import { SQL_RECORDS, type SqlRow } from './records.js';
+import { SQL_RECORDS, type SqlRecord, type SqlRow } from './records.js';
 
 /** Deletes every row of `table` in `space` whose session id starts with `prefix` (literally); returns how many. */
 export type SqlDeleteSessions = (table: string, space: string, prefix: string) => SqlProgram<number>;
@@ -22,6 +22,20 @@ const byKey = (d: SqlDialect, table: string, key: string) =>
 
 function* deleted(sql: string, params: readonly SqlValue[]): SqlProgram<boolean> {
   return (yield* sqlRun(sql, params)) > 0;
+}
+
+/** The newest `limit` rows of a session's log, oldest first; `sql` takes the space, the session id and the limit. */
+export function* sqlNewest<T>(
+  d: SqlDialect,
+  record: SqlRecord<T>,
+  sql: string,
+  space: string,
+  sessionId: string,
+  limit: number | undefined,
+): SqlProgram<T[]> {
+  const n = sqlRowCount(limit);
+  if (n === 0) return [];
+  return (yield* sqlAll<SqlRow>(sql, [space, sessionId, d.limit(n)])).reverse().map(record.from);
 }
 
 /** The summary port. `save` reads the version and upserts in one transaction. */
@@ -166,11 +180,7 @@ export function sqlPhaseStore(d: SqlDialect, r: SqlRunner, deleteSessions: SqlDe
       });
     },
     history(space, sessionId, limit) {
-      return r.run('reading phase history', function* () {
-        const n = sqlRowCount(limit);
-        if (n === 0) return [];
-        return (yield* sqlAll<SqlRow>(newest, [space, sessionId, d.limit(n)])).reverse().map(record.from);
-      });
+      return r.run('reading phase history', () => sqlNewest(d, record, newest, space, sessionId, limit));
     },
     deleteSessions(space, prefix) {
       return r.run('deleting phases', () => deleteSessions('phases', space, prefix));
