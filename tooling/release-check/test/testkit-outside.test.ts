@@ -35,7 +35,13 @@ const PLUG_IN = 'plug-in.ts';
 
 /** Copies of the guide's store, each broken in one way the suite must notice: [folder, what, replaced, by, a failing test]. */
 const BROKEN: [string, string, string, string, string][] = [
-  ['space', 'search ignores the space', '    r.space === f.space &&\n', '', 'never crosses spaces'],
+  [
+    'space',
+    'neighbours ignore the space',
+    'const all = rows().filter((c) => matchesFilter(c, filter));',
+    'const all = rows().filter((c) => matchesFilter(c, { ...filter, space: c.space }));',
+    'never crosses spaces',
+  ],
   [
     'stale',
     'an edit keeps the old content',
