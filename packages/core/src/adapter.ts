@@ -200,6 +200,8 @@ export type {
 } from './ports/transcript-store.js';
 export type { UserStore } from './ports/user-store.js';
 export {
+  CandidateMemory,
+  type CandidateMemoryDeps,
   type CandidateSearcher,
   type CandidateSearchOptions,
   type CandidateSearchResult,

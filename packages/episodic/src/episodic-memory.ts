@@ -10,12 +10,10 @@ import {
 } from '@mem/core';
 import {
   assertNoSecrets,
-  type CandidateSearcher,
+  CandidateMemory,
+  type CandidateMemoryDeps,
   type CandidateSearchOptions,
-  type Clock,
-  candidateSearcher,
   DEFAULT_CANDIDATE_SEARCH,
-  type Embedder,
   type EpisodeRecall,
   type EpisodeRecallReport,
   type EpisodeStore,
@@ -23,7 +21,6 @@ import {
   type EpisodicMemory as EpisodicMemoryPort,
   episodeSearchText,
   newId,
-  systemClock,
 } from '@mem/core/adapter';
 
 /** Every number of episodic memory, with defaults (docs/structured.md). */
@@ -43,13 +40,7 @@ export const DEFAULT_EPISODIC_OPTIONS: EpisodicMemoryOptions = {
   byTagLimit: 100,
 };
 
-export interface EpisodicMemoryDeps {
-  store: EpisodeStore;
-  /** Without one, recall uses the keyword arm alone. */
-  embedder?: Embedder | undefined;
-  clock?: Clock | undefined;
-  options?: Partial<EpisodicMemoryOptions> | undefined;
-}
+export type EpisodicMemoryDeps = CandidateMemoryDeps<EpisodeStore, EpisodicMemoryOptions>;
 
 const MAX_LIST = 10_000;
 
@@ -65,20 +56,12 @@ function checkCount(value: number, what: string): number {
  * keyword relevance (BM25, any term may match) fused with vector similarity (weighted RRF), list the newest, or
  * list by exact tag. Every method is scoped by space.
  */
-export class EpisodicMemory implements EpisodicMemoryPort {
+export class EpisodicMemory extends CandidateMemory<EpisodeStore, EpisodicMemoryOptions> implements EpisodicMemoryPort {
   readonly episodes: EpisodeStore;
-  readonly embedder: Embedder | undefined;
-  readonly options: EpisodicMemoryOptions;
-  private readonly clock: Clock;
-  /** The search over the store, its capabilities read once here. */
-  private readonly searcher: CandidateSearcher;
 
   constructor(deps: EpisodicMemoryDeps) {
+    super(deps, DEFAULT_EPISODIC_OPTIONS);
     this.episodes = deps.store;
-    this.embedder = deps.embedder;
-    this.searcher = candidateSearcher(deps.store, deps.embedder);
-    this.clock = deps.clock ?? systemClock;
-    this.options = { ...DEFAULT_EPISODIC_OPTIONS, ...deps.options };
   }
 
   /** Validate and store an episode; id and timestamp are filled in when missing. Secrets are refused. */

@@ -11,13 +11,11 @@ import {
 } from '@mem/core';
 import {
   assertNoSecrets,
-  type CandidateSearcher,
+  CandidateMemory,
+  type CandidateMemoryDeps,
   type CandidateSearchOptions,
-  type Clock,
-  candidateSearcher,
   DEFAULT_CANDIDATE_SEARCH,
   DEFAULT_PROCEDURE_RANKING,
-  type Embedder,
   newId,
   type ProceduralMemory as ProceduralMemoryPort,
   type ProcedureRankingOptions,
@@ -27,7 +25,6 @@ import {
   type ProcedureSuggestReport,
   procedureSearchText,
   rankProcedures,
-  systemClock,
 } from '@mem/core/adapter';
 
 /** Every number of procedural memory, with defaults (docs/structured.md). */
@@ -44,33 +41,22 @@ export const DEFAULT_PROCEDURAL_OPTIONS: ProceduralMemoryOptions = {
   ranking: DEFAULT_PROCEDURE_RANKING,
 };
 
-export interface ProceduralMemoryDeps {
-  store: ProcedureStore;
-  /** Without one, suggestions use the keyword arm alone. */
-  embedder?: Embedder | undefined;
-  clock?: Clock | undefined;
-  options?: Partial<ProceduralMemoryOptions> | undefined;
-}
+export type ProceduralMemoryDeps = CandidateMemoryDeps<ProcedureStore, ProceduralMemoryOptions>;
 
 /**
  * Procedural memory (docs/structured.md) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
  * for a situation ranked by relevance combined with success rate (`rankProcedures` of @mem/core/adapter, the same formula
  * for every backend), and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
  */
-export class ProceduralMemory implements ProceduralMemoryPort {
+export class ProceduralMemory
+  extends CandidateMemory<ProcedureStore, ProceduralMemoryOptions>
+  implements ProceduralMemoryPort
+{
   readonly procedures: ProcedureStore;
-  readonly embedder: Embedder | undefined;
-  readonly options: ProceduralMemoryOptions;
-  private readonly clock: Clock;
-  /** The search over the store, its capabilities read once here. */
-  private readonly searcher: CandidateSearcher;
 
   constructor(deps: ProceduralMemoryDeps) {
+    super(deps, DEFAULT_PROCEDURAL_OPTIONS);
     this.procedures = deps.store;
-    this.embedder = deps.embedder;
-    this.searcher = candidateSearcher(deps.store, deps.embedder);
-    this.clock = deps.clock ?? systemClock;
-    this.options = { ...DEFAULT_PROCEDURAL_OPTIONS, ...deps.options };
   }
 
   /** Validate and store a procedure (id filled in when missing). Secrets anywhere in it are refused. */

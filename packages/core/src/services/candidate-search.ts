@@ -6,6 +6,7 @@
  */
 
 import { DEFAULT_RRF_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
+import { type Clock, systemClock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
@@ -183,4 +184,32 @@ async function fuseCandidates(
     similarity: similarity.get(f.id) ?? null,
   }));
   return { candidates, arms, usage };
+}
+
+/** What a memory over a candidate store is built from: the store, an optional embedder and clock, its options. */
+export interface CandidateMemoryDeps<S extends CandidateSearchStore, O extends CandidateSearchOptions> {
+  store: S;
+  /** Without one, search uses the keyword arm alone. */
+  embedder?: Embedder | undefined;
+  clock?: Clock | undefined;
+  options?: Partial<O> | undefined;
+}
+
+/**
+ * The common part of episodic and procedural memory: the embedder, the options over their defaults, the clock and the
+ * candidate searcher of the store, made once.
+ */
+export abstract class CandidateMemory<S extends CandidateSearchStore, O extends CandidateSearchOptions> {
+  readonly embedder: Embedder | undefined;
+  readonly options: O;
+  protected readonly clock: Clock;
+  /** The search over the store, its capabilities read once here. */
+  protected readonly searcher: CandidateSearcher;
+
+  protected constructor(deps: CandidateMemoryDeps<S, O>, defaults: O) {
+    this.embedder = deps.embedder;
+    this.searcher = candidateSearcher(deps.store, deps.embedder);
+    this.clock = deps.clock ?? systemClock;
+    this.options = { ...defaults, ...deps.options };
+  }
 }
