@@ -245,14 +245,36 @@ export class InMemoryGoalStore implements GoalStore {
   }
 }
 
+// ---------- one row per session (summaries, session state) ----------
+
+/** A store of one row per (space, session): reading, deleting and forgetting by session prefix are the same. */
+abstract class PerSessionRows<T> {
+  readonly name = ADAPTER;
+  protected readonly rows: Map<string, T>;
+
+  constructor(shareWith?: PerSessionRows<T>) {
+    this.rows = shareWith ? shareWith.rows : new Map();
+  }
+
+  async get(space: string, sessionId: string): Promise<T | null> {
+    const row = this.rows.get(k(space, sessionId));
+    return row ? copy(row) : null;
+  }
+
+  async delete(space: string, sessionId: string): Promise<boolean> {
+    return this.rows.delete(k(space, sessionId));
+  }
+
+  async deleteSessions(space: string, prefix: string): Promise<number> {
+    return deleteByPrefix(this.rows, space, prefix, () => 1);
+  }
+}
+
 // ---------- summaries ----------
 
-export class InMemorySummaryStore implements SummaryStore {
-  readonly name = ADAPTER;
-  private readonly rows: Map<string, SessionSummary>;
-
+export class InMemorySummaryStore extends PerSessionRows<SessionSummary> implements SummaryStore {
   constructor(shareWith?: InMemorySummaryStore) {
-    this.rows = shareWith ? shareWith.rows : new Map();
+    super(shareWith);
   }
 
   async save(space: string, write: SummaryWrite, expectedVersion?: number): Promise<SessionSummary> {
@@ -276,19 +298,6 @@ export class InMemorySummaryStore implements SummaryStore {
     };
     this.rows.set(key, row);
     return copy(row);
-  }
-
-  async get(space: string, sessionId: string): Promise<SessionSummary | null> {
-    const row = this.rows.get(k(space, sessionId));
-    return row ? copy(row) : null;
-  }
-
-  async delete(space: string, sessionId: string): Promise<boolean> {
-    return this.rows.delete(k(space, sessionId));
-  }
-
-  async deleteSessions(space: string, prefix: string): Promise<number> {
-    return deleteByPrefix(this.rows, space, prefix, () => 1);
   }
 }
 
@@ -337,29 +346,13 @@ export class InMemoryUserStore implements UserStore {
 
 // ---------- session state ----------
 
-export class InMemorySessionStateStore implements SessionStateStore {
-  readonly name = ADAPTER;
-  private readonly rows: Map<string, SessionState>;
-
+export class InMemorySessionStateStore extends PerSessionRows<SessionState> implements SessionStateStore {
   constructor(shareWith?: InMemorySessionStateStore) {
-    this.rows = shareWith ? shareWith.rows : new Map();
-  }
-
-  async get(space: string, sessionId: string): Promise<SessionState | null> {
-    const row = this.rows.get(k(space, sessionId));
-    return row ? copy(row) : null;
+    super(shareWith);
   }
 
   async set(space: string, sessionId: string, state: JsonValue, at: string): Promise<void> {
     this.rows.set(k(space, sessionId), { sessionId, state: copy(state), updatedAt: at });
-  }
-
-  async delete(space: string, sessionId: string): Promise<boolean> {
-    return this.rows.delete(k(space, sessionId));
-  }
-
-  async deleteSessions(space: string, prefix: string): Promise<number> {
-    return deleteByPrefix(this.rows, space, prefix, () => 1);
   }
 }
 

@@ -39,23 +39,19 @@ export function createAdmin(ctx: SqliteKnowledgeContext): KnowledgeAdmin {
         const totals = stmt(
           'SELECT count(DISTINCT doc_id) AS documents, count(*) AS chunks FROM chunks WHERE space = ?',
         ).get(space) as { documents: number; chunks: number };
-        const bySource: Record<string, number> = {};
-        for (const row of stmt(
-          'SELECT source AS k, count(DISTINCT doc_id) AS n FROM chunks WHERE space = ? GROUP BY source',
-        ).all(space) as {
-          k: string;
-          n: number;
-        }[])
-          bySource[row.k] = row.n;
-        const byScope: Record<string, number> = {};
-        for (const row of stmt(
-          'SELECT scope AS k, count(DISTINCT doc_id) AS n FROM chunks WHERE space = ? GROUP BY scope',
-        ).all(space) as {
-          k: string;
-          n: number;
-        }[])
-          byScope[row.k] = row.n;
-        return { documents: totals.documents, chunks: totals.chunks, bySource, byScope };
+        // Documents per value of a column (source or scope).
+        const countBy = (column: 'source' | 'scope'): Record<string, number> => {
+          const rows = stmt(
+            `SELECT ${column} AS k, count(DISTINCT doc_id) AS n FROM chunks WHERE space = ? GROUP BY ${column}`,
+          ).all(space) as { k: string; n: number }[];
+          return Object.fromEntries(rows.map((row) => [row.k, row.n]));
+        };
+        return {
+          documents: totals.documents,
+          chunks: totals.chunks,
+          bySource: countBy('source'),
+          byScope: countBy('scope'),
+        };
       });
     },
 
