@@ -555,3 +555,28 @@ describe('per-agent context settings', () => {
     expect(MemError.is(error, 'CAPABILITY_MISSING')).toBe(true);
   });
 });
+
+describe('ConversationService.popLast', () => {
+  it('takes back the newest message, keeps the transcript before as an archive at the clock time, and answers undefined when empty', async () => {
+    const store = createInMemoryTranscriptStore();
+    const clock = new ManualClock(new Date('2026-05-01T10:00:00.000Z'));
+    const service = new ConversationService({ store, clock, tokenizer: cheapTokenizer });
+    expect(await service.popLast('acme', 'coder')).toBeUndefined();
+    const convo = service.open({ space: 'acme', agentId: 'coder' });
+    await convo.add('user', 'first');
+    await convo.add('assistant', 'second');
+    clock.advance(60_000);
+    const popped = await service.popLast('acme', 'coder');
+    expect(popped).toMatchObject({ role: 'assistant', content: 'second' });
+    const left = await store.read('acme', 'coder');
+    expect(left!.messages.map((m) => m.content)).toEqual(['first']);
+    const archives = await service.archives('acme', 'coder');
+    expect(archives.map((a) => a.archivedAt)).toEqual(['2026-05-01T10:01:00.000Z']);
+    expect((await service.readArchive('acme', 'coder', archives[0]!.id)).messages.map((m) => m.content)).toEqual([
+      'first',
+      'second',
+    ]);
+    const e = await service.popLast('acme', '../x').catch((error: unknown) => error);
+    expect(MemError.is(e, 'INVALID_INPUT')).toBe(true);
+  });
+});

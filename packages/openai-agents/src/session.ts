@@ -7,7 +7,6 @@ import {
   type TranscriptMessage,
   type TranscriptRole,
 } from '@mem/core';
-import { newId } from '@mem/core/adapter';
 import type { AgentInputItem, Session } from '@openai/agents-core';
 
 export interface MemSessionOptions {
@@ -95,20 +94,8 @@ export class MemSession implements Session {
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
-    return this.conversations.store.withLock(this.space, this.sessionId, async (tx) => {
-      const transcript = await tx.read();
-      const last = transcript?.messages.at(-1);
-      if (!transcript || !last) return undefined;
-      const now = new Date();
-      // Transcripts are append-only: the shorter transcript replaces it, the old one stays as an archive.
-      await tx.compact({
-        basis: { conversationId: transcript.header.conversationId, messageCount: transcript.messages.length },
-        header: { conversationId: newId(now), createdAt: now.toISOString() },
-        messages: transcript.messages.slice(0, -1),
-        archivedAt: now.toISOString(),
-      });
-      return toItem(last);
-    });
+    const last = await this.conversations.popLast(this.space, this.sessionId);
+    return last ? toItem(last) : undefined;
   }
 
   async clearSession(): Promise<void> {

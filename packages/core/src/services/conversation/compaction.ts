@@ -10,10 +10,11 @@ import {
   slidingWindow,
   summaryMessage,
 } from '../../domain/compaction.js';
+import { newId } from '../../domain/ids.js';
 import { isEmptyContent } from '../../domain/transcript-format.js';
 import type { Logger } from '../../ports/logger.js';
 import type { Summarizer } from '../../ports/summarizer.js';
-import type { Transcript, TranscriptMessage } from '../../ports/transcript-store.js';
+import type { CompactionChange, Transcript, TranscriptMessage } from '../../ports/transcript-store.js';
 import type { CompressionOutcome } from './options.js';
 
 export type Compacted = Extract<CompressionOutcome, { status: 'compacted' }>;
@@ -92,4 +93,17 @@ export function windowReplacement(
   const replacement = slidingWindow(messages, current, budget);
   extra.droppedMessages = messages.length - replacement.length;
   return { messages: replacement, extra };
+}
+
+/**
+ * The change that replaces the transcript `snapshot` by `messages` at `now`: a new conversation id, the snapshot as
+ * the basis (so a compaction that got there first makes it CONFLICT), the old transcript kept as an archive.
+ */
+export function replacementChange(snapshot: Transcript, messages: TranscriptMessage[], now: Date): CompactionChange {
+  return {
+    basis: { conversationId: snapshot.header.conversationId, messageCount: snapshot.messages.length },
+    header: { conversationId: newId(now), createdAt: now.toISOString() },
+    messages,
+    archivedAt: now.toISOString(),
+  };
 }

@@ -23,7 +23,7 @@ import {
   type TranscriptStore,
 } from '../../ports/transcript-store.js';
 import { scanAndRedact } from '../secret-scan.js';
-import { type Compacted, summaryReplacement, windowReplacement } from './compaction.js';
+import { type Compacted, replacementChange, summaryReplacement, windowReplacement } from './compaction.js';
 import { cleanTranscriptText, type Framed, framing } from './context.js';
 import {
   type AssembledContext,
@@ -461,12 +461,7 @@ export class Conversation {
     extra: Partial<Compacted>,
   ): Promise<Compacted> {
     const now = this.clock.now();
-    const result = await this.store.compact(this.space, this.agentId, {
-      basis: { conversationId: snapshot.header.conversationId, messageCount: snapshot.messages.length },
-      header: { conversationId: newId(now), createdAt: iso(now) },
-      messages: replacement,
-      archivedAt: iso(now),
-    });
+    const result = await this.store.compact(this.space, this.agentId, replacementChange(snapshot, replacement, now));
     this.rebuild(result.transcript);
     await this.applyRetention();
     return {

@@ -8,10 +8,11 @@ import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { SessionStateStore } from '../../ports/session-state-store.js';
 import type { Summarizer } from '../../ports/summarizer.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
-import type { ArchiveInfo, Transcript, TranscriptStore } from '../../ports/transcript-store.js';
+import type { ArchiveInfo, Transcript, TranscriptMessage, TranscriptStore } from '../../ports/transcript-store.js';
 import { parseInput } from '../../schemas.js';
 import { contextSettingsInput } from '../../schemas-notebook.js';
 import type { JsonValue } from '../../types-structured.js';
+import { replacementChange } from './compaction.js';
 import { Conversation } from './conversation.js';
 import {
   type ContextSettings,
@@ -145,6 +146,23 @@ export class ConversationService {
     policy: { maxAgeDays?: number | null; maxCount?: number | null },
   ): Promise<string[]> {
     return pruneArchives(this.store, space, agentId, policy, (this.deps.clock ?? systemClock).now());
+  }
+
+  /**
+   * Take back the newest message of an agent's transcript and return it (undefined when there is none). Transcripts
+   * are append-only: the shorter transcript replaces it under the transcript's lock, and the one before stays as an
+   * archive.
+   */
+  async popLast(space: string, agentId: string): Promise<TranscriptMessage | undefined> {
+    checkName(agentId, 'agent');
+    return this.store.withLock(space, agentId, async (tx) => {
+      const transcript = await tx.read();
+      const last = transcript?.messages.at(-1);
+      if (!transcript || !last) return undefined;
+      const now = (this.deps.clock ?? systemClock).now();
+      await tx.compact(replacementChange(transcript, transcript.messages.slice(0, -1), now));
+      return last;
+    });
   }
 
   /** Delete an agent's transcript and archives (`forget`). */
