@@ -54,7 +54,10 @@ describe('mem bench keyword', () => {
   }, 120_000);
 
   it('refuses bad sizes with INVALID_INPUT and exit code 2', async () => {
-    for (const args of [['--n', '0'], ['--queries', 'many']]) {
+    for (const args of [
+      ['--n', '0'],
+      ['--queries', 'many'],
+    ]) {
       const failed = await run([...args, '--out', out]).then(
         () => null,
         (e: { code: number; stderr: string }) => e,
