@@ -3,6 +3,7 @@
  * query rewriter, secret scanner and the episodic and procedural services. The `mem` command, `mem serve`, the
  * server's `pnpm start` and the terminal agent all build their stack here; apps/example-stack shows the same by hand.
  */
+import { resolve } from 'node:path';
 import {
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
@@ -76,7 +77,6 @@ async function openStores(s: Settings): Promise<StoreBundle> {
           'The lancedb store keeps no transcripts or notebooks. Use --transcripts markdown (the default).',
         );
       }
-      const { resolve } = await import('node:path');
       const { createLanceStores } = await optionalPackage(
         '@mem/store-lancedb',
         () => import('@mem/store-lancedb'),

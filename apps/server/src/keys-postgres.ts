@@ -28,11 +28,6 @@ async function loadStorePostgres(): Promise<StorePostgres> {
   }
 }
 
-/** True for a `postgres://` or `postgresql://` URL. */
-export function isPostgresUrl(value: string | undefined): value is string {
-  return typeof value === 'string' && /^postgres(ql)?:\/\//i.test(value);
-}
-
 const serverMigrations = {
   port: 'server',
   steps: [

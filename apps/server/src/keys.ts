@@ -14,6 +14,7 @@ import { checkName, MemError, type Principal, type Role } from '@mem/core';
 import { type Migration, openDatabase, runMigrations, withBusyRetry } from '@mem/store-sqlite';
 import type { Database } from 'better-sqlite3';
 import type { RateBuckets } from './rate-limit.js';
+import { isPostgresUrl } from './settings.js';
 
 const SCRYPT = { N: 16_384, r: 8, p: 1, keylen: 32 } as const;
 const KEY_RE = /^mem_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
@@ -212,7 +213,7 @@ export async function openServerState(
   options: { db: string; workspace: string; keysDb?: string | undefined; schema?: string | undefined },
   keyOptions: KeyStoreOptions = {},
 ): Promise<ServerState> {
-  if (!options.keysDb && /^postgres(ql)?:\/\//i.test(options.db)) {
+  if (!options.keysDb && isPostgresUrl(options.db)) {
     const { openPostgresServerState } = await import('./keys-postgres.js');
     const pg = await openPostgresServerState({
       url: options.db,

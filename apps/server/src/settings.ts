@@ -80,9 +80,9 @@ function setVariables(given: Env): Env {
   return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined && v !== '')) as Env;
 }
 
-/** Does `text` name a PostgreSQL server (postgres:// or postgresql://)? */
-export function isPostgresUrl(text: string): boolean {
-  return /^postgres(ql)?:\/\//.test(text);
+/** True for a `postgres://` or `postgresql://` URL (the scheme in any case). */
+export function isPostgresUrl(value: string | undefined): value is string {
+  return typeof value === 'string' && /^postgres(ql)?:\/\//i.test(value);
 }
 
 /** The chat endpoint of the LLM-backed parts (MEM_LLM_MODEL, MEM_LLM_BASE_URL, MEM_LLM_API_KEY or OPENAI_API_KEY). */
@@ -158,7 +158,7 @@ export function readSettings(given: Env, flags: SettingFlags = {}, cwd = process
   const queryRewrite = oneOf(env.MEM_QUERY_REWRITE ?? 'off', ['off', 'llm'] as const, 'MEM_QUERY_REWRITE');
   let db = pick('db', 'MEM_DB', resolve(cwd, '.mem', 'mem.db'));
   // On PostgreSQL a `--db` that is no URL (a file path from a script's defaults) yields to a MEM_DB URL.
-  if (store === 'postgres' && !isPostgresUrl(db) && env.MEM_DB && isPostgresUrl(env.MEM_DB)) db = env.MEM_DB;
+  if (store === 'postgres' && !isPostgresUrl(db) && isPostgresUrl(env.MEM_DB)) db = env.MEM_DB;
   return {
     store,
     db,

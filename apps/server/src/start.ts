@@ -67,9 +67,9 @@ function pick<T extends object>(from: object, names: readonly (keyof T)[]): Part
   return out;
 }
 
-/** Where the settings keep memories, in a line of the start banner. */
-function describeStore(s: Settings): string {
-  const where = s.store === 'postgres' ? s.db.replace(/\/\/[^@/]*@/, '//…@') : resolve(s.db);
+/** Where the settings keep memories, in a line of the start banner (a PostgreSQL URL without its password). */
+async function describeStore(s: Settings): Promise<string> {
+  const where = s.store === 'postgres' ? (await import('@mem/store-postgres')).redactUrl(s.db) : resolve(s.db);
   return `${where} (${s.store}) + ${s.embedder} embedder`;
 }
 
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       `  Inspector:     ${server.inspectorUrl}`,
       `  MCP endpoint:  ${server.mcpUrl}   (streamable HTTP; stdio: pnpm mem mcp)`,
       `  OpenAPI:       ${server.url}/openapi.json`,
-      `  Store:         ${describeStore(settings)}`,
+      `  Store:         ${await describeStore(settings)}`,
       settings.transcripts === 'markdown'
         ? `  Notebooks and transcripts: ${resolve(settings.workspace)} (Markdown)`
         : '  Notebooks and transcripts: in the store',

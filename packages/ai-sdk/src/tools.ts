@@ -4,7 +4,7 @@
  * refusals here as over MCP and HTTP.
  */
 import { MemError, type Principal, type Stack } from '@mem/core';
-import { defaultOperations, memoryToolNames, type Operation, toolsOf } from '@mem/operations';
+import { memoryToolsOf, type Operation } from '@mem/operations';
 import { jsonSchema, type Tool, tool } from 'ai';
 
 export interface MemoryToolsOptions {
@@ -32,11 +32,8 @@ export function memoryTools(
   if (!stack || !stack.knowledge) {
     throw new MemError('INVALID_INPUT', 'memoryTools(stack, principal): give the stack createStack returned.');
   }
-  let operations = options.operations ?? defaultOperations(stack);
-  if (options.notebook === false) operations = operations.filter((op) => op.group !== 'notebook');
-  const only = options.only ?? memoryToolNames(operations);
   const tools: Record<string, Tool> = {};
-  for (const t of toolsOf(operations, { stack, principal, only })) {
+  for (const t of memoryToolsOf(stack, principal, options)) {
     tools[t.name] = tool({
       description: t.description,
       inputSchema: jsonSchema(t.inputSchema as never),

@@ -12,7 +12,7 @@ import {
   type ToolRunnableConfig,
 } from '@langchain/core/tools';
 import { MemError, type Principal, type Stack } from '@mem/core';
-import { defaultOperations, memoryToolNames, type Operation, type OperationTool, toolsOf } from '@mem/operations';
+import { memoryToolsOf, type Operation, type OperationTool } from '@mem/operations';
 
 export interface MemoryToolsOptions {
   /**
@@ -88,8 +88,5 @@ export function memoryTools(
       'memoryTools(stack, principal): give the stack createStack returned and who the agent is.',
     );
   }
-  let operations = options.operations ?? defaultOperations(stack);
-  if (options.notebook === false) operations = operations.filter((op) => op.group !== 'notebook');
-  const only = options.only ?? memoryToolNames(operations);
-  return toolsOf(operations, { stack, principal, only }).map((t) => new OperationStructuredTool(t));
+  return memoryToolsOf(stack, principal, options).map((t) => new OperationStructuredTool(t));
 }

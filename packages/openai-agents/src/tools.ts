@@ -3,7 +3,7 @@
  * @mem/operations): the same names, descriptions, input schemas and permission checks as over MCP and HTTP.
  */
 import { MemError, type Principal, type Stack } from '@mem/core';
-import { defaultOperations, memoryToolNames, type Operation, type OperationTool, toolsOf } from '@mem/operations';
+import { defaultOperations, describeTools, memoryToolsOf, type Operation, type OperationTool } from '@mem/operations';
 import { type FunctionTool, tool } from '@openai/agents-core';
 
 export interface MemoryToolsOptions {
@@ -60,11 +60,10 @@ export function memoryTools(options: MemoryToolsOptions): FunctionTool[] {
     );
   }
   const { stack, principal } = options;
-  let operations = options.operations ?? defaultOperations(stack);
-  if (options.notebook === false) operations = operations.filter((op) => op.group !== 'notebook');
   // `only` may name a tool as the table does (`memory-store`) or as the SDK shows it (`memory_store`).
   const tableName = new Map<string, string>();
-  for (const op of operations) if (op.tool) tableName.set(agentsToolName(op.tool.name), op.tool.name);
-  const only = options.only?.map((name) => tableName.get(name) ?? name) ?? memoryToolNames(operations);
-  return toolsOf(operations, { stack, principal, only }).map(functionTool);
+  for (const t of describeTools(options.operations ?? defaultOperations(stack)))
+    tableName.set(agentsToolName(t.name), t.name);
+  const only = options.only?.map((name) => tableName.get(name) ?? name);
+  return memoryToolsOf(stack, principal, { ...options, only }).map(functionTool);
 }

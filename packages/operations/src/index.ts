@@ -41,7 +41,9 @@ export { importLine } from './schemas.js';
 export {
   describeTools,
   MEMORY_TOOL_NAMES,
+  type MemoryToolsOf,
   memoryToolNames,
+  memoryToolsOf,
   type OperationTool,
   type ToolDescription,
   type ToolsOfOptions,

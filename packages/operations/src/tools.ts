@@ -7,6 +7,7 @@ import { MemError, type Principal, type Stack } from '@mem/core';
 import type { z } from 'zod';
 import { type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { OpContext, Operation } from './operation.js';
+import { defaultOperations } from './operations.js';
 
 /** What a door shows an agent of one tool. */
 export interface ToolDescription {
@@ -122,4 +123,24 @@ export const MEMORY_TOOL_NAMES = [
 export function memoryToolNames(operations: readonly Operation[]): string[] {
   const present = new Set(operations.flatMap((op) => (op.tool ? [op.tool.name] : [])));
   return MEMORY_TOOL_NAMES.filter((name) => present.has(name));
+}
+
+/** What a framework adapter's `memoryTools` takes besides the stack and principal. */
+export interface MemoryToolsOf {
+  /** Only these tools, by table name; default `memoryToolNames` of the operations. */
+  only?: readonly string[] | undefined;
+  /** `false`: leave out the notebook tools. */
+  notebook?: boolean | undefined;
+  /** The table to take them from (default `defaultOperations(stack)`). */
+  operations?: readonly Operation[] | undefined;
+}
+
+/**
+ * The tools a framework adapter offers: the memory tools by default, or those `only` names, of the stack's table
+ * (without the notebook group when `notebook` is false). Each adapter wraps the result in its framework's tool type.
+ */
+export function memoryToolsOf(stack: Stack, principal: Principal, options: MemoryToolsOf = {}): OperationTool[] {
+  let operations = options.operations ?? defaultOperations(stack);
+  if (options.notebook === false) operations = operations.filter((op) => op.group !== 'notebook');
+  return toolsOf(operations, { stack, principal, only: options.only ?? memoryToolNames(operations) });
 }
