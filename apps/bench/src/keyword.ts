@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { createHashingEmbedder, createStack, MemError, type Principal } from '@mem/core';
 import { type KeywordHit, queryTerms, type SearchFilter } from '@mem/core/adapter';
 import { createSqliteStore } from '@mem/store-sqlite';
+import { keywordHits } from '@mem/testkit';
 import { corpus, queries } from './corpus.js';
 import { loadLocomo } from './locomo.js';
 import { saveReport } from './report.js';
@@ -84,7 +85,7 @@ async function compare(label: string, items: Item[], qs: Query[]) {
     let counted = 0;
     const run = async (store: typeof pruned, q: Query, times: number[]): Promise<KeywordHit[]> => {
       const started = performance.now();
-      const hits = await store.keywordSearch({ filter: q.filter, terms: queryTerms(q.text), limit: 10 });
+      const hits = await keywordHits(store, { filter: q.filter, terms: queryTerms(q.text), limit: 10 });
       times.push(performance.now() - started);
       return hits;
     };

@@ -23,6 +23,7 @@ import {
 import { type Embedder, type KnowledgeStore, queryTerms } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
+import { keywordHits } from '@mem/testkit';
 import { type Candidate, type CrossValidation, crossValidate } from './cross-validate.js';
 import { type Conversation, loadLocomo } from './locomo.js';
 import { outcome, type QuestionOutcome, type Summary, summarise } from './metrics.js';
@@ -268,7 +269,7 @@ if (wanted.has('keyword-only')) results.push(await evaluate('keyword-only', with
 if (wanted.has('bm25')) {
   const bm25 = async (c: Conversation, query: string) => {
     const t0 = performance.now();
-    const hits = await withLocal.store.keywordSearch({
+    const hits = await keywordHits(withLocal.store, {
       filter: { space: c.id, viewerAgentId: 'bench', now: new Date().toISOString() },
       terms: queryTerms(query),
       limit: 20,

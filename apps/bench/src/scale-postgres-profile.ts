@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { createHashingEmbedder, createStack, type Principal } from '@mem/core';
 import { queryTerms, type SearchFilter } from '@mem/core/adapter';
 import { createPostgresStore } from '@mem/store-postgres';
+import { keywordHits, vectorHits } from '@mem/testkit';
 import { queries } from './corpus.js';
 import { percentile, round } from './stats.js';
 
@@ -45,11 +46,11 @@ for (const [i, q] of qs.entries()) {
   const filter: SearchFilter = { space: 'bench', viewerAgentId: 'agent-1', now: new Date().toISOString() };
   const terms = queryTerms(q);
   let t0 = performance.now();
-  const hits = await store.keywordSearch({ filter, terms, limit: CANDIDATES });
+  const hits = await keywordHits(store, { filter, terms, limit: CANDIDATES });
   keyword.push(performance.now() - t0);
   top10.push(hits.slice(0, 10).map((h) => h.id));
   t0 = performance.now();
-  await store.vectorSearch({ filter, vector: vectors[i]!, limit: CANDIDATES });
+  await vectorHits(store, { filter, vector: vectors[i]!, limit: CANDIDATES });
   vector.push(performance.now() - t0);
   t0 = performance.now();
   await stack.knowledge.search(viewer, { query: q, limit: 10 });

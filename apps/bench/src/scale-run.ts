@@ -11,6 +11,7 @@ import { createHashingEmbedder, createInMemoryKnowledgeStore, createStack, MemEr
 import { cosine, type Embedder, type KnowledgeStore, type SearchFilter } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
+import { vectorHits } from '@mem/testkit';
 import { corpus, queries } from './corpus.js';
 import { isPeer, runPeerScale } from './peers/index.js';
 import { percentile, round } from './stats.js';
@@ -174,7 +175,7 @@ export async function runScale(
     let recallSum = 0;
     for (const qi of qs.keys()) {
       const filter: SearchFilter = { space: 'bench', viewerAgentId: 'agent-1', now: new Date().toISOString() };
-      const got = await store.vectorSearch({ filter, vector: queryVectors[qi]!, limit: 10 });
+      const got = await vectorHits(store, { filter, vector: queryVectors[qi]!, limit: 10 });
       const exact = exactTop(visible, queryVectors[qi]!, itemVectors, 10);
       // Tie-aware: a hit counts when it is in the exact top 10, or as similar as the exact 10th (the synthetic
       // corpus repeats texts across agents, so equal similarities are common and either copy is a right answer).

@@ -12,9 +12,9 @@ import {
   MemError,
   type Principal,
   type Runner,
-  type RunnerMessage,
   type RunnerOptions,
   type Stack,
+  type TurnMessage,
 } from '@mem/core';
 import type { LanguageModelMiddleware } from 'ai';
 import {
@@ -92,7 +92,7 @@ interface Pending {
 
 /** An answer that called tools, held until its tool results are known. */
 interface HeldStep {
-  message: RunnerMessage;
+  message: TurnMessage;
   callIds: string[];
 }
 
@@ -152,7 +152,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     });
 
   /** The held answer, to go first in the next write. */
-  const takeHeld = (): RunnerMessage[] => {
+  const takeHeld = (): TurnMessage[] => {
     const step = held;
     held = null;
     return step ? [step.message] : [];

@@ -1,5 +1,5 @@
 /** Between the AI SDK's prompt messages and mem's text messages: rendering for the transcript, and back. */
-import type { ContextMessage, RunnerMessage } from '@mem/core';
+import type { TurnMessage } from '@mem/core';
 import type { LanguageModelMiddleware } from 'ai';
 
 type TransformParams = NonNullable<LanguageModelMiddleware['transformParams']>;
@@ -54,7 +54,7 @@ const resultLine = (name: string, id: string, output: unknown, error = false) =>
   `[tool ${error ? 'error' : 'result'} ${name} #${id}] ${outputText(output)}`;
 
 /** One prompt message as transcript messages (a tool message may hold several results: one line each). */
-export function renderPromptMessage(m: PromptMessage): RunnerMessage | null {
+export function renderPromptMessage(m: PromptMessage): TurnMessage | null {
   if (m.role === 'system') return { role: 'system', content: m.content };
   const lines: string[] = [];
   for (const part of m.content as unknown as { type: string; [k: string]: unknown }[]) {
@@ -73,7 +73,7 @@ export function renderPromptMessage(m: PromptMessage): RunnerMessage | null {
 }
 
 /** The assistant message a model call produced (text and tool calls; provider-executed tool results too). */
-export function renderResultContent(content: readonly ResultContent[]): RunnerMessage | null {
+export function renderResultContent(content: readonly ResultContent[]): TurnMessage | null {
   const lines: string[] = [];
   for (const part of content as unknown as { type: string; [k: string]: unknown }[]) {
     if (part.type === 'text') lines.push(String(part.text));
@@ -100,7 +100,7 @@ export function renderResultContent(content: readonly ResultContent[]): RunnerMe
 export function renderStepResults(
   content: readonly { type: string; [k: string]: unknown }[],
   callIds: readonly string[],
-): { message: RunnerMessage; callIds: string[] } | null {
+): { message: TurnMessage; callIds: string[] } | null {
   const lines: string[] = [];
   const ids: string[] = [];
   for (const part of content) {
@@ -122,7 +122,7 @@ export function renderStepResults(
 }
 
 /** mem's assembled text messages in the AI SDK's prompt format. */
-export function toPrompt(messages: readonly ContextMessage[]): Prompt {
+export function toPrompt(messages: readonly TurnMessage[]): Prompt {
   return messages.map((m): PromptMessage => {
     if (m.role === 'system') return { role: 'system', content: m.content };
     if (m.role === 'assistant') return { role: 'assistant', content: [{ type: 'text', text: m.content }] };

@@ -7,6 +7,7 @@
 
 export { bundleCapabilities, checkCapabilities, STRUCTURED_PORTS, storeBundle } from './adapter-kit/bundle.js';
 export { inOrder, keyTakenByStore, parseTags } from './adapter-kit/rows.js';
+export { type CandidateArms, searchCandidatesWith } from './adapter-kit/search.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export {
   type SqlCandidateEngine,
@@ -132,10 +133,12 @@ export type {
 export type { FactStore } from './ports/fact-store.js';
 export type { GoalStore } from './ports/goal-store.js';
 export type {
+  CandidateQuery,
+  CandidateSet,
   DeletedByAgent,
+  FoundCandidates,
   HashLookup,
   KeywordHit,
-  KeywordQuery,
   KnowledgeAdmin,
   KnowledgeCounters,
   KnowledgeReader,
@@ -144,11 +147,10 @@ export type {
   KnowledgeStore,
   KnowledgeStoreCapabilities,
   KnowledgeWriter,
-  NeighbourQuery,
+  NeighbourRequest,
   ScanOptions,
   SearchFilter,
   VectorHit,
-  VectorQuery,
 } from './ports/knowledge-store.js';
 export { type Logger, silentLogger } from './ports/logger.js';
 export type { MessageStore } from './ports/message-store.js';

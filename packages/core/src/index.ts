@@ -24,7 +24,7 @@ export type { PersonalDataPolicy, PersonalDataSetting } from './domain/secrets.j
 export type { TimeCueOptions } from './domain/time-cue.js';
 export { MemError, type MemErrorCode } from './errors.js';
 export type { NotebookScope } from './ports/notebook-store.js';
-export type { TranscriptMessage, TranscriptRole } from './ports/transcript-store.js';
+export type { TranscriptMessage, TranscriptRole, TurnMessage } from './ports/transcript-store.js';
 export {
   type RecalledMemoryJson,
   recalledMemoryJson,
@@ -97,7 +97,6 @@ export type {
   AssembledContext,
   CompressionOutcome,
   ContextInput,
-  ContextMessage,
   ContextSettings,
   ConversationOptions,
 } from './services/conversation/options.js';
@@ -157,7 +156,6 @@ export {
   modelContextDefaults,
   type RecordInput,
   type ResolvedRunnerOptions,
-  type RunnerMessage,
   type RunnerOptions,
   type SpentTokens,
   type TurnInput,

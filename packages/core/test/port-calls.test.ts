@@ -20,7 +20,7 @@ function setup(store: KnowledgeStore = createInMemoryKnowledgeStore(), embedderI
 }
 
 describe('port calls of one operation (in-memory store, with an embedder)', () => {
-  it('a store makes 2 port calls (3 with an explicit key); a search 3; the embedding info is read once per stack', async () => {
+  it('a store makes 2 port calls (3 with an explicit key); a search 1; the embedding info is read once per stack', async () => {
     const { knowledge, calls } = setup();
     // The first vector write of a stack reads the store's embedder once (and records it on an empty store).
     await knowledge.store(alice, { content: 'warm up the vector space' });
@@ -38,40 +38,57 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
 
     const results = await knowledge.search(alice, { query: 'rollback plans' });
     expect(results[0]?.content).toBe('rollback plans live in the runbook');
-    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    expect(calls()).toEqual(['searchCandidates']);
 
     const batch = await knowledge.storeMany(alice, [{ content: 'one' }, { content: 'two' }, { content: 'three' }]);
     expect(batch.every((r) => !MemError.is(r) && !r.deduplicated)).toBe(true);
     expect(calls()).toEqual(['findDocIdsByHashes', 'insertDocuments']);
   });
 
-  it('while the kept match holds, a search calls the embedder before the keyword arm runs (so the two overlap)', async () => {
+  it('while the kept match holds, a search calls the embedder first and the store runs its keyword arm before the vector is there', async () => {
     const order: string[] = [];
     const inner = createInMemoryKnowledgeStore();
+    const hashing = createHashingEmbedder({ dimension: 32 });
+    let held: Promise<void> | undefined;
+    const embedder = {
+      ...hashing,
+      async embed(texts: string[]) {
+        order.push('embed');
+        if (held) await held;
+        order.push('embedded');
+        return hashing.embed(texts);
+      },
+    };
+    let storeCalled!: () => void;
+    const called = new Promise<void>((resolve) => {
+      storeCalled = resolve;
+    });
     const store = new Proxy(inner, {
       get(target, prop, receiver) {
-        if (prop === 'keywordSearch') {
-          return (...args: Parameters<KnowledgeStore['keywordSearch']>) => {
-            order.push('keywordSearch');
-            return target.keywordSearch(...args);
+        if (prop === 'searchCandidates') {
+          return (q: Parameters<KnowledgeStore['searchCandidates']>[0]) => {
+            order.push('searchCandidates');
+            storeCalled();
+            return target.searchCandidates(q);
           };
         }
         return Reflect.get(target, prop, receiver);
       },
     });
-    const hashing = createHashingEmbedder({ dimension: 32 });
-    const embedder = {
-      ...hashing,
-      embed(texts: string[]) {
-        order.push('embed');
-        return hashing.embed(texts);
-      },
-    };
     const { knowledge } = createStack({ knowledge: store, embedder, clock: new ManualClock() });
     await knowledge.store(alice, { content: 'rollback plans live in the runbook' });
     order.length = 0;
-    await knowledge.search(alice, { query: 'rollback plans' });
-    expect(order).toEqual(['embed', 'keywordSearch']);
+    let release!: () => void;
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const pending = knowledge.search(alice, { query: 'rollback plans' });
+    await called;
+    // The embedder was asked and the store called while the vector was still being computed.
+    expect(order).toEqual(['embed', 'searchCandidates']);
+    release();
+    expect((await pending)[0]?.content).toBe('rollback plans live in the runbook');
+    expect(order).toEqual(['embed', 'searchCandidates', 'embedded']);
   });
 
   it('reads the embedding info again once its time-to-live has passed on the stack clock', async () => {
@@ -85,9 +102,9 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     await knowledge.search(alice, { query: 'first' });
     // The query's embedding is asked for first: the expired match is read again before it, then the keyword arm runs
     // while the query is embedded.
-    expect(calls()).toEqual(['getEmbeddingInfo', 'keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    expect(calls()).toEqual(['getEmbeddingInfo', 'searchCandidates']);
     await knowledge.search(alice, { query: 'first' });
-    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    expect(calls()).toEqual(['searchCandidates']);
   });
 
   it('a store re-embedded by another stack is refused after the time-to-live, and nothing is written', async () => {
@@ -117,7 +134,7 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     await expect(a.knowledge.search(alice, { query: 'vectors dimensions' })).rejects.toMatchObject({
       code: 'EMBEDDING_MISMATCH',
     });
-    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'getEmbeddingInfo']);
+    expect(a.calls()).toEqual(['searchCandidates', 'getEmbeddingInfo']);
   });
 
   it('a failing vector call reads the embedding info again; the store error stands when the space is still ours', async () => {
@@ -125,7 +142,7 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     let failing = false;
     const flaky = new Proxy(inner, {
       get(target, prop, receiver) {
-        if (prop === 'vectorSearch' && failing)
+        if (prop === 'searchCandidates' && failing)
           return async () => {
             throw new MemError('STORE_UNAVAILABLE', 'in-memory: the engine is down (test).');
           };
@@ -137,10 +154,10 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     a.calls();
     failing = true;
     await expect(a.knowledge.search(alice, { query: 'rollback' })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
-    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getEmbeddingInfo']);
+    expect(a.calls()).toEqual(['searchCandidates', 'getEmbeddingInfo']);
     failing = false;
     expect((await a.knowledge.search(alice, { query: 'rollback' })).length).toBe(1);
-    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    expect(a.calls()).toEqual(['searchCandidates']);
     // Re-embedded meanwhile by another stack (same dimension, another model): the failure is explained as a mismatch.
     await createStack({ knowledge: inner, embedder: createHashingEmbedder({ dimension: 32 }) }).knowledge.reindex();
     failing = true;
@@ -157,9 +174,9 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     await expect(a.knowledge.search(alice, { query: 'model' })).rejects.toMatchObject({ code: 'EMBEDDING_MISMATCH' });
     a.calls();
     await expect(a.knowledge.search(alice, { query: 'model' })).rejects.toMatchObject({ code: 'EMBEDDING_MISMATCH' });
-    // The embedding space is read first; the keyword arm had started meanwhile (a read; its hits are dropped); no
-    // vector search, nothing written.
-    expect(a.calls()).toEqual(['getEmbeddingInfo', 'keywordSearch']);
+    // The embedding space is read first; the store's keyword arm had started meanwhile (a read; its hits are dropped);
+    // no vector search, nothing written.
+    expect(a.calls()).toEqual(['getEmbeddingInfo', 'searchCandidates']);
     // Another stack with a's embedder re-embeds; a notices on its next call, without waiting for the time-to-live.
     await setup(shared, 'model-a').knowledge.reindex();
     expect((await a.knowledge.search(alice, { query: 'model' })).length).toBe(1);
@@ -172,6 +189,6 @@ describe('port calls of one operation (in-memory store, with an embedder)', () =
     await a.knowledge.reindex();
     expect(a.calls()).toEqual(['scan', 'updateEmbeddings', 'setEmbeddingInfo']);
     await a.knowledge.search(alice, { query: 'model' });
-    expect(a.calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    expect(a.calls()).toEqual(['searchCandidates']);
   });
 });

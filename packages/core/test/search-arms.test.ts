@@ -138,19 +138,14 @@ describe('the search arms (one function for knowledge, episode and procedure sea
   });
 
   it('the knowledge search and the episode search ask their stores for the same candidate counts', async () => {
-    const asked: Record<string, number[]> = { knowledgeKeyword: [], knowledgeVector: [], episodeKeyword: [] };
+    const asked: Record<string, number[]> = { knowledge: [], episodeKeyword: [] };
     const inner = createInMemoryKnowledgeStore();
     const store: KnowledgeStore = new Proxy(inner, {
       get(target, prop, receiver) {
-        if (prop === 'keywordSearch')
-          return (q: Parameters<KnowledgeStore['keywordSearch']>[0]) => {
-            asked.knowledgeKeyword!.push(q.limit);
-            return target.keywordSearch(q);
-          };
-        if (prop === 'vectorSearch')
-          return (q: Parameters<KnowledgeStore['vectorSearch']>[0]) => {
-            asked.knowledgeVector!.push(q.limit);
-            return target.vectorSearch(q);
+        if (prop === 'searchCandidates')
+          return (q: Parameters<KnowledgeStore['searchCandidates']>[0]) => {
+            asked.knowledge!.push(q.limit);
+            return target.searchCandidates(q);
           };
         return Reflect.get(target, prop, receiver);
       },
@@ -171,8 +166,7 @@ describe('the search arms (one function for knowledge, episode and procedure sea
     for (const topK of [4, 9])
       await searchCandidates(episodes, embedder as Embedder, 'acme', 'deploy friday', topK, options);
 
-    expect(asked.knowledgeKeyword).toEqual([12, 20]);
-    expect(asked.knowledgeVector).toEqual([12, 20]);
+    expect(asked.knowledge).toEqual([12, 20]);
     expect(asked.episodeKeyword).toEqual([12, 20]);
   });
 });

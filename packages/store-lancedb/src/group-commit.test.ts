@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { createHashingEmbedder, createStack, MemError } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
-import { memoryRecord } from '@mem/testkit';
+import { keywordHits, memoryRecord } from '@mem/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLanceStore, type LanceKnowledgeStore, type LanceStoreOptions } from './index.js';
 import { indexSettings } from './options.js';
@@ -75,7 +75,7 @@ describe('lancedb group commit', () => {
       expect(doc.map((c) => c.content)).toEqual([`Rollout note ${i}: canary widened to zone z${i}.`]);
     }
     // Read after write by the same caller: the keyword arm sees the rows the batch just wrote.
-    const hits = await knowledge.keywordSearch({
+    const hits = await keywordHits(knowledge, {
       terms: ['z17'],
       filter: { space: 'acme', viewerAgentId: 'alice', now: new Date().toISOString() },
       limit: 5,

@@ -35,10 +35,11 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
  */
 export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptions): LanceKnowledgeStore {
   const ctx = createLanceContext(db, options);
+  const reader = createReader(ctx);
   return {
     ...createWriter(ctx),
-    ...createReader(ctx),
-    ...createSearcher(ctx),
+    ...reader,
+    ...createSearcher(ctx, reader),
     ...createCounters(ctx),
     ...createAdmin(ctx),
   };

@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import type { MemoryRecord, SearchFilter } from '@mem/core/adapter';
-import { memoryRecord, tempDir } from '@mem/testkit';
+import { keywordHits, memoryRecord, neighbourRows, tempDir, vectorHits } from '@mem/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLanceStore, type LanceKnowledgeStore } from './index.js';
 
@@ -86,10 +86,10 @@ describe('the scalar indexes of the filter columns', () => {
     const ask = async () =>
       Promise.all(
         filters.map(async (f) => ({
-          keyword: (await store.keywordSearch({ filter: f, terms: ['rollback', 'billing'], limit: 100 }))
+          keyword: (await keywordHits(store, { filter: f, terms: ['rollback', 'billing'], limit: 100 }))
             .map((h) => h.id)
             .sort(),
-          vector: (await store.vectorSearch({ filter: f, vector: vectorNear(1, 16, 0), limit: 100 }))
+          vector: (await vectorHits(store, { filter: f, vector: vectorNear(1, 16, 0), limit: 100 }))
             .map((h) => h.id)
             .sort(),
         })),
@@ -123,15 +123,15 @@ describe('the scalar indexes of the filter columns', () => {
     await store.insertDocuments([...turns, hidden].map((r) => [r]));
     await store.optimize();
     const ids = (recs: MemoryRecord[]) => recs.map((r) => r.id).sort();
-    expect(ids(await store.neighbours({ filter: filter(), ids: [turns[2]!.id, hidden.id], radius: 1 }))).toEqual(
+    expect(ids(await neighbourRows(store, { filter: filter(), ids: [turns[2]!.id, hidden.id], radius: 1 }))).toEqual(
       [turns[1]!.id, turns[3]!.id].sort(),
     );
-    expect(ids(await store.neighbours({ filter: filter(), ids: [turns[0]!.id], radius: 2 }))).toEqual(
+    expect(ids(await neighbourRows(store, { filter: filter(), ids: [turns[0]!.id], radius: 2 }))).toEqual(
       [turns[1]!.id, turns[2]!.id].sort(),
     );
-    expect(await store.neighbours({ filter: filter(), ids: [hidden.id], radius: 1 })).toEqual([]);
+    expect(await neighbourRows(store, { filter: filter(), ids: [hidden.id], radius: 1 })).toEqual([]);
     // The records come back whole (every column but the full-text one).
-    const [one] = await store.neighbours({ filter: filter(), ids: [turns[5]!.id], radius: 1 });
+    const [one] = await neighbourRows(store, { filter: filter(), ids: [turns[5]!.id], radius: 1 });
     expect(one).toMatchObject({ id: turns[4]!.id, content: 'turn 4', source: 'session_summary', agentId: 'alice' });
   });
 });
@@ -176,7 +176,7 @@ describe('ANN index deltas', () => {
     expect(await table.fragments()).toBe(1);
     expect((await store.indexState()).vector.vec_16).toMatchObject({ indexedRows: 360, unindexedRows: 0 });
     // The retrained index still finds an inserted vector (item 310's) as its own nearest neighbour.
-    const [top] = await store.vectorSearch({ filter: filter(), vector: vectorNear(310, 16, 310), limit: 1 });
+    const [top] = await vectorHits(store, { filter: filter(), vector: vectorNear(310, 16, 310), limit: 1 });
     expect(top?.similarity).toBeGreaterThan(0.999);
   });
 
@@ -222,7 +222,7 @@ describe('ANN index deltas', () => {
     expect(await table.deltas()).toBeLessThanOrEqual(1 + Math.ceil(writes / 4));
     expect(await table.fragments()).toBeLessThanOrEqual(1 + Math.ceil(writes / 4) + 4);
     expect((await store.indexState()).vector.vec_16).toMatchObject({ indexedRows: 300 + writes });
-    const [top] = await store.vectorSearch({ filter: filter(), vector: vectorNear(310, 16, 310), limit: 1 });
+    const [top] = await vectorHits(store, { filter: filter(), vector: vectorNear(310, 16, 310), limit: 1 });
     expect(top?.similarity).toBeGreaterThan(0.999);
   });
 

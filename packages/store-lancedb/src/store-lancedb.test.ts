@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { MemError } from '@mem/core';
 import { chunkId, type MemoryRecord, type SearchFilter } from '@mem/core/adapter';
+import { keywordHits, vectorHits } from '@mem/testkit';
 import { memoryRecord, modeOf, withUmask } from '@mem/testkit/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -111,22 +112,22 @@ describe('lancedb adapter', () => {
     const [v] = syntheticVectors(1, 8);
     for (const prefix of nasty) {
       const f = filter({ keyPrefix: prefix });
-      const kw = await store.keywordSearch({ filter: f, terms: ['note'], limit: 50 });
+      const kw = await keywordHits(store, { filter: f, terms: ['note'], limit: 50 });
       const docs = await store.getChunks(
         'acme',
         kw.map((h) => h.id),
       );
       expect(docs.map((d) => d.key)).toEqual([prefix]);
-      const tagged = await store.keywordSearch({ filter: filter({ tags: [prefix] }), terms: ['note'], limit: 50 });
+      const tagged = await keywordHits(store, { filter: filter({ tags: [prefix] }), terms: ['note'], limit: 50 });
       expect(tagged).toHaveLength(1);
       // The vector arm shares the predicate (no vectors stored here: it must simply not fail).
-      expect(await store.vectorSearch({ filter: f, vector: v!, limit: 5 })).toEqual([]);
+      expect(await vectorHits(store, { filter: f, vector: v!, limit: 5 })).toEqual([]);
     }
     // Once the BTREE index of `key` covers every row (optimize), a prefix is still literal: LanceDB answers
     // `starts_with` from that index as an unescaped LIKE (`_` any character, a backslash nothing).
     await store.optimize();
     for (const prefix of ['/kb/a_b', '/kb/back\\slash', '/kb/100%', '/kb/東京']) {
-      const kw = await store.keywordSearch({ filter: filter({ keyPrefix: prefix }), terms: ['note'], limit: 50 });
+      const kw = await keywordHits(store, { filter: filter({ keyPrefix: prefix }), terms: ['note'], limit: 50 });
       expect(
         (
           await store.getChunks(
@@ -136,21 +137,19 @@ describe('lancedb adapter', () => {
         ).map((d) => d.key),
       ).toEqual([prefix]);
     }
-    expect(await store.keywordSearch({ filter: filter({ keyPrefix: '/kb/a%' }), terms: ['note'], limit: 50 })).toEqual(
+    expect(await keywordHits(store, { filter: filter({ keyPrefix: '/kb/a%' }), terms: ['note'], limit: 50 })).toEqual(
       [],
     );
-    expect(await store.keywordSearch({ filter: filter({ keyPrefix: '/KB/' }), terms: ['note'], limit: 50 })).toEqual(
-      [],
-    );
-    const all = await store.keywordSearch({ filter: filter(), terms: ['note'], limit: 50 });
+    expect(await keywordHits(store, { filter: filter({ keyPrefix: '/KB/' }), terms: ['note'], limit: 50 })).toEqual([]);
+    const all = await keywordHits(store, { filter: filter(), terms: ['note'], limit: 50 });
     expect(all).toHaveLength(nasty.length + 2);
-    const hostile = await store.keywordSearch({
+    const hostile = await keywordHits(store, {
       filter: filter({ space: "acme' OR '1'='1" }),
       terms: ['note'],
       limit: 50,
     });
     expect(hostile).toHaveLength(1);
-    const hostileAgent = await store.keywordSearch({
+    const hostileAgent = await keywordHits(store, {
       filter: filter({ viewerAgentId: "alice' OR scope = 'agent" }),
       terms: ['note'],
       limit: 50,
@@ -166,7 +165,7 @@ describe('lancedb adapter', () => {
     const b = record({ content: 'Lunch is served at noon on Fridays' });
     const c = record({ content: 'Operators AND OR NOT are words here too' });
     for (const r of [a, b, c]) await store.insertDocument([r]);
-    const search = (terms: string[]) => store.keywordSearch({ filter: filter(), terms, limit: 10 });
+    const search = (terms: string[]) => keywordHits(store, { filter: filter(), terms, limit: 10 });
     // Every engine's query syntax as plain words, never throwing: the knowledge conformance suite. Here, what
     // LanceDB's tokenizer makes of it.
     expect((await search(['"deploy" OR "lunch"'])).map((h) => h.id).sort()).toEqual([a.id, b.id, c.id].sort());
@@ -186,7 +185,7 @@ describe('lancedb adapter', () => {
     mkdirSync(join(uri, 'knowledge_chunks.lance', 'data'), { recursive: true });
     const store = open({}, uri);
     await store.insertDocument([record({ content: 'survives a half-made table', key: '/kb/half' })]);
-    const hits = await store.keywordSearch({ filter: filter(), terms: ['survives'], limit: 5 });
+    const hits = await keywordHits(store, { filter: filter(), terms: ['survives'], limit: 5 });
     expect(hits).toHaveLength(1);
     // Any other damage is still reported: a folder that is not a table at all under another table's name.
     const other = tempDir();
@@ -221,7 +220,7 @@ describe('lancedb adapter', () => {
       expect((await store.indexState()).vector).toEqual({});
       const queries = syntheticVectors(10, dim, 99);
       const flat = [];
-      for (const q of queries) flat.push(await store.vectorSearch({ filter: filter(), vector: q, limit: 10 }));
+      for (const q of queries) flat.push(await vectorHits(store, { filter: filter(), vector: q, limit: 10 }));
       await store.insertDocument(doc(`${type}-b`, '/synthetic/b', 599, 700));
       const [one] = doc(`${type}-c`, '/narrow/one', 700, 701);
       await store.insertDocument([one!]);
@@ -233,7 +232,7 @@ describe('lancedb adapter', () => {
       let overlap = 0;
       let total = 0;
       for (const [i, q] of queries.entries()) {
-        const ann = await store.vectorSearch({ filter: filter(), vector: q, limit: 30 });
+        const ann = await vectorHits(store, { filter: filter(), vector: q, limit: 30 });
         const annKnown = ann.filter((h) => known.has(h.id)).slice(0, 10);
         const expected = flat[i]!.map((h) => h.id);
         overlap += annKnown.filter((h) => expected.includes(h.id)).length;
@@ -244,13 +243,13 @@ describe('lancedb adapter', () => {
       }
       expect(overlap / total).toBeGreaterThanOrEqual(0.9);
       // A narrow filter still finds its rows (exact fallback when the probed partitions come up short).
-      const narrow = await store.vectorSearch({
+      const narrow = await vectorHits(store, {
         filter: filter({ keyPrefix: '/narrow/' }),
         vector: queries[3]!,
         limit: 5,
       });
       expect(narrow.map((h) => h.id)).toEqual([one!.id]);
-      const odd = await store.vectorSearch({ filter: filter({ tags: ['odd'] }), vector: queries[0]!, limit: 10 });
+      const odd = await vectorHits(store, { filter: filter({ tags: ['odd'] }), vector: queries[0]!, limit: 10 });
       expect(odd).toHaveLength(10);
       const oddRows = await store.getChunks(
         'acme',
@@ -299,7 +298,7 @@ describe('lancedb adapter', () => {
     // Upkeep is off: the full-text index exists from the start (so unindexed rows are searched with its
     // tokenizer: `Payments` finds `payments`), and optimize folds the new rows in.
     expect((await store.indexState()).fts).toMatchObject({ indexedRows: 0 });
-    expect((await store.keywordSearch({ filter: filter(), terms: ['Payments'], limit: 5 }))[0]?.id).toBe(doc.id);
+    expect((await keywordHits(store, { filter: filter(), terms: ['Payments'], limit: 5 }))[0]?.id).toBe(doc.id);
     const report = await store.optimize({ cleanupOlderThan: new Date() });
     expect(report.indexesCreated).toEqual([]);
     expect((await store.indexState()).fts).toMatchObject({ unindexedRows: 0 });
@@ -309,9 +308,9 @@ describe('lancedb adapter', () => {
     expect(after[0]).toMatchObject({ key: '/runbooks/payments', accessCount: 1, alpha: 2, beta: 1, version: 2 });
     expect(await store.listVersions('acme', doc.docId)).toEqual(versionsBefore);
     expect((await store.stats('acme')).documents).toBe(2);
-    const kw = await store.keywordSearch({ filter: filter(), terms: ['payments', 'restart'], limit: 5 });
+    const kw = await keywordHits(store, { filter: filter(), terms: ['payments', 'restart'], limit: 5 });
     expect(kw[0]?.id).toBe(doc.id);
-    const vec = await store.vectorSearch({ filter: filter(), vector: v1!, limit: 1 });
+    const vec = await vectorHits(store, { filter: filter(), vector: v1!, limit: 1 });
     expect(vec[0]).toMatchObject({ id: doc.id });
     expect(vec[0]!.similarity).toBeCloseTo(1, 5);
     // A second connection reads the same data.
@@ -362,10 +361,10 @@ describe('lancedb adapter', () => {
     expect(got?.embedding).toEqual(v4);
     expect(got?.embeddingModel).toBe('m4');
     expect(await store.getEmbeddingInfo()).toEqual({ model: 'm4', dimension: 4 });
-    expect(await store.vectorSearch({ filter: filter(), vector: v8!, limit: 5 })).toEqual([]);
+    expect(await vectorHits(store, { filter: filter(), vector: v8!, limit: 5 })).toEqual([]);
     const report = await store.optimize();
     expect(report.droppedVectorColumns).toEqual(['vec_8']);
-    expect((await store.vectorSearch({ filter: filter(), vector: v4!, limit: 5 }))[0]?.id).toBe(doc.id);
+    expect((await vectorHits(store, { filter: filter(), vector: v4!, limit: 5 }))[0]?.id).toBe(doc.id);
   });
 
   it('creates its folder 0700 whatever the umask (the files inside are out of reach of other users)', async () => {

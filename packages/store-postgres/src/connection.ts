@@ -32,7 +32,12 @@ export function quoteIdent(name: string): string {
 
 /** Numbered placeholders for `sql.unsafe`: `p.add(value)` returns `$n`. */
 export class Params {
-  readonly values: SqlParams = [];
+  readonly values: SqlParams;
+
+  /** `before`: parameters already bound as $1…$n (a compiled filter's), which the new ones follow. */
+  constructor(before: SqlParams = []) {
+    this.values = [...before];
+  }
 
   add(value: string | number | boolean | null | readonly string[]): string {
     this.values.push(value as postgres.ParameterOrJSON<never>);

@@ -33,10 +33,11 @@ export interface PostgresKnowledgeStore extends KnowledgeStore {
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresKnowledgeStore> {
   const pg = createPgContext(options);
+  const reader = createReader(pg);
   const store: PostgresKnowledgeStore = {
     ...createWriter(pg),
-    ...createReader(pg),
-    ...createSearcher(pg),
+    ...reader,
+    ...createSearcher(pg, reader),
     ...createCounters(pg),
     ...createAdmin(pg),
     sql: pg.sql,

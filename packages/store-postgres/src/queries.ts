@@ -35,6 +35,22 @@ export function filterClause(filter: SearchFilter, p: Params): string {
 }
 
 /**
+ * A search filter compiled once for all the statements of one search: its clause binds $1…$n, and every statement
+ * of the search puts its own parameters after them (`new Params(compiled.params)`).
+ */
+export interface CompiledFilter {
+  filter: SearchFilter;
+  where: string;
+  params: SqlParams;
+}
+
+export function compileFilter(filter: SearchFilter): CompiledFilter {
+  const p = new Params();
+  const where = filterClause(filter, p);
+  return { filter, where, params: p.values };
+}
+
+/**
  * The tsquery of the keyword arm, built without ever parsing user text as query syntax: the terms go through
  * `to_tsvector` (which only splits words and normalises them: english stemming and stop words, the same
  * configuration as the indexed column), and each resulting lexeme is quoted as a tsquery literal (`'` and `\`
@@ -80,10 +96,10 @@ export const KEYWORD_POOL_MIN = 500;
  * word while ts_rank_cd counts each, so past the pool a long text that repeats the words many times can rank lower
  * than full ts_rank_cd would put it.
  */
-export function keywordQuery(ctx: QueryContext, filter: SearchFilter, text: string, limit: number): BuiltQuery {
-  const p = new Params();
+export function keywordQuery(ctx: QueryContext, filter: CompiledFilter, text: string, limit: number): BuiltQuery {
+  const p = new Params(filter.params);
   const terms = p.add(text);
-  const where = filterClause(filter, p);
+  const where = filter.where;
   const pool = Math.max(KEYWORD_POOL_MIN, KEYWORD_POOL_FACTOR * limit);
   return {
     text: `WITH q AS MATERIALIZED (${tsqueryFromTerms(terms)}),
@@ -110,16 +126,16 @@ export function keywordQuery(ctx: QueryContext, filter: SearchFilter, text: stri
  */
 export function vectorQuery(
   ctx: QueryContext,
-  filter: SearchFilter,
+  filter: CompiledFilter,
   literal: string,
   dims: number,
   limit: number,
   approximate: boolean,
 ): BuiltQuery {
   const v = ctx.vectorSchema;
-  const p = new Params();
+  const p = new Params(filter.params);
   const vec = p.add(literal);
-  const where = filterClause(filter, p);
+  const where = filter.where;
   const distance = approximate
     ? `(c.embedding::${v}.vector(${dims})) OPERATOR(${v}.<=>) (${vec}::${v}.vector(${dims}))`
     : `c.embedding OPERATOR(${v}.<=>) ${vec}::${v}.vector`;
@@ -143,22 +159,22 @@ export function vectorQuery(
  */
 export function neighbourQuery(
   ctx: QueryContext,
-  filter: SearchFilter,
+  filter: CompiledFilter,
   ids: readonly string[],
   radius: number,
   columns: string,
 ): BuiltQuery {
-  const p = new Params();
+  const p = new Params(filter.params);
   const idList = p.add([...new Set(ids)]);
   const r = p.add(radius);
   const side = (cmp: '<' | '>', order: 'ASC' | 'DESC') => `(SELECT ${columns} FROM ${ctx.schema}.chunks c
-        WHERE ${filterClause(filter, p)} AND c.scope = a.scope AND c.agent_id = a.agent_id AND c.source = a.source
+        WHERE ${filter.where} AND c.scope = a.scope AND c.agent_id = a.agent_id AND c.source = a.source
           AND (c.created_at, c.id COLLATE "C") ${cmp} (a.created_at, a.id COLLATE "C")
         ORDER BY c.created_at ${order}, c.id COLLATE "C" ${order} LIMIT ${r})`;
   return {
     text: `WITH a AS MATERIALIZED (
         SELECT c.id, c.scope, c.agent_id, c.source, c.created_at FROM ${ctx.schema}.chunks c
-        WHERE c.id = ANY(${idList}::text[]) AND ${filterClause(filter, p)}
+        WHERE c.id = ANY(${idList}::text[]) AND ${filter.where}
       )
       SELECT DISTINCT ON (n.id) n.* FROM a CROSS JOIN LATERAL (${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}) n`,
     params: p.values,

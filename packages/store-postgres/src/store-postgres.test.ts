@@ -1,4 +1,5 @@
 import type { KnowledgeStore, SearchFilter } from '@mem/core/adapter';
+import { keywordHits, vectorHits } from '@mem/testkit';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -20,7 +21,7 @@ import {
   type PostgresKnowledgeStore,
   runMigrations,
 } from './index.js';
-import { vectorQuery } from './queries.js';
+import { compileFilter, vectorQuery } from './queries.js';
 import { vectorLiteral } from './vectors.js';
 
 const admin = adminClient(4);
@@ -126,7 +127,7 @@ describe('keyword arm', () => {
     for (const d of Object.values(docs)) await store.insertDocument([d]);
     // Every engine's query syntax as plain words: the knowledge conformance suite. Here, how tsquery reads words.
     const ids = async (terms: string[]) =>
-      (await store.keywordSearch({ filter: filter(), terms, limit: 10 })).map((h) => h.id);
+      (await keywordHits(store, { filter: filter(), terms, limit: 10 })).map((h) => h.id);
     expect(await ids(["o'reilly"])).toEqual([docs.reilly.id]);
     expect(await ids(['foo:bar'])).toEqual([docs.colon.id]);
     expect(await ids(['(parenthesised)'])).toEqual([docs.paren.id]);
@@ -145,7 +146,7 @@ describe('keyword arm', () => {
     const strong = record({ content: 'Deploying: the deploy script deploys every service. Deployment takes minutes.' });
     await store.insertDocument([weak]);
     await store.insertDocument([strong]);
-    const hits = await store.keywordSearch({ filter: filter(), terms: ['deploys'], limit: 10 });
+    const hits = await keywordHits(store, { filter: filter(), terms: ['deploys'], limit: 10 });
     expect(hits.map((h) => h.id)).toEqual([strong.id, weak.id]);
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
   });
@@ -162,7 +163,7 @@ describe('keyword arm', () => {
     );
     const docs = [...weak.slice(0, 600), ...strong, ...weak.slice(600)];
     for (let i = 0; i < docs.length; i += 300) await store.insertDocument(docs.slice(i, i + 300));
-    const got = await store.keywordSearch({ filter: filter(), terms: ['deploys'], limit: 10 });
+    const got = await keywordHits(store, { filter: filter(), terms: ['deploys'], limit: 10 });
     const all = await admin.unsafe<{ id: string }[]>(
       `SELECT id FROM "${schema}".chunks c WHERE c.fts @@ 'deploy'::tsquery
        ORDER BY ts_rank_cd(c.fts, 'deploy'::tsquery, 1) DESC, c.created_at, c.id LIMIT 10`,
@@ -195,7 +196,7 @@ describe('vector arm', () => {
     const v = randomVector(2500, 1);
     const r = record({ embedding: v, embeddingModel: 'big' });
     await store.insertDocument([r]);
-    const hits = await store.vectorSearch({ filter: filter(), vector: v, limit: 5 });
+    const hits = await vectorHits(store, { filter: filter(), vector: v, limit: 5 });
     expect(hits.map((h) => h.id)).toEqual([r.id]);
     expect(hits[0]!.similarity).toBeCloseTo(1, 5);
   });
@@ -220,7 +221,7 @@ describe('vector arm', () => {
     // The approximate form of the query is planned as an index scan on the per-dimension HNSW index.
     const built = vectorQuery(
       { schema: `"${schema}"`, vectorSchema: `"${await vectorSchemaName()}"` },
-      filter(),
+      compileFilter(filter()),
       vectorLiteral(query),
       dims,
       10,
@@ -231,7 +232,7 @@ describe('vector arm', () => {
       .join('\n');
     expect(plan).toContain('chunks_embedding_hnsw_16');
     // Recall against brute force: the top 10 of the index match the exact top 10 (at this size, ef_search covers it).
-    const approx = await store.vectorSearch({ filter: filter(), vector: query, limit: 10 });
+    const approx = await vectorHits(store, { filter: filter(), vector: query, limit: 10 });
     const exact = await admin.unsafe<{ id: string }[]>(
       `SELECT id FROM "${schema}".chunks ORDER BY embedding OPERATOR("${await vectorSchemaName()}".<=>) $1::"${await vectorSchemaName()}".vector LIMIT 10`,
       [vectorLiteral(query)],
@@ -242,13 +243,13 @@ describe('vector arm', () => {
       expect(approx[i - 1]!.similarity).toBeGreaterThanOrEqual(approx[i]!.similarity);
     }
     // 5 rows under /kb/facts/ among 3,005: all of them come back, in exact order.
-    const filtered = await store.vectorSearch({
+    const filtered = await vectorHits(store, {
       filter: filter({ keyPrefix: '/kb/facts/' }),
       vector: query,
       limit: 10,
     });
     expect(filtered.map((h) => h.id).sort()).toEqual(inside.map((d) => d.id).sort());
-    const top3 = await store.vectorSearch({ filter: filter({ keyPrefix: '/kb/facts/' }), vector: query, limit: 3 });
+    const top3 = await vectorHits(store, { filter: filter({ keyPrefix: '/kb/facts/' }), vector: query, limit: 3 });
     expect(top3.map((h) => h.id)).toEqual(filtered.slice(0, 3).map((h) => h.id));
   });
 });
@@ -345,7 +346,7 @@ describe('writes', () => {
     const got = await store.getChunk('acme', r.id);
     expect(got).toMatchObject({ id: r.id, docId: r.id, agentId: 'alice', tags: ['a', 'b'], createdAt: r.createdAt });
     expect(Array.from(got!.embedding!)).toEqual(Array.from(r.embedding!));
-    expect((await store.vectorSearch({ filter: filter(), vector: r.embedding!, limit: 3 }))[0]?.id).toBe(r.id);
+    expect((await vectorHits(store, { filter: filter(), vector: r.embedding!, limit: 3 }))[0]?.id).toBe(r.id);
     await store.close();
     expect(await shared`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });

@@ -1,7 +1,7 @@
 // The FTS5 index of chunks is filled when an FTS5 search needs it, not by every write (migration 6): what a write
 // leaves pending, how a delete or an edit treats pending and indexed rows, and a file from before the change.
 import type { MemoryRecord } from '@mem/core/adapter';
-import { memoryRecord, tempDir } from '@mem/testkit';
+import { keywordHits, memoryRecord, tempDir } from '@mem/testkit';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore, migrations, runMigrations } from './index.js';
@@ -36,7 +36,7 @@ describe('the deferred FTS5 index', () => {
     ]);
     expect(counts(store.db)).toEqual({ pending: 2, indexed: 0 });
     // A tag filter is answered by FTS5 (the pruned index does not filter by tag).
-    const hits = await store.keywordSearch({ filter: { ...filter, tags: ['billing'] }, terms: ['invoice'], limit: 5 });
+    const hits = await keywordHits(store, { filter: { ...filter, tags: ['billing'] }, terms: ['invoice'], limit: 5 });
     expect(hits.map((h) => h.id)).toEqual(['d1']);
     expect(counts(store.db)).toEqual({ pending: 0, indexed: 2 });
     integrityCheck(store.db);
@@ -51,7 +51,7 @@ describe('the deferred FTS5 index', () => {
       [record('i1', 'indexed walrus')],
       [record('i2', 'indexed narwhal')],
     ]);
-    await exact.keywordSearch({ filter, terms: ['indexed'], limit: 5 });
+    await keywordHits(exact, { filter, terms: ['indexed'], limit: 5 });
     await store.insertDocuments([[record('p2', 'another pending walrus')]]);
     expect(counts(store.db)).toEqual({ pending: 1, indexed: 3 });
     // Delete an indexed row and a pending one; edit an indexed row's text.
@@ -75,9 +75,9 @@ describe('the deferred FTS5 index', () => {
     );
     // The edited row's old text is gone from FTS5 already; it waits to be indexed with its new text.
     expect(counts(store.db)).toEqual({ pending: 1, indexed: 1 });
-    expect(await exact.keywordSearch({ filter, terms: ['walrus'], limit: 5 })).toEqual([]);
-    expect((await exact.keywordSearch({ filter, terms: ['orca'], limit: 5 })).map((h) => h.id)).toEqual(['i1']);
-    expect((await exact.keywordSearch({ filter, terms: ['narwhal'], limit: 5 })).map((h) => h.id)).toEqual([]);
+    expect(await keywordHits(exact, { filter, terms: ['walrus'], limit: 5 })).toEqual([]);
+    expect((await keywordHits(exact, { filter, terms: ['orca'], limit: 5 })).map((h) => h.id)).toEqual(['i1']);
+    expect((await keywordHits(exact, { filter, terms: ['narwhal'], limit: 5 })).map((h) => h.id)).toEqual([]);
     expect(counts(store.db)).toEqual({ pending: 0, indexed: 2 });
     integrityCheck(store.db);
     await exact.close();
@@ -99,7 +99,7 @@ describe('the deferred FTS5 index', () => {
     expect(counts(store.db)).toEqual({ pending: 0, indexed: 1 });
     await store.insertDocuments([[record('n1', 'a new seahorse')]]);
     expect(counts(store.db)).toEqual({ pending: 1, indexed: 1 });
-    const hits = await store.keywordSearch({ filter, terms: ['seahorse'], limit: 5 });
+    const hits = await keywordHits(store, { filter, terms: ['seahorse'], limit: 5 });
     expect(hits.map((h) => h.id).sort()).toEqual(['n1', 'o1']);
     integrityCheck(store.db);
     await store.close();

@@ -3,7 +3,7 @@
 // (store, edit, rename, delete), another program's raw SQL, and the `index.keyword` option's errors.
 import { createHashingEmbedder, createStack, MemError, type Principal } from '@mem/core';
 import { queryTerms, seededRandom } from '@mem/core/adapter';
-import { tempDir } from '@mem/testkit';
+import { keywordHits, tempDir } from '@mem/testkit';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from './index.js';
@@ -96,8 +96,8 @@ async function expectSameHits(pruned: Store, exact: Store, r: () => number, quer
       ...(r() < 0.25 ? { scope: r() < 0.5 ? ('swarm' as const) : ('agent' as const) } : {}),
     };
     const limit = [1, 5, 30][Math.floor(r() * 3)]!;
-    const a = await pruned.keywordSearch({ filter, terms, limit });
-    const b = await exact.keywordSearch({ filter, terms, limit });
+    const a = await keywordHits(pruned, { filter, terms, limit });
+    const b = await keywordHits(exact, { filter, terms, limit });
     expect(
       a.map((h) => h.id),
       `${query} ${JSON.stringify(filter)}`,
@@ -195,7 +195,7 @@ describe('pruned keyword search', () => {
     });
     const viewer = { space: 'main', viewerAgentId: 'agent-0', now };
     const ids = async (store: Store, query: string) =>
-      (await store.keywordSearch({ filter: viewer, terms: queryTerms(query), limit: 50 })).map((h) => h.id);
+      (await keywordHits(store, { filter: viewer, terms: queryTerms(query), limit: 50 })).map((h) => h.id);
     // Another store on the file adds memories with common words (cached lists) and removes one of the hits.
     const before = await ids(pruned, 'billing deploy');
     const added = await secondStack.knowledge.store(

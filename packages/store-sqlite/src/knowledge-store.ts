@@ -33,10 +33,11 @@ export interface SqliteKnowledgeStore extends KnowledgeStore {
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeStore {
   const ctx = createSqliteContext(options);
+  const reader = createReader(ctx);
   return {
     ...createWriter(ctx),
-    ...createReader(ctx),
-    ...createSearcher(ctx),
+    ...reader,
+    ...createSearcher(ctx, reader),
     ...createCounters(ctx),
     ...createAdmin(ctx),
     db: ctx.db,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '@mem/core';
 import type { MemoryRecord } from '@mem/core/adapter';
+import { keywordHits, neighbourRows, vectorHits } from '@mem/testkit';
 import { memoryRecord, modeOf, notPrivate, withUmask } from '@mem/testkit/internal';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -203,8 +204,8 @@ describe('keyword arm', () => {
   it('searches nothing for no terms, and finds a memory by its words among FTS5 operators', async () => {
     const store = make(join(dir, 'fts.db'));
     await store.insertDocument([record({ id: 'd1', content: 'NEAR the deploy: run (all) tests - quickly* "now"' })]);
-    expect(await store.keywordSearch({ filter, terms: [], limit: 5 })).toEqual([]);
-    const hits = await store.keywordSearch({ filter, terms: ['NEAR(a b)', 'deploy*', '-tests'], limit: 5 });
+    expect(await keywordHits(store, { filter, terms: [], limit: 5 })).toEqual([]);
+    const hits = await keywordHits(store, { filter, terms: ['NEAR(a b)', 'deploy*', '-tests'], limit: 5 });
     expect(hits.map((h) => h.id)).toEqual(['d1']);
     expect(hits[0]?.score).toBeGreaterThan(0);
   });
@@ -216,7 +217,7 @@ describe('keyword arm', () => {
       record({ id: 'd2', content: 'deploy deploy deploy' }),
       record({ id: 'd3', content: 'unrelated text' }),
     ]);
-    const hits = await store.keywordSearch({ filter, terms: ['deploys'], limit: 10 });
+    const hits = await keywordHits(store, { filter, terms: ['deploys'], limit: 10 });
     expect(hits.map((h) => h.id)).toEqual(['d2', 'd1']);
     expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? Number.POSITIVE_INFINITY);
   });
@@ -248,8 +249,8 @@ describe('vector arm', () => {
     const fallback = make(path, { vectorExtension: false });
     expect(fallback.nativeVector).toBe(false);
     const query = { filter, vector: vec(), limit: 70 };
-    const a = await native.vectorSearch(query);
-    const b = await fallback.vectorSearch(query);
+    const a = await vectorHits(native, query);
+    const b = await vectorHits(fallback, query);
     expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
     for (const [i, hit] of b.entries()) expect(hit.similarity).toBeCloseTo(a[i]?.similarity ?? Number.NaN, 5);
     expect(a.find((h) => h.id === 'zero')?.similarity).toBe(0);
@@ -295,7 +296,7 @@ describe('neighbouring turns', () => {
     });
     for (const doc of docs) await store.insertDocument([doc]);
     const statements = watchStatements(store);
-    const found = await store.neighbours({ filter, ids: ['t20'], radius: 2 });
+    const found = await neighbourRows(store, { filter, ids: ['t20'], radius: 2 });
     // t20 is (swarm, a1): its neighbours are that owner's turns 12, 16 and 24, 28.
     expect(found.map((r) => r.id).sort()).toEqual(['t12', 't16', 't24', 't28']);
     const plan = statements.plan((sql) => sql.includes('UNION ALL'));

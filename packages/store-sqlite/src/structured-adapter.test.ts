@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHashingEmbedder, type Episode, MemError, type Procedure } from '@mem/core';
 import { canonicalJson, factPriority } from '@mem/core/adapter';
+import { keywordHits } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSqliteEpisodeStore,
@@ -91,7 +92,7 @@ describe('migration 2 (structured)', () => {
     const knowledge = track(createSqliteStore({ path }));
     expect((await knowledge.getChunk('acme', 'c1'))?.content).toBe('kept across the migration');
     expect(
-      await knowledge.keywordSearch({
+      await keywordHits(knowledge, {
         filter: { space: 'acme', viewerAgentId: 'a1', now: NOW },
         terms: ['kept'],
         limit: 5,

@@ -4,7 +4,7 @@
 // connection's (a second store, raw SQL).
 import { MemError } from '@mem/core';
 import { type SearchFilter, seededRandom } from '@mem/core/adapter';
-import { tempDir } from '@mem/testkit';
+import { tempDir, vectorHits } from '@mem/testkit';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { vectorTestCorpus } from '../test/vector-corpus.js';
@@ -50,7 +50,7 @@ async function seeded(): Promise<{ path: string; cached: SqliteKnowledgeStore; p
 }
 
 const hits = async (store: SqliteKnowledgeStore, vector: Float32Array, filter: SearchFilter = base, limit = 10) =>
-  (await store.vectorSearch({ filter, vector, limit })).map((h) => [h.id, h.similarity] as const);
+  (await vectorHits(store, { filter, vector, limit })).map((h) => [h.id, h.similarity] as const);
 const ids = async (store: SqliteKnowledgeStore, vector: Float32Array, limit = 10) =>
   (await hits(store, vector, base, limit)).map(([id]) => id);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cosine, type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
-import { memoryRecord } from '@mem/testkit';
+import { memoryRecord, vectorHits } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './index.js';
 
@@ -109,7 +109,7 @@ describe('sqlite vector index growth', () => {
     expect(grown.longest).toBeLessThanOrEqual(Math.max(40, 4 * grown.lists) * 2);
     let recall = 0;
     for (const q of queries) {
-      const hits = await store.vectorSearch({ filter, vector: q, limit: 10 });
+      const hits = await vectorHits(store, { filter, vector: q, limit: 10 });
       recall += recallAt10(
         hits.map((h) => h.id),
         q,
@@ -134,7 +134,7 @@ describe('sqlite vector index growth', () => {
     await ingest(writer, 0, EARLY);
     const reader = make({ ...GROWING, nprobe: 1 });
     // The reader loads the quantizer as trained.
-    expect((await reader.vectorSearch({ filter, vector: vectors[0]!, limit: 1 }))[0]!.id).toBe('g00000');
+    expect((await vectorHits(reader, { filter, vector: vectors[0]!, limit: 1 }))[0]!.id).toBe('g00000');
     const before = shape(reader).lists;
     await ingest(writer, EARLY, EARLY + 600);
     const after = shape(reader).lists;
@@ -147,7 +147,7 @@ describe('sqlite vector index growth', () => {
       .all(before) as { id: string }[];
     expect(moved.length).toBeGreaterThan(0);
     for (const { id } of moved) {
-      const hit = await reader.vectorSearch({ filter, vector: vectors[Number(id.slice(1))]!, limit: 1 });
+      const hit = await vectorHits(reader, { filter, vector: vectors[Number(id.slice(1))]!, limit: 1 });
       expect(hit[0]!.id).toBe(id);
     }
   });
@@ -170,7 +170,7 @@ describe('sqlite vector index growth', () => {
       const row = record(50_000 + k, near(29, 0.35));
       await writers[k % 2]!.insertDocuments([[row]]);
       // Each writer also searches, as a live one does: its list cache reads the same PRAGMA the bounds rely on.
-      await writers[k % 2]!.vectorSearch({ filter, vector: row.embedding!, limit: 1 });
+      await vectorHits(writers[k % 2]!, { filter, vector: row.embedding!, limit: 1 });
       longest = Math.max(longest, (listOf.get(row.id) as { n: number }).n);
     }
     expect(longest).toBeLessThanOrEqual(40);
@@ -183,7 +183,7 @@ describe('sqlite vector index growth', () => {
     const docs = Array.from({ length: 200 }, (_, k) => [record(90_000 + k, same)]);
     await store.insertDocuments(docs);
     await store.insertDocuments([[record(99_999, same)]]);
-    const hits = await store.vectorSearch({ filter, vector: same, limit: 10 });
+    const hits = await vectorHits(store, { filter, vector: same, limit: 10 });
     expect(hits).toHaveLength(10);
     for (const h of hits) expect(h.similarity).toBeCloseTo(1, 5);
     expect(shape(store).pending).toBe(0);

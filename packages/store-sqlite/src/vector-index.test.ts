@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MemoryRecord, type SearchFilter, seededRandom } from '@mem/core/adapter';
+import { vectorHits } from '@mem/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { vectorTestCorpus } from '../test/vector-corpus.js';
 import {
@@ -46,7 +47,7 @@ async function seed(store: SqliteKnowledgeStore, from = 0, to = N): Promise<void
 }
 
 const ids = async (store: SqliteKnowledgeStore, vector: Float32Array, filter: SearchFilter = base, limit = 10) =>
-  (await store.vectorSearch({ filter, vector, limit })).map((h) => h.id);
+  (await vectorHits(store, { filter, vector, limit })).map((h) => h.id);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-ivf-'));
@@ -69,8 +70,8 @@ describe('sqlite vector index (ivf)', () => {
     expect(exact.vectorIndexTrained()).toBe(false);
     // Probing every list, the index gives exactly the exact scan's results, similarities included.
     for (const q of queries) {
-      const a = await store.vectorSearch({ filter: base, vector: q, limit: 10 });
-      const b = await exact.vectorSearch({ filter: base, vector: q, limit: 10 });
+      const a = await vectorHits(store, { filter: base, vector: q, limit: 10 });
+      const b = await vectorHits(exact, { filter: base, vector: q, limit: 10 });
       expect(a.map((h) => h.id)).toEqual(b.map((h) => h.id));
       for (const [i, h] of a.entries()) expect(h.similarity).toBeCloseTo(b[i]!.similarity, 5);
     }
@@ -103,7 +104,7 @@ describe('sqlite vector index (ivf)', () => {
     ];
     for (const filter of filters) {
       for (const q of queries.slice(0, 5)) {
-        const got = await store.vectorSearch({ filter, vector: q, limit: 10 });
+        const got = await vectorHits(store, { filter, vector: q, limit: 10 });
         const want = await ids(exact, q, filter);
         // Every hit passes the filter (checked against the exact scan over all rows passing it).
         const allowed = new Set(await ids(exact, q, filter, N));

@@ -38,8 +38,8 @@ const BROKEN: [string, string, string, string, string][] = [
   [
     'space',
     'neighbours ignore the space',
-    'const all = rows().filter((c) => matchesFilter(c, filter));',
-    'const all = rows().filter((c) => matchesFilter(c, { ...filter, space: c.space }));',
+    '            const line = visible\n',
+    '            const line = rows()\n              .filter((o) => matchesFilter(o, { ...query.filter, space: o.space }))\n',
     'never crosses spaces',
   ],
   [

@@ -26,6 +26,7 @@ export {
   withFixture,
 } from './port-fixture.js';
 export { describeReranker } from './reranker.js';
+export { keywordHits, neighbourRows, vectorHits } from './search-arms.js';
 export { describeSecretScanner, fakeChars, fakeCredentials, type SecretScannerFixture } from './secret-scanner.js';
 export { describeStoreBundle, type StoreBundleFactory, type StoreBundleFixture } from './store-bundle.js';
 export * from './structured/index.js';

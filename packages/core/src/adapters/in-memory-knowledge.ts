@@ -1,19 +1,19 @@
+import { searchCandidatesWith } from '../adapter-kit/search.js';
 import { matchesFilter } from '../domain/filter.js';
 import { cosine } from '../domain/ranking.js';
 import { bm25Rank, DEFAULT_BM25, tokenize } from '../domain/text.js';
 import { MemError } from '../errors.js';
 import type {
+  CandidateQuery,
+  CandidateSet,
   DeletedByAgent,
   HashLookup,
-  KeywordHit,
-  KeywordQuery,
   KnowledgeStats,
   KnowledgeStore,
   KnowledgeStoreCapabilities,
-  NeighbourQuery,
   ScanOptions,
+  SearchFilter,
   VectorHit,
-  VectorQuery,
 } from '../ports/knowledge-store.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, RatingOutcome, Scope } from '../types.js';
 
@@ -237,35 +237,37 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return null;
   }
 
-  async keywordSearch(q: KeywordQuery): Promise<KeywordHit[]> {
-    const corpus = [...this.chunks.values()]
-      .filter((c) => matchesFilter(c, q.filter))
-      .map((c) => ({ id: c.id, tokens: this.tokens.get(c.id)! }));
-    return bm25Rank(corpus, q.terms).slice(0, q.limit);
+  async searchCandidates(q: CandidateQuery): Promise<CandidateSet> {
+    const visible = [...this.chunks.values()].filter((c) => matchesFilter(c, q.filter));
+    return searchCandidatesWith(q, {
+      keyword: (terms, limit) =>
+        bm25Rank(
+          visible.map((c) => ({ id: c.id, tokens: this.tokens.get(c.id)! })),
+          terms,
+        ).slice(0, limit),
+      vector: (vector, limit) => {
+        const hits: VectorHit[] = [];
+        for (const c of visible)
+          if (c.embedding && c.embedding.length === vector.length)
+            hits.push({ id: c.id, similarity: cosine(vector, c.embedding) });
+        hits.sort((a, b) => b.similarity - a.similarity || a.id.localeCompare(b.id));
+        return hits.slice(0, limit);
+      },
+      rows: (ids) => this.getChunks(q.filter.space, ids),
+      neighbours: (ids, radius) => this.neighbours(q.filter, visible, ids, radius),
+    });
   }
 
-  async vectorSearch(q: VectorQuery): Promise<VectorHit[]> {
-    const hits: VectorHit[] = [];
-    for (const c of this.chunks.values()) {
-      if (!c.embedding || c.embedding.length !== q.vector.length || !matchesFilter(c, q.filter)) continue;
-      hits.push({ id: c.id, similarity: cosine(q.vector, c.embedding) });
-    }
-    hits.sort((a, b) => b.similarity - a.similarity || a.id.localeCompare(b.id));
-    return hits.slice(0, q.limit);
-  }
-
-  async neighbours(q: NeighbourQuery): Promise<MemoryRecord[]> {
+  private neighbours(filter: SearchFilter, visible: MemoryRecord[], ids: string[], radius: number): MemoryRecord[] {
     const out = new Map<string, MemoryRecord>();
-    for (const id of q.ids) {
+    for (const id of ids) {
       const c = this.chunks.get(id);
-      if (!c || !matchesFilter(c, q.filter)) continue;
-      const line = [...this.chunks.values()]
-        .filter(
-          (o) => o.scope === c.scope && o.agentId === c.agentId && o.source === c.source && matchesFilter(o, q.filter),
-        )
+      if (!c || !matchesFilter(c, filter)) continue;
+      const line = visible
+        .filter((o) => o.scope === c.scope && o.agentId === c.agentId && o.source === c.source)
         .sort(byTimeThenId);
       const at = line.findIndex((o) => o.id === id);
-      for (const o of [...line.slice(Math.max(0, at - q.radius), at), ...line.slice(at + 1, at + 1 + q.radius)])
+      for (const o of [...line.slice(Math.max(0, at - radius), at), ...line.slice(at + 1, at + 1 + radius)])
         out.set(o.id, clone(o));
     }
     return [...out.values()];

@@ -19,30 +19,57 @@ export interface SearchFilter {
   source?: Source;
 }
 
-export interface KeywordQuery {
-  filter: SearchFilter;
-  /** Terms to OR together (already normalised and capped by the core). */
-  terms: string[];
-  limit: number;
-}
-
-export interface VectorQuery {
-  filter: SearchFilter;
-  vector: Float32Array;
-  limit: number;
-}
-
 /**
  * The neighbouring-turn lookup (docs/ranking.md): memories said right before and right after some others by the same
  * owner from the same source (a conversation's turns, not the files indexed beside them). Order is (createdAt, id):
- * ids made together increase, so it is the order memories were stored in.
+ * ids made together increase, so it is the order memories were stored in. For each id `around` names, the `radius`
+ * memories right before it and the `radius` right after it among those with its space, scope, agentId and source that
+ * pass the query's filter; ids that are unknown or that the filter hides are skipped.
  */
-export interface NeighbourQuery {
-  filter: SearchFilter;
-  /** Chunk ids to look around; ids that are unknown or that `filter` hides are skipped. */
-  ids: string[];
+export interface NeighbourRequest {
   /** How many memories to take on each side of each id (1 or more). */
   radius: number;
+  /**
+   * Called once, with what the arms found, to name the ids to look around (the core picks its best candidates: the
+   * store does not rank). May name any ids, none, or ids the arms did not find.
+   */
+  around(found: FoundCandidates): readonly string[];
+}
+
+/**
+ * One search's candidates in one call (docs/ranking.md): the keyword arm, the vector arm, the rows of every hit and the
+ * neighbouring turns around the best, all under one filter, which the store builds once.
+ */
+export interface CandidateQuery {
+  filter: SearchFilter;
+  /** Terms to OR together (already normalised and capped by the core); empty: the keyword arm does not run. */
+  terms: string[];
+  /**
+   * The query's vector, or a promise of it while the query is being embedded: the keyword arm runs meanwhile, the
+   * vector arm once it resolves. Absent, or resolving to undefined: the vector arm does not run. A promise that
+   * rejects fails the search with its error (the keyword hits are dropped).
+   */
+  vector?: Float32Array | PromiseLike<Float32Array | undefined>;
+  /** How many hits each arm returns at most. */
+  limit: number;
+  /** The neighbouring turns; absent: none are looked up. */
+  neighbours?: NeighbourRequest;
+}
+
+/** What the two arms found: hits best first, and the row of every hit. */
+export interface FoundCandidates {
+  /** Best first; `score` is the engine's BM25-like score (higher is better). */
+  keywordHits: KeywordHit[];
+  /** Best first, raw cosine similarity in [-1, 1]. */
+  vectorHits: VectorHit[];
+  /** The row of every hit, each once, in any order (a hit whose row went meanwhile has none). */
+  rows: MemoryRecord[];
+}
+
+/** The answer of `searchCandidates`. */
+export interface CandidateSet extends FoundCandidates {
+  /** The neighbours of the ids `neighbours.around` named, each once, in any order; an id it named appears only when it neighbours another. */
+  neighbours: MemoryRecord[];
 }
 
 /** A keyword-arm hit: rows in best-first order; `score` is the engine's BM25-like score (higher is better). */
@@ -163,17 +190,14 @@ export interface KnowledgeReader {
   listVersions(space: string, docId: string): Promise<MemoryVersion[]>;
 }
 
-/** The search role of the knowledge port: the two candidate arms and what they can do. The core ranks. */
+/** The search role of the knowledge port: one call per search for its candidates, and what the arms can do. The core ranks. */
 export interface KnowledgeSearcher {
   readonly capabilities: KnowledgeStoreCapabilities;
-  keywordSearch(query: KeywordQuery): Promise<KeywordHit[]>;
-  vectorSearch(query: VectorQuery): Promise<VectorHit[]>;
   /**
-   * For each id of `query.ids`, the `radius` memories right before it and the `radius` right after it in
-   * (createdAt, id) order among those with its space, scope, agentId and source that pass `query.filter`. One list, each
-   * memory once, in any order; an id of the query appears only when it neighbours another.
+   * Both arms, the rows of their hits and the neighbours of the ids `neighbours.around` names, under `query.filter`
+   * (see `CandidateQuery`). `searchCandidatesWith` does the sequencing from the store's own arms.
    */
-  neighbours(query: NeighbourQuery): Promise<MemoryRecord[]>;
+  searchCandidates(query: CandidateQuery): Promise<CandidateSet>;
 }
 
 /** The counters role of the knowledge port: accesses and ratings, which change no version. */

@@ -4,10 +4,17 @@ import type { Erasable } from './eraser.js';
 export type TranscriptRole = 'system' | 'user' | 'assistant' | 'tool';
 export const TRANSCRIPT_ROLES: readonly TranscriptRole[] = ['system', 'user', 'assistant', 'tool'];
 
-/** One message of a transcript. `at` is ISO-8601 UTC with milliseconds (`2026-03-01T12:00:00.000Z`). */
-export interface TranscriptMessage {
+/**
+ * The one message shape of a turn, from a framework adapter through the runner to the transcript and back into the
+ * model's context: a role and its text (a tool result's content is its text).
+ */
+export interface TurnMessage {
   role: TranscriptRole;
   content: string;
+}
+
+/** One message of a transcript: a turn's message with the time it was written, ISO-8601 UTC with milliseconds (`2026-03-01T12:00:00.000Z`). */
+export interface TranscriptMessage extends TurnMessage {
   at: string;
 }
 

@@ -1,15 +1,16 @@
 import {
+  type CandidateQuery,
+  type CandidateSet,
   clampSimilarity,
   cosine,
   type KeywordHit,
-  type KeywordQuery,
+  type KnowledgeReader,
   type KnowledgeSearcher,
   type KnowledgeStoreCapabilities,
   type MemoryRecord,
-  type NeighbourQuery,
   type SearchFilter,
+  searchCandidatesWith,
   type VectorHit,
-  type VectorQuery,
 } from '@mem/core/adapter';
 import { KW_DOCS, KW_TOKENS } from '../keyword/index.js';
 import { exactScores, maxScoreSearch } from '../keyword/search.js';
@@ -73,11 +74,27 @@ export function filterClause(filter: SearchFilter, params: unknown[]): string {
   return parts.join(' AND ');
 }
 
+/** A search filter compiled once: its WHERE clause (alias `c`) and the parameters it binds, in order. */
+export interface CompiledFilter {
+  filter: SearchFilter;
+  where: string;
+  params: readonly unknown[];
+}
+
+export function compileFilter(filter: SearchFilter): CompiledFilter {
+  const params: unknown[] = [];
+  const where = filterClause(filter, params);
+  return { filter, where, params };
+}
+
 /**
  * The search role: FTS5 for the keyword arm, sqlite-vec's exact cosine (or the trained approximate index) for the vector
  * arm, a JavaScript cosine over the same filtered rows when the extension cannot load, and the neighbouring turns.
  */
-export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
+export function createSearcher(
+  ctx: SqliteKnowledgeContext,
+  reader: Pick<KnowledgeReader, 'getChunks'>,
+): KnowledgeSearcher {
   const { stmt, run } = ctx;
 
   const capabilities: KnowledgeStoreCapabilities = {
@@ -96,7 +113,8 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
    * (writes by another program not yet applied), a term is not one token, or the filter names tags, a source or
    * a key prefix (those filters can hide most of a partition; FTS5 with the filter index handles them).
    */
-  function prunedKeywordSearch(terms: readonly string[], filter: SearchFilter, limit: number): KeywordHit[] | null {
+  function prunedKeywordSearch(terms: readonly string[], compiled: CompiledFilter, limit: number): KeywordHit[] | null {
+    const { filter } = compiled;
     const index = ctx.keywordIndex;
     if (index === null || !ctx.prunedKeyword) return null;
     if (filter.tags !== undefined || filter.source !== undefined || (filter.keyPrefix ?? '') !== '') return null;
@@ -122,11 +140,9 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
     for (let pass = 0; pass < 4; pass++) {
       const top = maxScoreSearch(stmt, postingsOf, owners, phrases as string[], stats, limit, exclude);
       if (top.length === 0) return [];
-      const params: unknown[] = [JSON.stringify(top.map((t) => t.rid))];
-      const where = filterClause(filter, params);
       const rows = stmt(
-        `SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE ${where}`,
-      ).all(...params) as { rid: number; id: string }[];
+        `SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE ${compiled.where}`,
+      ).all(JSON.stringify(top.map((t) => t.rid)), ...compiled.params) as { rid: number; id: string }[];
       if (rows.length === top.length) {
         const scores = exactScores(
           stmt,
@@ -145,110 +161,102 @@ export function createSearcher(ctx: SqliteKnowledgeContext): KnowledgeSearcher {
     return null;
   }
 
+  function keywordArm(f: CompiledFilter, terms: string[], limit: number): KeywordHit[] {
+    const match = buildMatchExpression(terms);
+    if (match === null) return [];
+    const pruned = prunedKeywordSearch(terms, f, limit);
+    if (pruned !== null) return pruned;
+    // FTS5 first indexes the rows written since it last answered (writes leave that to it, see migrations).
+    ctx.catchUpFts();
+    const rows = stmt(
+      `SELECT c.id AS id, bm25(chunks_fts) AS bm
+       FROM chunks_fts CROSS JOIN chunks c ${ctx.filterIndex ? `INDEXED BY ${FILTER_INDEX}` : ''} ON c.rid = chunks_fts.rowid
+       WHERE chunks_fts MATCH ? AND ${f.where}
+       ORDER BY bm, c.rid LIMIT ?`,
+    ).all(match, ...f.params, limit) as { id: string; bm: number }[];
+    // CROSS JOIN keeps the FTS index as the outer loop (otherwise the planner may walk every chunk of the
+    // space and run one full-text lookup per row). The filter index covers the join (see search-indexes.ts).
+    // bm25() is lower-is-better; the port wants higher-is-better.
+    return rows.map((row) => ({ id: row.id, score: -row.bm }));
+  }
+
+  function vectorArm(f: CompiledFilter, vector: Float32Array, limit: number): VectorHit[] {
+    const blob = vectorToBlob(vector);
+    if (ctx.vectorIndex) {
+      const hits = ctx.vectorIndex.search(vector, limit, f.filter, filterClause);
+      if (hits !== null) return hits.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - row.d) }));
+    }
+    if (ctx.nativeVector) {
+      // A zero vector has no direction: sqlite-vec gives NULL, scored as similarity 0 (distance 1).
+      const rows = stmt(
+        `SELECT c.id AS id, coalesce(vec_distance_cosine(c.embedding, ?), 1.0) AS d
+         FROM chunks c
+         WHERE ${f.where} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
+         ORDER BY d, c.rid LIMIT ?`,
+      ).all(blob, ...f.params, blob.byteLength, limit) as { id: string; d: number }[];
+      return rows.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - row.d) }));
+    }
+    const rows = stmt(
+      `SELECT c.id AS id, c.embedding AS embedding
+       FROM chunks c
+       WHERE ${f.where} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
+       ORDER BY c.rid`,
+    ).all(...f.params, blob.byteLength) as { id: string; embedding: Buffer }[];
+    const scored = rows.map((row) => ({
+      id: row.id,
+      similarity: clampSimilarity(cosine(vector, blobToVector(row.embedding))),
+    }));
+    // Stable sort keeps rid order among ties, as the SQL path does.
+    scored.sort((a, b) => b.similarity - a.similarity);
+    return scored.slice(0, limit);
+  }
+
+  function neighbourArm(f: CompiledFilter, ids: string[], radius: number): MemoryRecord[] {
+    // Where each visible id sits: one statement for all of them.
+    const places = stmt(
+      `SELECT c.id AS id, c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id, c.source AS source
+       FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value WHERE ${f.where}`,
+    ).all(JSON.stringify(ids), ...f.params) as {
+      id: string;
+      created_at: string;
+      scope: string;
+      agent_id: string;
+      source: string;
+    }[];
+    if (places.length === 0) return [];
+    const side = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
+      `SELECT rid FROM (SELECT c.rid AS rid FROM chunks c
+         WHERE ${f.where} AND c.scope = ? AND c.agent_id = ? AND c.source = ? AND (c.created_at, c.id) ${cmp} (?, ?)
+         ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?)`;
+    // Then the owner's time order (chunks_owner_time) walked outwards both ways from each: one statement, row ids only.
+    const params: unknown[] = [];
+    const arms: string[] = [];
+    for (const at of places)
+      for (const [cmp, order] of [
+        ['<', 'DESC'],
+        ['>', 'ASC'],
+      ] as const) {
+        arms.push(side(cmp, order));
+        params.push(...f.params, at.scope, at.agent_id, at.source, at.created_at, at.id, radius);
+      }
+    const rids = new Set((stmt(arms.join(' UNION ALL ')).all(...params) as { rid: number }[]).map((r) => r.rid));
+    if (rids.size === 0) return [];
+    const rows = stmt(`SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value`).all(
+      JSON.stringify([...rids]),
+    ) as ChunkRow[];
+    return rows.map(rowToRecord);
+  }
+
   return {
     capabilities,
 
-    keywordSearch(query: KeywordQuery): Promise<KeywordHit[]> {
-      return run('keywordSearch', () => {
-        const match = buildMatchExpression(query.terms);
-        const limit = Math.floor(query.limit);
-        if (match === null || !(limit > 0)) return [];
-        const pruned = prunedKeywordSearch(query.terms, query.filter, limit);
-        if (pruned !== null) return pruned;
-        // FTS5 first indexes the rows written since it last answered (writes leave that to it, see migrations).
-        ctx.catchUpFts();
-        const params: unknown[] = [match];
-        const where = filterClause(query.filter, params);
-        params.push(limit);
-        const rows = stmt(
-          `SELECT c.id AS id, bm25(chunks_fts) AS bm
-           FROM chunks_fts CROSS JOIN chunks c ${ctx.filterIndex ? `INDEXED BY ${FILTER_INDEX}` : ''} ON c.rid = chunks_fts.rowid
-           WHERE chunks_fts MATCH ? AND ${where}
-           ORDER BY bm, c.rid LIMIT ?`,
-        ).all(...params) as { id: string; bm: number }[];
-        // CROSS JOIN keeps the FTS index as the outer loop (otherwise the planner may walk every chunk of the
-        // space and run one full-text lookup per row). The filter index covers the join (see search-indexes.ts).
-        // bm25() is lower-is-better; the port wants higher-is-better.
-        return rows.map((row) => ({ id: row.id, score: -row.bm }));
-      });
-    },
-
-    vectorSearch(query: VectorQuery): Promise<VectorHit[]> {
-      return run('vectorSearch', () => {
-        const limit = Math.floor(query.limit);
-        const dims = query.vector.length;
-        if (dims === 0 || !(limit > 0)) return [];
-        const blob = vectorToBlob(query.vector);
-        if (ctx.vectorIndex) {
-          const hits = ctx.vectorIndex.search(query.vector, limit, query.filter, filterClause);
-          if (hits !== null) return hits.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - row.d) }));
-        }
-        if (ctx.nativeVector) {
-          const params: unknown[] = [blob];
-          const where = filterClause(query.filter, params);
-          params.push(blob.byteLength, limit);
-          // A zero vector has no direction: sqlite-vec gives NULL, scored as similarity 0 (distance 1).
-          const rows = stmt(
-            `SELECT c.id AS id, coalesce(vec_distance_cosine(c.embedding, ?), 1.0) AS d
-             FROM chunks c
-             WHERE ${where} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
-             ORDER BY d, c.rid LIMIT ?`,
-          ).all(...params) as { id: string; d: number }[];
-          return rows.map((row) => ({ id: row.id, similarity: clampSimilarity(1 - row.d) }));
-        }
-        const params: unknown[] = [];
-        const where = filterClause(query.filter, params);
-        params.push(blob.byteLength);
-        const rows = stmt(
-          `SELECT c.id AS id, c.embedding AS embedding
-           FROM chunks c
-           WHERE ${where} AND c.embedding IS NOT NULL AND length(c.embedding) = ?
-           ORDER BY c.rid`,
-        ).all(...params) as { id: string; embedding: Buffer }[];
-        const scored = rows.map((row) => ({
-          id: row.id,
-          similarity: clampSimilarity(cosine(query.vector, blobToVector(row.embedding))),
-        }));
-        // Stable sort keeps rid order among ties, as the SQL path does.
-        scored.sort((a, b) => b.similarity - a.similarity);
-        return scored.slice(0, limit);
-      });
-    },
-
-    neighbours(query: NeighbourQuery): Promise<MemoryRecord[]> {
-      return run('neighbours', () => {
-        const radius = Math.floor(query.radius);
-        const ids = [...new Set(query.ids)];
-        if (!(radius > 0) || ids.length === 0) return [];
-        // Where each visible id sits: one statement for all of them.
-        const atParams: unknown[] = [JSON.stringify(ids)];
-        const atWhere = filterClause(query.filter, atParams);
-        const places = stmt(
-          `SELECT c.id AS id, c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id, c.source AS source
-           FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value WHERE ${atWhere}`,
-        ).all(...atParams) as { id: string; created_at: string; scope: string; agent_id: string; source: string }[];
-        const side = (cmp: '<' | '>', order: 'ASC' | 'DESC', params: unknown[]) =>
-          `SELECT rid FROM (SELECT c.rid AS rid FROM chunks c
-             WHERE ${filterClause(query.filter, params)} AND c.scope = ? AND c.agent_id = ? AND c.source = ? AND (c.created_at, c.id) ${cmp} (?, ?)
-             ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?)`;
-        if (places.length === 0) return [];
-        // Then the owner's time order (chunks_owner_time) walked outwards both ways from each: one statement, row ids only.
-        const params: unknown[] = [];
-        const arms: string[] = [];
-        for (const at of places)
-          for (const [cmp, order] of [
-            ['<', 'DESC'],
-            ['>', 'ASC'],
-          ] as const) {
-            arms.push(side(cmp, order, params));
-            params.push(at.scope, at.agent_id, at.source, at.created_at, at.id, radius);
-          }
-        const rids = new Set((stmt(arms.join(' UNION ALL ')).all(...params) as { rid: number }[]).map((r) => r.rid));
-        if (rids.size === 0) return [];
-        const rows = stmt(`SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value`).all(
-          JSON.stringify([...rids]),
-        ) as ChunkRow[];
-        return rows.map(rowToRecord);
+    searchCandidates(query: CandidateQuery): Promise<CandidateSet> {
+      const f = compileFilter(query.filter);
+      return searchCandidatesWith(query, {
+        keyword: (terms, limit) => run('keywordSearch', () => keywordArm(f, terms, limit)),
+        vector: (vector, limit) => run('vectorSearch', () => vectorArm(f, vector, limit)),
+        rows: (ids) => reader.getChunks(f.filter.space, ids),
+        neighbours: (ids, radius) => run('neighbours', () => neighbourArm(f, ids, radius)),
       });
     },
   };

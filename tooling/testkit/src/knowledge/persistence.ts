@@ -22,8 +22,11 @@ export function persistenceTests(t: KnowledgeSuite): void {
         ['insertDocument', () => store.insertDocument([chunk])],
         ['getChunk', () => store.getChunk('acme', 'x')],
         ['getDocument', () => store.getDocument('acme', 'x')],
-        ['keywordSearch', () => store.keywordSearch({ filter, terms: ['stored'], limit: 3 })],
-        ['vectorSearch', () => store.vectorSearch({ filter, vector: new Float32Array(64).fill(1), limit: 3 })],
+        ['searchCandidates', () => store.searchCandidates({ filter, terms: ['stored'], limit: 3 })],
+        [
+          'searchCandidates (vector)',
+          () => store.searchCandidates({ filter, terms: [], vector: new Float32Array(64).fill(1), limit: 3 }),
+        ],
         ['stats', () => store.stats('acme')],
         ['getEmbeddingInfo', () => store.getEmbeddingInfo()],
         ['deleteExpired', () => store.deleteExpired(now)],

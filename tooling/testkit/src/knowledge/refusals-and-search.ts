@@ -2,6 +2,7 @@ import { createHashingEmbedder, createStack } from '@mem/core';
 import { ManualClock, type SearchFilter } from '@mem/core/adapter';
 import { expect, it } from 'vitest';
 import { recordPortCalls } from '../port-calls.js';
+import { neighbourRows } from '../search-arms.js';
 import { alice, bob, expectCode, type KnowledgeSuite, lead, other } from './fixture.js';
 
 /** Refusals of bad input, the port calls of a store and a search, neighbouring turns, vector spaces. */
@@ -98,7 +99,7 @@ export function refusalAndSearchTests(t: KnowledgeSuite): void {
     expect(calls()).toEqual(['findDocIdsByHashes', 'findDocIdByKey', 'insertDocument']);
     const hits = await memory.search(alice, { query: 'rollback plans runbook' });
     expect(hits[0]?.id).toBe(stored.id);
-    expect(calls()).toEqual(['keywordSearch', 'vectorSearch', 'getChunks', 'neighbours']);
+    expect(calls()).toEqual(['searchCandidates']);
   });
 
   it('finds the memories said right before and after, in storing order, under the search filter', async () => {
@@ -128,7 +129,7 @@ export function refusalAndSearchTests(t: KnowledgeSuite): void {
     });
     const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now: '2026-03-01T12:00:00.000Z' };
     const around = async (ids: string[], radius: number, f: SearchFilter = filter) =>
-      (await store.neighbours({ filter: f, ids, radius })).map((r) => r.id).sort();
+      (await neighbourRows(store, { filter: f, ids, radius })).map((r) => r.id).sort();
     const sorted = (ids: string[]) => [...ids].sort();
     expect(await around([turns[2]!], 1)).toEqual(sorted([turns[1]!, turns[3]!]));
     expect(await around([turns[2]!, turns[3]!], 2)).toEqual(sorted(turns));

@@ -1,6 +1,7 @@
 import { createHashingEmbedder } from '@mem/core';
 import type { SearchFilter } from '@mem/core/adapter';
 import { expect, it } from 'vitest';
+import { keywordHits, vectorHits } from '../search-arms.js';
 import { alice, bob, expectCode, type KnowledgeSuite, lead, other } from './fixture.js';
 
 /** Writes and reads, the walls between spaces and owners, the search filters, expiry by source tier. */
@@ -109,10 +110,10 @@ export function storeAndFilterTests(t: KnowledgeSuite): void {
       now: t.clock().now().toISOString(),
       keyPrefix: '/kb/facts/',
     };
-    const kw = await knowledge.keywordSearch({ filter, terms: ['deploy'], limit: 3 });
+    const kw = await keywordHits(knowledge, { filter, terms: ['deploy'], limit: 3 });
     expect(kw.map((h) => h.id).sort()).toEqual([...inside].sort());
     const [qv] = await createHashingEmbedder({ dimension: 64 }).embed(['deploy deploy deploy rollout checklist']);
-    const vec = await knowledge.vectorSearch({ filter, vector: qv!, limit: 3 });
+    const vec = await vectorHits(knowledge, { filter, vector: qv!, limit: 3 });
     expect(vec.map((h) => h.id).sort()).toEqual([...inside].sort());
     const viaService = await memory.search(alice, {
       query: 'deploy rollout checklist',

@@ -2,6 +2,7 @@ import { MemError } from '@mem/core';
 import type { SearchFilter } from '@mem/core/adapter';
 import { expect, it } from 'vitest';
 import { expectPlainTerms, PLAIN_TERM_TEXTS } from '../query-syntax.js';
+import { keywordHits } from '../search-arms.js';
 import { alice, bob, expectCode, type KnowledgeSuite, lead, longDocument } from './fixture.js';
 
 /** Export, batch writes and the plain reading of keyword terms. */
@@ -112,7 +113,7 @@ export function transferAndBatchTests(t: KnowledgeSuite): void {
     const store = t.fixture().store;
     const filter: SearchFilter = { space: 'acme', viewerAgentId: 'alice', now: '2026-03-01T12:00:00.000Z' };
     await expectPlainTerms(
-      async (terms) => (await store.keywordSearch({ filter, terms, limit: 10 })).map((h) => h.id),
+      async (terms) => (await keywordHits(store, { filter, terms, limit: 10 })).map((h) => h.id),
       ids,
     );
     expect((await store.stats('acme')).documents).toBe(3);

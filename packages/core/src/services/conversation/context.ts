@@ -2,11 +2,12 @@
 import { stripHidden } from '../../domain/hidden-text.js';
 import { PERSONAL_DATA_RULES, personalDataPolicy, redactSecrets } from '../../domain/secrets.js';
 import { isEmptyContent } from '../../domain/transcript-format.js';
-import type { ContextInput, ContextMessage, ConversationOptions } from './options.js';
+import type { TurnMessage } from '../../ports/transcript-store.js';
+import type { ContextInput, ConversationOptions } from './options.js';
 
 /** A message with its token count (text plus the per-message overhead). */
 export interface Framed {
-  message: ContextMessage;
+  message: TurnMessage;
   tokens: number;
 }
 

@@ -21,6 +21,7 @@ import {
   type TranscriptMessage,
   type TranscriptRole,
   type TranscriptStore,
+  type TurnMessage,
 } from '../../ports/transcript-store.js';
 import { scanAndRedact } from '../secret-scan.js';
 import { type Compacted, replacementChange, summaryReplacement, windowReplacement } from './compaction.js';
@@ -29,7 +30,6 @@ import {
   type AssembledContext,
   type CompressionOutcome,
   type ContextInput,
-  type ContextMessage,
   type ConversationDeps,
   type ConversationOptions,
   checkOptions,
@@ -41,7 +41,7 @@ interface Entry {
   message: TranscriptMessage;
   line: string;
   tokens: number;
-  chat: ContextMessage;
+  chat: TurnMessage;
 }
 
 const iso = (d: Date) => d.toISOString();
@@ -74,7 +74,7 @@ export class Conversation {
   private session: Entry[] = [];
   /** Running token totals of the history entries (persisted then session). */
   private readonly counts = new RunningTokens();
-  private persistentCache: { from: number; message: ContextMessage } | null = null;
+  private persistentCache: { from: number; message: TurnMessage } | null = null;
   private loading: Promise<void> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -182,9 +182,7 @@ export class Conversation {
   }
 
   /** Add several messages in one durable append (same rules as `add`); returns the messages kept. */
-  async addMany(
-    messages: readonly { role: TranscriptRole; content: string; at?: Date | string }[],
-  ): Promise<TranscriptMessage[]> {
+  async addMany(messages: readonly (TurnMessage & { at?: Date | string })[]): Promise<TranscriptMessage[]> {
     const prepared: TranscriptMessage[] = [];
     const contents = await this.cleanAll(messages.map((m) => (typeof m.content === 'string' ? m.content : '')));
     for (const [i, m] of messages.entries()) {
@@ -248,7 +246,7 @@ export class Conversation {
   }
 
   /** The full in-memory history: system prompt → rules → persistent memory → this session's messages. */
-  async history(): Promise<ContextMessage[]> {
+  async history(): Promise<TurnMessage[]> {
     await this.load();
     const out = this.fixed.map((f) => ({ ...f.message }));
     if (this.persisted.length > 0) out.push(this.persistentMessage(0));
@@ -262,7 +260,7 @@ export class Conversation {
     return [...this.persisted, ...this.session].map((e) => e.line).join('\n');
   }
 
-  private persistentMessage(from: number): ContextMessage {
+  private persistentMessage(from: number): TurnMessage {
     if (this.persistentCache?.from !== from) {
       const lines = this.persisted.slice(from).map((e) => e.line);
       this.persistentCache = {
@@ -290,7 +288,7 @@ export class Conversation {
     const budget = this.options.contextLength - (input.reserveTokens ?? 0) - outside;
     // The oldest entries that do not fit are left out: one binary search over the running totals.
     const k = this.counts.fitFrom(budget);
-    const messages: ContextMessage[] = before.map((x) => x.message);
+    const messages: TurnMessage[] = before.map((x) => x.message);
     let tokens = 0;
     for (const x of before) tokens += x.tokens;
     if (k < P) {

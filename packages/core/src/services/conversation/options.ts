@@ -11,7 +11,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
-import type { ArchiveInfo, TranscriptRole, TranscriptStore } from '../../ports/transcript-store.js';
+import type { ArchiveInfo, TranscriptRole, TranscriptStore, TurnMessage } from '../../ports/transcript-store.js';
 import { contextSettingsInput } from '../../schemas-notebook.js';
 import type { JsonValue } from '../../types-structured.js';
 
@@ -40,26 +40,20 @@ export const DEFAULT_CONVERSATION_OPTIONS: ConversationOptions = {
   retention: { maxAgeDays: null, maxCount: null },
 };
 
-/** A message as sent to a model. */
-export interface ContextMessage {
-  role: TranscriptRole;
-  content: string;
-}
-
 export interface ContextInput {
   /** The notebook block (`Notebook.inject(...).text`), placed with the persistent memory. */
   notebook?: string | undefined;
   /** The recall block (`### Relevant Past Knowledge` …) for this turn. */
   recall?: string | undefined;
   /** The current turn, not yet added to the conversation. */
-  turn?: string | ContextMessage | undefined;
+  turn?: string | TurnMessage | undefined;
   /** Tokens kept free for the model's answer (default 0). */
   reserveTokens?: number | undefined;
 }
 
 export interface AssembledContext {
   /** System prompt → rules → persistent memory (notebook, transcript) → this session's messages → recall → turn. */
-  messages: ContextMessage[];
+  messages: TurnMessage[];
   /** Token count of `messages` (incremental estimate: each text counted once when it entered). */
   tokens: number;
   /** Oldest history messages left out because they did not fit in the context length. */

@@ -99,10 +99,15 @@ export class KnowledgeContext {
 
   /**
    * A store call that writes or reads vectors of this stack's space, under the embedding space's guard (a failure
-   * re-reads the store's embedder at once); the call alone without a vector arm.
+   * re-reads the store's embedder at once, unless `notTheStores` says the error is another's, e.g. the embedder's); the
+   * call alone without a vector arm.
    */
-  withVectors<T>(call: () => Promise<T>, foreign?: (answer: T) => boolean): Promise<T> {
-    return this.embeddingSpace ? this.embeddingSpace.guard(call, foreign) : call();
+  withVectors<T>(
+    call: () => Promise<T>,
+    foreign?: (answer: T) => boolean,
+    notTheStores?: (error: unknown) => boolean,
+  ): Promise<T> {
+    return this.embeddingSpace ? this.embeddingSpace.guard(call, foreign, notTheStores) : call();
   }
 
   private calibrationRun: Promise<EmbedderCalibration | null> | undefined;

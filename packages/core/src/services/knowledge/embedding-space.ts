@@ -69,13 +69,19 @@ export class EmbeddingSpace {
    * Run a store call that carries or returns vectors of this space. When it fails, or `foreign` finds vectors of
    * another length in its answer, the kept answer may be stale (another process re-embedded the store within the
    * time-to-live): the store's embedder is read again at once, so such a change is refused with EMBEDDING_MISMATCH
-   * rather than reported as the engine's error or mixed in. Otherwise the call's own error or answer stands.
+   * rather than reported as the engine's error or mixed in. Otherwise the call's own error or answer stands, as does an
+   * error `notTheStores` claims (the query's embedder failing inside the call).
    */
-  async guard<T>(call: () => Promise<T>, foreign?: (answer: T) => boolean): Promise<T> {
+  async guard<T>(
+    call: () => Promise<T>,
+    foreign?: (answer: T) => boolean,
+    notTheStores?: (error: unknown) => boolean,
+  ): Promise<T> {
     let answer: T;
     try {
       answer = await call();
     } catch (error) {
+      if (notTheStores?.(error)) throw error;
       try {
         await this.recheck();
       } catch (checked) {

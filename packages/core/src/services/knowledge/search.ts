@@ -16,20 +16,21 @@ import {
   type KeywordLengthNorm,
   neighbourShare,
   recencyFactor,
+  type SessionMember,
   sessionContext,
   usefulnessFactor,
   withoutLengthNorm,
 } from '../../domain/ranking.js';
 import { redactSecrets } from '../../domain/secrets.js';
-import { countWords, termCoverage, termOverlap } from '../../domain/text.js';
+import { countWords, queryTerms, termCoverage, termOverlap } from '../../domain/text.js';
 import { nearTimeCue, timeCue } from '../../domain/time-cue.js';
 import { MemError } from '../../errors.js';
-import type { KeywordHit, KnowledgeReader, KnowledgeSearcher, SearchFilter } from '../../ports/knowledge-store.js';
+import type { FoundCandidates, KeywordHit, SearchFilter } from '../../ports/knowledge-store.js';
 import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
 import { dedupCheckInput, memorySearchInput, parseInput, smartRecallInput, taskContextInput } from '../../schemas.js';
 import type { MemoryRecord, Principal } from '../../types.js';
 import { rerankResults } from '../rerank.js';
-import { runSearchArms } from '../search-arms.js';
+import { armCandidates } from '../search-arms.js';
 import type { KnowledgeContext } from './context.js';
 import { renderRecallBlock } from './recall-block.js';
 import { toResult } from './records.js';
@@ -151,67 +152,69 @@ async function fusedSearch(
   filter: SearchFilter,
   limit: number,
 ): Promise<{ results: SearchResult[]; usage: TokenUsage }> {
-  // The roles this path uses: the two arms and a row read (the embedding space is checked inside `ctx.embed`).
-  const store: KnowledgeSearcher & Pick<KnowledgeReader, 'getChunks'> = ctx.knowledge;
-  const { keywordHits, vectorHits, vector, ran, usage } = await runSearchArms(query, limit, ctx.options, {
-    keyword: ctx.searchCapabilities.keyword,
-    embed: (texts) => ctx.embed(texts),
-    keywordSearch: (terms, n) => store.keywordSearch({ filter, terms, limit: n }),
-    vectorSearch: (v, n) => ctx.withVectors(() => store.vectorSearch({ filter, vector: v, limit: n })),
-  });
-  const ids = [...new Set([...keywordHits.map((h) => h.id), ...vectorHits.map((h) => h.id)])];
-  if (ids.length === 0) return { results: [], usage };
-  // Rows carrying vectors of another length than the query's: the store may have been re-embedded meanwhile.
-  const rows = await ctx.withVectors(
-    () => store.getChunks(filter.space, ids),
-    (found) => vector !== undefined && found.some((r) => r.embedding !== null && r.embedding.length !== vector.length),
+  // One store call: both arms, the rows of their hits and the neighbours of the best. The query's embedding is asked
+  // for first, so that an embedder working elsewhere is busy while a store on this thread (SQLite) runs its keyword arm.
+  const terms = ctx.searchCapabilities.keyword ? queryTerms(query, ctx.options.maxQueryTerms) : [];
+  const embedding = ctx.embed([query]);
+  let embedError: { error: unknown } | undefined;
+  let queryVector: Float32Array | undefined;
+  const vector = embedding.then(
+    (e) => {
+      queryVector = e?.vectors[0];
+      return queryVector;
+    },
+    (error: unknown) => {
+      embedError = { error };
+      throw error;
+    },
   );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const fused = fuseScores(
-    lengthFreeHits(keywordHits, byId, ctx.searchCapabilities.keywordLengthNorm),
-    vectorHits,
-    ctx.options.fusion,
-    ran,
-  );
-  // A period the query names lifts the memories said in it (docs/ranking.md); then the neighbouring turns and the
-  // session context.
-  const cue = ctx.options.timeCue.weight > 0 ? timeCue(query) : null;
-  const { weight: cueWeight, afterDays } = ctx.options.timeCue;
-  const member = (id: string, own: number) => {
-    const rec = byId.get(id);
-    if (!rec) return [];
-    const at = Date.parse(rec.createdAt);
-    const relevance = cue ? (own * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight) : own;
-    return [{ id, relevance, owner: `${rec.scope}/${rec.agentId}/${rec.source}`, at }];
+  let ranked: FusedRanking | undefined;
+  const rank = (found: FoundCandidates) => {
+    ranked ??= fuseFound(ctx, query, found, { keyword: terms.length > 0, vector: queryVector !== undefined });
+    return ranked;
   };
-  const members = fused.flatMap((f) => member(f.id, f.relevance));
-  const around = new Set(
-    [...members]
-      .sort((a, b) => b.relevance - a.relevance)
-      .slice(0, ctx.options.neighbours.depth)
-      .map((m) => m.id),
+  const { weight, radius } = ctx.options.neighbours;
+  const set = await ctx.withVectors(
+    () =>
+      ctx.knowledge.searchCandidates({
+        filter,
+        terms,
+        vector,
+        limit: armCandidates(limit, ctx.options),
+        ...(weight > 0 && radius >= 1 ? { neighbours: { radius, around: (found) => rank(found).around } } : {}),
+      }),
+    // Rows carrying vectors of another length than the query's: the store may have been re-embedded meanwhile.
+    (found) =>
+      queryVector !== undefined &&
+      found.rows.some((r) => r.embedding !== null && r.embedding.length !== queryVector!.length),
+    // The embedder's own failure is not the store's: it stands as it is.
+    (error) => embedError !== undefined && error === embedError.error,
   );
-  const fresh = (await neighboursOf(ctx, store, filter, [...around])).filter((rec) => !byId.has(rec.id));
+  const usage = (await embedding)?.usage ?? { ...NO_USAGE };
+  const { fused, members, around, byId } = rank(set);
+  if (fused.length === 0) return { results: [], usage };
+  // Then the neighbouring turns and the session context.
+  const fresh = set.neighbours.filter((rec) => !byId.has(rec.id));
   for (const rec of fresh) byId.set(rec.id, rec);
   const candidates = [
     ...fused,
     ...fresh.map((rec) => ({ id: rec.id, relevance: 0, keywordRank: null, vectorRank: null })),
   ];
-  const all = [...members, ...fresh.flatMap((rec) => member(rec.id, 0))];
-  const shared = neighbourShare(all, around, ctx.options.neighbours);
+  const all = [...members, ...fresh.flatMap((rec) => memberOf(ctx, query, byId, rec.id, 0))];
+  const shared = neighbourShare(all, new Set(around), ctx.options.neighbours);
   const contextual = sessionContext(
     all.map((m) => ({ ...m, relevance: shared.get(m.id) ?? m.relevance })),
     ctx.options.session,
   );
-  const similarityById = new Map(vectorHits.map((h) => [h.id, h.similarity]));
+  const similarityById = new Map(set.vectorHits.map((h) => [h.id, h.similarity]));
   const now = ctx.now();
   const results: SearchResult[] = [];
   for (const f of candidates) {
     const rec = byId.get(f.id);
     if (!rec) continue;
     let similarity = similarityById.get(f.id) ?? null;
-    if (similarity === null && vector && rec.embedding && rec.embedding.length === vector.length)
-      similarity = cosine(vector, rec.embedding);
+    if (similarity === null && queryVector && rec.embedding && rec.embedding.length === queryVector.length)
+      similarity = cosine(queryVector, rec.embedding);
     const tier = effectiveTier(rec.source, rec.key, ctx.options.tiers);
     const hoursSinceAccess = rec.lastAccessedAt ? (now.getTime() - Date.parse(rec.lastAccessedAt)) / 3_600_000 : null;
     const relevance = contextual.get(f.id) ?? f.relevance;
@@ -235,6 +238,53 @@ async function fusedSearch(
   }
   results.sort(byScore);
   return { results: results.slice(0, limit), usage };
+}
+
+/** The arms' hits fused (docs/ranking.md) with the time cue, and the best candidates whose neighbours are looked up. */
+interface FusedRanking {
+  fused: ReturnType<typeof fuseScores>;
+  members: SessionMember[];
+  /** The `depth` best members: the ids the store looks around. */
+  around: string[];
+  byId: Map<string, MemoryRecord>;
+}
+
+function fuseFound(
+  ctx: KnowledgeContext,
+  query: string,
+  found: FoundCandidates,
+  ran: { keyword: boolean; vector: boolean },
+): FusedRanking {
+  const byId = new Map(found.rows.map((r) => [r.id, r]));
+  const fused = fuseScores(
+    lengthFreeHits(found.keywordHits, byId, ctx.searchCapabilities.keywordLengthNorm),
+    found.vectorHits,
+    ctx.options.fusion,
+    ran,
+  );
+  const members = fused.flatMap((f) => memberOf(ctx, query, byId, f.id, f.relevance));
+  const around = [...members]
+    .sort((a, b) => b.relevance - a.relevance)
+    .slice(0, ctx.options.neighbours.depth)
+    .map((m) => m.id);
+  return { fused, members, around, byId };
+}
+
+/** A candidate as the neighbour and session rules see it; a period the query names lifts what was said in it. */
+function memberOf(
+  ctx: KnowledgeContext,
+  query: string,
+  byId: ReadonlyMap<string, MemoryRecord>,
+  id: string,
+  own: number,
+): SessionMember[] {
+  const rec = byId.get(id);
+  if (!rec) return [];
+  const cue = ctx.options.timeCue.weight > 0 ? timeCue(query) : null;
+  const { weight: cueWeight, afterDays } = ctx.options.timeCue;
+  const at = Date.parse(rec.createdAt);
+  const relevance = cue ? (own * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight) : own;
+  return [{ id, relevance, owner: `${rec.scope}/${rec.agentId}/${rec.source}`, at }];
 }
 
 /** memory-get: the whole document; counts one access. */
@@ -361,18 +411,6 @@ export async function recall(
     }))
     .filter((r) => r.confidence >= threshold);
   return { block: renderRecallBlock(memories, ctx.options.recallPreviewChars), memories, usage };
-}
-
-/** The memories right before and after `ids`, the best candidates (docs/ranking.md), or none when the rule is off. */
-async function neighboursOf(
-  ctx: KnowledgeContext,
-  store: Pick<KnowledgeSearcher, 'neighbours'>,
-  filter: SearchFilter,
-  ids: string[],
-): Promise<MemoryRecord[]> {
-  const { weight, radius } = ctx.options.neighbours;
-  if (!(weight > 0) || radius < 1 || ids.length === 0) return [];
-  return store.neighbours({ filter, ids, radius });
 }
 
 /** A similarity on the embedder's calibrated scale, or null when there is none (no vectors, no usable calibration). */

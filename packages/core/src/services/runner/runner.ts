@@ -4,11 +4,11 @@ import { COMPACTION_STRATEGIES } from '../../domain/compaction.js';
 import { renderMessageLine } from '../../domain/transcript-format.js';
 import { MemError } from '../../errors.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
+import type { TurnMessage } from '../../ports/transcript-store.js';
 import { parseInput } from '../../schemas.js';
 import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
 import type { Conversation } from '../conversation/conversation.js';
-import type { ContextMessage } from '../conversation/options.js';
 import { defaultName, type StoreResult } from '../knowledge/index.js';
 import {
   addUsage,
@@ -232,7 +232,7 @@ export class Runner {
     });
 
     const messages = ctx.messages.map((m) => (m.role === 'tool' ? { role: 'user' as const, content: m.content } : m));
-    let recallMessage: ContextMessage | undefined;
+    let recallMessage: TurnMessage | undefined;
     if (recall?.block) {
       recallMessage = { role: this.options.recallRole, content: messages.pop()!.content };
     }

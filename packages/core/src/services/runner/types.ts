@@ -1,8 +1,9 @@
 /** The runner's options, inputs and results (docs/runner.md), and the context windows of known models. */
 import type { CompactionStrategy } from '../../domain/compaction.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
+import type { TurnMessage } from '../../ports/transcript-store.js';
 import type { Principal } from '../../types.js';
-import type { CompressionOutcome, ContextMessage } from '../conversation/options.js';
+import type { CompressionOutcome } from '../conversation/options.js';
 import type { StoreResult } from '../knowledge/index.js';
 
 /** Context window, threshold and strategy a runner uses when the caller sets none. */
@@ -63,12 +64,6 @@ export interface ResolvedRunnerOptions {
   recallRole: 'user' | 'system';
 }
 
-/** A message of a turn, as the caller has it (a tool result's content is its text). */
-export interface RunnerMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-}
-
 export interface TurnInput {
   principal: Principal;
   /** The task text: the recall query. Later turns of the same `taskId` may leave it out. */
@@ -78,7 +73,7 @@ export interface TurnInput {
   systemPrompt?: string | undefined;
   rules?: readonly string[] | undefined;
   /** The messages since the last turn; written through before the context is assembled. */
-  messages?: readonly RunnerMessage[] | undefined;
+  messages?: readonly TurnMessage[] | undefined;
   /**
    * The newest N history messages the caller sends itself in its own format (a framework's tool calls and results);
    * they are left out of `messages` and the recall block goes last. Default 0.
@@ -128,13 +123,13 @@ export interface ContextReport {
 
 export interface AssembledTurn {
   /** The messages to send, oldest first. */
-  messages: ContextMessage[];
+  messages: TurnMessage[];
   report: ContextReport;
 }
 
 export interface RecordInput {
   principal: Principal;
-  messages: readonly RunnerMessage[];
+  messages: readonly TurnMessage[];
 }
 
 export interface EndTaskInput {
