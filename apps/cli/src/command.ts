@@ -10,7 +10,8 @@ import type { Io } from './io.js';
 export interface Command {
   summary: string;
   usage: string;
-  flags: FlagSpec;
+  /** Flags beyond those its usage line names (see `commandFlags` of @mem/operations). */
+  flags?: FlagSpec;
   /** Hand every argument to the command untouched (no flag parsing). */
   passthrough?: boolean;
   /** Global flag names this command gives its own meaning (`mem convo add --role user`). */

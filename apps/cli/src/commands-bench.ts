@@ -63,7 +63,6 @@ export const benchCommands: Record<string, Command> = {
       '       mem bench secrets [--code node_modules/.pnpm] [--datasets a.json,b.json] [--runs 5] [--no-secretlint] [--json]\n' +
       '                  (the secret scanner: µs per KB on chat, code and hostile text; findings per MB on real code)\n' +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
-    flags: {},
     passthrough: true,
     async run(ctx) {
       const [name, ...args] = ctx.args;

@@ -10,12 +10,6 @@ import { type Command, type Ctx, defined, int, num, str } from './command.js';
 import { runOperation, tableCommands } from './commands-table.js';
 
 /** `--context-length N --threshold X --strategy S`: given on any `mem convo` command, they are stored for the agent. */
-const contextFlags = {
-  'context-length': { type: 'string' },
-  threshold: { type: 'string' },
-  strategy: { type: 'string' },
-} as const;
-
 /** Store the context settings given as flags (the conversation-settings-set operation validates them); none: nothing. */
 async function saveContextFlags(ctx: Ctx): Promise<void> {
   const fields = defined({
@@ -31,7 +25,6 @@ function withContextFlags(command: Command): Command {
   return {
     ...command,
     usage: `${command.usage} [--context-length N] [--threshold X] [--strategy S]`,
-    flags: { ...command.flags, ...contextFlags },
     async run(ctx) {
       await saveContextFlags(ctx);
       return command.run(ctx);
@@ -42,12 +35,6 @@ function withContextFlags(command: Command): Command {
 const convoContext: Command = {
   summary: 'the messages a model would get next: system prompt, rules, persistent memory, notebook, recall, turn',
   usage: 'mem convo context [--agent A] [--system S] [--turn T] [--with-notes] [--recall]',
-  flags: {
-    system: { type: 'string' },
-    turn: { type: 'string' },
-    'with-notes': { type: 'boolean' },
-    recall: { type: 'boolean' },
-  },
   async run(ctx) {
     const stack = await ctx.stack();
     if (!stack.conversations || (ctx.flags['with-notes'] === true && !stack.notebook)) {
@@ -84,7 +71,6 @@ function withReadFlag(list: Command, one: Command): Command {
   return {
     ...list,
     usage: `${list.usage} [--read ID] (--read ID: mem convo archive ID)`,
-    flags: { ...list.flags, read: { type: 'string' } },
     run(ctx) {
       const id = str(ctx.flags, 'read');
       return id === undefined ? list.run(ctx) : one.run({ ...ctx, args: [id] });

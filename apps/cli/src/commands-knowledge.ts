@@ -15,7 +15,6 @@ export const knowledgeCommands: Record<string, Command> = {
   index: {
     summary: 'index documents (README, runbook) as file_index memories keyed by path',
     usage: 'mem index <file>... [--scope agent|swarm]',
-    flags: { scope: { type: 'string' } },
     async run(ctx) {
       if (ctx.args.length === 0) throw new UsageError('give at least one file to index.');
       const stack = await ctx.stack();
@@ -37,11 +36,6 @@ export const knowledgeCommands: Record<string, Command> = {
     summary: 'delete expired memories; prune transcript archives by retention (max age / max count)',
     usage:
       'mem gc [--all-spaces] [--archive-max-age-days N] [--archive-max-count N] (archives: a lead prunes every agent of the space, a worker its own; kept forever by default)',
-    flags: {
-      'all-spaces': { type: 'boolean' },
-      'archive-max-age-days': { type: 'string' },
-      'archive-max-count': { type: 'string' },
-    },
     async run(ctx) {
       const r = await gc(
         await ctx.stack(),
@@ -65,7 +59,6 @@ export const knowledgeCommands: Record<string, Command> = {
   export: {
     summary: 'export memories as JSON Lines',
     usage: 'mem export [--out file.jsonl]',
-    flags: { out: { type: 'string' } },
     async run(ctx) {
       const stack = await ctx.stack();
       const out = str(ctx.flags, 'out');
@@ -104,7 +97,6 @@ export const knowledgeCommands: Record<string, Command> = {
   import: {
     summary: 'import memories from JSON Lines',
     usage: 'mem import <file.jsonl|->',
-    flags: {},
     async run(ctx) {
       const file = need(ctx, 0, 'the JSON Lines file to import (or -)');
       const text = file === '-' ? await ctx.io.readStdin() : readTextFile(file, 'the JSON Lines file');
@@ -127,7 +119,6 @@ export const knowledgeCommands: Record<string, Command> = {
   reindex: {
     summary: 're-embed every memory with the current embedder',
     usage: 'mem reindex',
-    flags: {},
     async run(ctx) {
       const stack = await ctx.stack();
       const progress = new Progress(ctx.io, 'Re-embedding chunks:', null);

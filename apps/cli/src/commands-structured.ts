@@ -5,7 +5,7 @@
  */
 import { MemError } from '@mem/core';
 import type { StructuredStores } from '@mem/core/adapter';
-import { factFlags, factUser, show } from '@mem/operations';
+import { factUser, show } from '@mem/operations';
 import { type Command, type Ctx, str } from './command.js';
 import { inCliTerms } from './commands-table.js';
 
@@ -21,7 +21,6 @@ export const structuredCommands: Record<string, Command> = {
   'facts get': {
     summary: "a user's facts as one object (topic facts override global ones)",
     usage: 'mem facts get --user U [--topic T] [--key K]',
-    flags: { ...factFlags, key: { type: 'string' } },
     async run(ctx) {
       const facts = await (await structured(ctx, 'facts')).get(
         ctx.p.space,

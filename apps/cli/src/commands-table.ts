@@ -52,7 +52,7 @@ export function tableCommands(ops: readonly Operation[]): Record<string, Command
     commands[cli.command] = {
       summary: cli.summary,
       usage: cli.usage,
-      flags: cli.flags ?? {},
+      ...(cli.flags ? { flags: cli.flags } : {}),
       ...(cli.ownsFlags ? { ownsFlags: cli.ownsFlags } : {}),
       async run(ctx) {
         const input = await cli.input({

@@ -1,6 +1,7 @@
 /** The mem command's dispatcher: the command table of every group, global flags before or after the command, usage, exit codes. */
 import { parseArgs } from 'node:util';
 import { MemError, type Stack } from '@mem/core';
+import { commandFlags } from '@mem/operations';
 import type { Command, Ctx } from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
@@ -128,7 +129,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         ? { values: rest.includes('--help') ? { help: true } : {}, positionals: rest, tokens: undefined }
         : parseArgs({
             args: rest,
-            options: { ...GLOBAL_FLAGS, ...command.flags },
+            options: { ...GLOBAL_FLAGS, ...commandFlags(command) },
             allowPositionals: true,
             strict: true,
           });

@@ -4,8 +4,7 @@
  * every other command; these commands add only their own flags. Heavy modules load inside `run`.
  */
 import type { Principal, Role, Stack } from '@mem/core';
-
-type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+import type { FlagSpec } from '@mem/operations';
 
 /** The part of the CLI's command context these commands use. */
 export interface ServerCommandContext {
@@ -34,7 +33,8 @@ export interface ServerCommandContext {
 export interface ServerCommand {
   summary: string;
   usage: string;
-  flags: FlagSpec;
+  /** Flags beyond those its usage line names (the CLI reads the rest from `usage`). */
+  flags?: FlagSpec;
   run(ctx: ServerCommandContext): Promise<unknown>;
 }
 
@@ -72,24 +72,6 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
       summary: 'run the HTTP API, MCP over HTTP and the web inspector',
       usage:
         'mem serve [--open] [--host 127.0.0.1] [--port 7420] [--allowed-hosts H,…] [--allowed-origins O,…] [--body-limit BYTES] [--rate-limit N/s] [--rate-burst N] [--auth-failures N] [--headers-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--max-connections N] [--embed-concurrency N] [--keys-db PATH] [--require-auth]',
-      flags: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'body-limit': { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'rate-burst': { type: 'string' },
-        'keys-db': { type: 'string' },
-        'require-auth': { type: 'boolean' },
-        open: { type: 'boolean' },
-        'allowed-hosts': { type: 'string' },
-        'allowed-origins': { type: 'string' },
-        'auth-failures': { type: 'string' },
-        'headers-timeout': { type: 'string' },
-        'request-timeout': { type: 'string' },
-        'keep-alive-timeout': { type: 'string' },
-        'max-connections': { type: 'string' },
-        'embed-concurrency': { type: 'string' },
-      },
       async run(ctx) {
         const [{ readServeSettings }, { serveStack }, { jsonLogger }] = await Promise.all([
           import('./settings.js'),
@@ -117,8 +99,8 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
 
     mcp: {
       summary: 'serve MCP over stdin/stdout (for Claude Desktop-style clients)',
-      usage: 'mem mcp   (the global --store/--db/--space/--agent/--role flags choose the store and who acts)',
-      flags: {},
+      usage:
+        'mem mcp   (the global flags choose the store and who acts: [--store S] [--db PATH] [--space S] [--agent A] [--role R])',
       async run(ctx) {
         const [{ serveMcpStdio }, { defaultOperations }, { jsonLogger }, { SERVER_VERSION }] = await Promise.all([
           import('./mcp.js'),
@@ -143,7 +125,6 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
       summary: 'API keys of the server: create, list, revoke',
       usage:
         'mem keys create --space S --agent A --role lead|worker [--label L] | mem keys list | mem keys revoke <id>   [--keys-db PATH]',
-      flags: { label: { type: 'string' }, 'keys-db': { type: 'string' } },
       async run(ctx) {
         const [action, ...rest] = ctx.args;
         if (action !== 'create' && action !== 'list' && action !== 'revoke')

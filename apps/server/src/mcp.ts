@@ -4,6 +4,7 @@
  * comes back as a tool error (`isError`) carrying the code and message — never as a crash of the session.
  */
 import type { Notebook, Principal, Stack } from '@mem/core';
+import { memoByKey } from '@mem/core/adapter';
 import type { Operation } from '@mem/operations';
 import { describeTools, toJsonSchema } from '@mem/operations';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -36,8 +37,6 @@ export interface McpOptions {
   extend?: ((server: McpServer, principal: Principal) => void) | undefined;
 }
 
-const toolCache = new WeakMap<readonly Operation[], Tool[]>();
-
 /** The `structuredContent` of a refused call (`isError: true`): the code and message of the HTTP API's errors. */
 export const toolErrorResult = z
   .object({
@@ -66,13 +65,7 @@ export function toolOutputSchema(op: Operation): Tool['outputSchema'] {
 }
 
 /** The MCP tool definitions of a list of operations (pure; computed once per list, as each HTTP call builds a server). */
-export function toolDefinitions(operations: readonly Operation[]): Tool[] {
-  const cached = toolCache.get(operations);
-  if (cached) return cached;
-  const tools = buildTools(operations);
-  toolCache.set(operations, tools);
-  return tools;
-}
+export const toolDefinitions: (operations: readonly Operation[]) => Tool[] = memoByKey(buildTools);
 
 function buildTools(operations: readonly Operation[]): Tool[] {
   const ops = new Map(operations.map((op) => [op.name, op]));

@@ -7,7 +7,12 @@
 
 export { bundleCapabilities, checkCapabilities, STRUCTURED_PORTS, storeBundle } from './adapter-kit/bundle.js';
 export { inOrder, keyTakenByStore, parseTags } from './adapter-kit/rows.js';
-export { type CandidateArms, searchCandidatesWith } from './adapter-kit/search.js';
+export {
+  type CandidateArms,
+  type KnowledgeRoles,
+  knowledgeStoreOf,
+  searchCandidatesWith,
+} from './adapter-kit/search.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export {
   type SqlCandidateEngine,
@@ -84,6 +89,7 @@ export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './domain/file-modes.js';
 export { matchesFilter } from './domain/filter.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
+export { memoByKey } from './domain/memo.js';
 export { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from './domain/notebook.js';
 export {
   DEFAULT_PROCEDURE_RANKING,
@@ -204,6 +210,7 @@ export type { UserStore } from './ports/user-store.js';
 export {
   CandidateMemory,
   type CandidateMemoryDeps,
+  type CandidateRecordStore,
   type CandidateSearcher,
   type CandidateSearchOptions,
   type CandidateSearchResult,

@@ -5,7 +5,6 @@ import {
   episodeInput,
   episodeRecallInput,
   MemError,
-  parseInput,
   tagSchema,
 } from '@mem/core';
 import {
@@ -56,12 +55,12 @@ function checkCount(value: number, what: string): number {
  * keyword relevance (BM25, any term may match) fused with vector similarity (weighted RRF), list the newest, or
  * list by exact tag. Every method is scoped by space.
  */
-export class EpisodicMemory extends CandidateMemory<EpisodeStore, EpisodicMemoryOptions> implements EpisodicMemoryPort {
-  readonly episodes: EpisodeStore;
-
+export class EpisodicMemory
+  extends CandidateMemory<EpisodeStore, EpisodicMemoryOptions, Episode>
+  implements EpisodicMemoryPort
+{
   constructor(deps: EpisodicMemoryDeps) {
     super(deps, DEFAULT_EPISODIC_OPTIONS);
-    this.episodes = deps.store;
   }
 
   /** Validate and store an episode; id and timestamp are filled in when missing. Secrets are refused. */
@@ -71,8 +70,7 @@ export class EpisodicMemory extends CandidateMemory<EpisodeStore, EpisodicMemory
 
   /** `store`, also reporting the tokens the embedder spent on the episode text (zero without one that reports usage). */
   async storeReport(space: string, input: EpisodeInput): Promise<EpisodeStoreReport> {
-    checkName(space, 'space');
-    const parsed = parseInput(episodeInput, 'episode store', input);
+    const parsed = this.parse(space, episodeInput, 'episode store', input);
     const now = this.clock.now();
     const episode: Episode = {
       id: parsed.id ?? newId(now),
@@ -90,9 +88,7 @@ export class EpisodicMemory extends CandidateMemory<EpisodeStore, EpisodicMemory
     for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
     if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
     assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
-    const { embedding, usage } = await this.searcher.embed(text);
-    await this.episodes.insert(space, episode, embedding);
-    return { episode, usage };
+    return { episode, usage: await this.insertEmbedded(space, episode, text) };
   }
 
   /** Episodes for a query, best first: BM25 (terms OR-ed) fused with vector similarity when an embedder is set. */
@@ -102,16 +98,14 @@ export class EpisodicMemory extends CandidateMemory<EpisodeStore, EpisodicMemory
 
   /** `recall`, also reporting the tokens the embedder spent on the query (zero without one that reports usage). */
   async recallReport(space: string, query: string, topK?: number): Promise<EpisodeRecallReport> {
-    checkName(space, 'space');
-    const input = parseInput(episodeRecallInput, 'episode recall', topK === undefined ? { query } : { query, topK });
-    const k = input.topK ?? this.options.recallTopK;
-    const { found, usage } = await this.searcher.searchRecords(
+    const { found, usage } = await this.findRecords(
       space,
-      input.query,
-      k,
-      this.options,
-      (sp, ids) => this.episodes.getMany(sp, ids),
-      k,
+      episodeRecallInput,
+      'episode recall',
+      query,
+      topK,
+      this.options.recallTopK,
+      true,
     );
     const results = found.map(({ candidate: c, record: episode }) => ({
       episode,
@@ -126,19 +120,13 @@ export class EpisodicMemory extends CandidateMemory<EpisodeStore, EpisodicMemory
   /** The newest `n` episodes (by timestamp), newest first. */
   async recallRecent(space: string, n: number = this.options.recentLimit): Promise<Episode[]> {
     checkName(space, 'space');
-    return this.episodes.recent(space, checkCount(n, 'number of episodes'));
+    return this.records.recent(space, checkCount(n, 'number of episodes'));
   }
 
   /** Episodes carrying exactly `tag` (not a substring; case-sensitive), newest first. */
   async recallByTag(space: string, tag: string, limit: number = this.options.byTagLimit): Promise<Episode[]> {
-    checkName(space, 'space');
-    const t = parseInput(tagSchema, 'episode by-tag', tag);
-    return this.episodes.byTag(space, t, checkCount(limit, 'limit'));
-  }
-
-  async count(space: string): Promise<number> {
-    checkName(space, 'space');
-    return this.episodes.count(space);
+    const t = this.parse(space, tagSchema, 'episode by-tag', tag);
+    return this.records.byTag(space, t, checkCount(limit, 'limit'));
   }
 }
 

@@ -7,6 +7,24 @@ import { type JsonValue, MemError } from '@mem/core';
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
+/**
+ * The flags a usage line names, read from it so that the two cannot disagree: `--name VALUE` (or `--name=VALUE`) is a
+ * string flag, a `--name` followed by nothing, a bracket, a bar or another flag is a boolean one. A command declares
+ * `flags` only for what a usage line cannot say (a repeated flag, a short alias, a flag it does not list).
+ */
+export function flagsOfUsage(usage: string): FlagSpec {
+  const flags: FlagSpec = {};
+  for (const m of usage.matchAll(/--([a-z][a-z0-9-]*)(?:[ =]([^\s[\]()|-][^\s[\]()]*))?/g)) {
+    flags[m[1]!] = { type: m[2] === undefined ? 'boolean' : 'string' };
+  }
+  return flags;
+}
+
+/** What a command's line is parsed with: the flags its usage names, and those it declares over them. */
+export function commandFlags(command: { usage: string; flags?: FlagSpec | undefined }): FlagSpec {
+  return { ...flagsOfUsage(command.usage), ...command.flags };
+}
+
 /** A mistake on the command line (exit code 2, with the command's usage), not a refused request. */
 export class UsageError extends Error {
   constructor(message: string) {

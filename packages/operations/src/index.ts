@@ -2,7 +2,9 @@ export {
   bool,
   type CliArgs,
   type CliBinding,
+  commandFlags,
   type FlagSpec,
+  flagsOfUsage,
   int,
   jsonArg,
   list,
@@ -31,7 +33,7 @@ export {
 export { defined } from './operation-helpers.js';
 export { defaultOperations } from './operations.js';
 export { conversationOperations, conversationSettingsSet } from './operations-conversation.js';
-export { factFlags, factUser } from './operations-facts.js';
+export { factUser } from './operations-facts.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
 export { notebookOperations } from './operations-notebook.js';
 export { runnerOperations } from './operations-runner.js';

@@ -3,7 +3,7 @@
  * CLI command and its handler. The HTTP router, the OpenAPI document, the MCP tool list and the `mem` commands are all
  * derived from a list of these.
  */
-import type { Principal, Stack } from '@mem/core';
+import { type Principal, parseInput, type Stack } from '@mem/core';
 import type { z } from 'zod';
 import type { CliBinding } from './cli-binding.js';
 
@@ -88,15 +88,30 @@ export interface Operation {
   run(ctx: OpContext, input: unknown): Promise<unknown>;
 }
 
-/** Define an operation: its handler runs only after its permission check, so no door can skip it. */
-export function defineOperation(op: Operation): Operation {
-  const { permission, run } = op;
-  if (!permission) return op;
+/**
+ * An operation as it is written: either `run`, which gets the input as the door received it (for operations whose
+ * service reads and checks the input itself), or `handle`, which gets it already read by `input` (INVALID_INPUT
+ * naming the operation otherwise): the table checks it, so no handler repeats the check.
+ */
+export type OperationSpec<S extends z.ZodType> = Omit<Operation, 'input' | 'run'> & { input: S } & (
+    | { run: Operation['run']; handle?: never }
+    | { handle(ctx: OpContext, input: z.infer<S>): Promise<unknown>; run?: never }
+  );
+
+/**
+ * Define an operation: its handler runs only after its permission check (and, for `handle`, after its input is read by
+ * the operation's schema), so no door can skip either.
+ */
+export function defineOperation<S extends z.ZodType>(spec: OperationSpec<S>): Operation {
+  const { permission, run, handle, ...rest } = spec;
+  const body: Operation['run'] = handle ? (ctx, raw) => handle(ctx, parseInput(spec.input, spec.name, raw)) : run!;
+  if (!permission) return { ...rest, run: body };
   return {
-    ...op,
+    ...rest,
+    permission,
     run: async (ctx, input) => {
       permission(ctx.principal);
-      return run(ctx, input);
+      return body(ctx, input);
     },
   };
 }

@@ -1,5 +1,5 @@
 /** Consolidation of episodes into facts, and forgetting (consolidate, forget): see operations-structured.ts. */
-import { forget, forgetInput, jsonValueSchema, parseInput, permissions } from '@mem/core';
+import { forget, forgetInput, jsonValueSchema, permissions } from '@mem/core';
 import { z } from 'zod';
 import { int, show, str, UsageError } from './cli-binding.js';
 import { defineOperation } from './operation.js';
@@ -56,7 +56,6 @@ export const consolidate = defineOperation({
     command: 'consolidate',
     summary: 'turn recent episodes into durable facts (lead only)',
     usage: 'mem consolidate [--min N] [--max N] [--role lead]',
-    flags: { min: { type: 'string' }, max: { type: 'string' } },
     input: ({ flags }) => defined({ minEpisodes: int(flags, 'min'), maxEpisodes: int(flags, 'max') }),
     print: (r: z.infer<typeof consolidationReport>) =>
       r.skipped
@@ -68,8 +67,7 @@ export const consolidate = defineOperation({
               .map((f) => `  ${f.status === 'created' ? '+' : '~'} ${f.key} = ${show(f.value)}`),
           ].join('\n'),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(consolidateInput, 'consolidate', raw);
+  handle: async (ctx, input) => {
     return ctx.stack.service('consolidation').run(ctx.principal.space, defined(input));
   },
 });
@@ -115,7 +113,6 @@ export const forgetOperation = defineOperation({
     summary:
       'delete everything of an agent (memories, transcripts, archives, notebooks, episodes, session summaries, states, phases, tool events) or a user (facts, goals, notebooks); lead only',
     usage: 'mem forget --agent A | --user U [--role lead] (the acting agent comes from MEM_AGENT)',
-    flags: { agent: { type: 'string' }, user: { type: 'string' } },
     ownsFlags: ['agent'],
     input: ({ flags }) => {
       const agentId = str(flags, 'agent');
@@ -141,8 +138,8 @@ export const forgetOperation = defineOperation({
       ].join('\n');
     },
   },
-  run: async (ctx, raw) => {
-    const report = await forget(ctx.stack, ctx.principal, parseInput(forgetInput, 'forget', raw));
+  handle: async (ctx, input) => {
+    const report = await forget(ctx.stack, ctx.principal, input);
     // The runners of a forgotten agent keep its open tasks' text in memory: they go too.
     if ('agentId' in report.subject) ctx.stack.release(report.space, report.subject.agentId);
     return report;

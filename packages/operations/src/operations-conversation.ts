@@ -6,7 +6,6 @@ import {
   contextSettingsInput,
   conversationAddInput,
   conversationCompactInput,
-  parseInput,
   type TranscriptMessage,
 } from '@mem/core';
 import { renderMessageLine } from '@mem/core/adapter';
@@ -89,7 +88,6 @@ export const conversationAdd = defineOperation({
     command: 'convo add',
     summary: "append a message to an agent's transcript (written through before it returns)",
     usage: 'mem convo add <content|-> [--agent A] --role user|assistant|system|tool',
-    flags: { role: { type: 'string' } },
     ownsFlags: ['role'],
     input: async (cli) => {
       const role = str(cli.flags, 'role');
@@ -105,8 +103,7 @@ export const conversationAdd = defineOperation({
         ? `Added ${r.message.role} message at ${r.message.at} (${r.tokens} tokens in history).`
         : 'Skipped an empty message.',
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(conversationAddInput, 'conversation-add', raw);
+  handle: async (ctx, input) => {
     const agent = targetAgent(ctx);
     const conversation = await conversationService(ctx).openWithSettings({
       space: ctx.principal.space,
@@ -130,7 +127,6 @@ export const conversationCompact = defineOperation({
     command: 'convo compact',
     summary: 'archive the transcript and replace it by a summary (written by the summarizer when none is given)',
     usage: 'mem convo compact [--agent A] [--summary S]',
-    flags: { summary: { type: 'string' } },
     input: (cli) => {
       const summary = str(cli.flags, 'summary');
       if (summary !== undefined && !summary.trim()) throw new UsageError('--summary must not be empty.');
@@ -141,8 +137,7 @@ export const conversationCompact = defineOperation({
         ? `Compacted: archived as ${r.archive?.id}; ${r.tokensBefore} → ${r.tokensAfter} tokens.`
         : `Not compacted (${r.status}).`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(conversationCompactInput, 'conversation-compact', raw);
+  handle: async (ctx, input) => {
     const agent = targetAgent(ctx);
     const conversation = await conversationService(ctx).openWithSettings({
       space: ctx.principal.space,
@@ -194,8 +189,8 @@ export const conversationArchive = defineOperation({
     input: (cli) => ({ archive: need(cli, 0, 'the archive id (mem convo archives lists them)') }),
     print: (r: { messages: TranscriptMessage[] }) => lines(r.messages),
   },
-  run: async (ctx, raw) => {
-    const { archive } = parseInput(archiveInput, 'conversation-archive', raw);
+  handle: async (ctx, input) => {
+    const { archive } = input;
     // The service checks the id (never a path) before any store sees it.
     return conversationService(ctx).readArchive(ctx.principal.space, targetAgent(ctx), archive);
   },
@@ -244,8 +239,8 @@ export const conversationSettingsGet = defineOperation({
       ].join('\n');
     },
   },
-  run: async (ctx, raw) => {
-    const { agent: requested } = parseInput(settingsGetInput, 'conversation-settings-get', raw);
+  handle: async (ctx, input) => {
+    const { agent: requested } = input;
     const agent = targetAgent(ctx, requested);
     return { agent, ...(await conversationService(ctx).contextSettings(ctx.principal.space, agent)) };
   },
@@ -270,8 +265,8 @@ export const conversationSettingsSet = defineOperation({
     input: ({ body }) => body ?? {},
   },
   tool: { name: 'conversation-settings-set' },
-  run: async (ctx, raw) => {
-    const { agent: requested, ...fields } = parseInput(settingsSetInput, 'conversation-settings-set', raw);
+  handle: async (ctx, input) => {
+    const { agent: requested, ...fields } = input;
     const agent = targetAgent(ctx, requested);
     return { agent, ...(await conversationService(ctx).setContextSettings(ctx.principal.space, agent, fields)) };
   },

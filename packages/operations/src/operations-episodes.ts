@@ -4,7 +4,6 @@ import {
   episodeOutcomeSchema,
   episodeRecallInput,
   jsonObjectSchema,
-  parseInput,
   tagSchema,
   withEpisodeAuthor,
 } from '@mem/core';
@@ -61,13 +60,6 @@ export const episodeStore = defineOperation({
     summary: 'record what happened',
     usage:
       'mem episodes add <summary> [--decisions "a;b"] [--tools x,y] [--outcome success|failure|partial|unknown] [--session S] [--tags a,b]',
-    flags: {
-      decisions: { type: 'string' },
-      tools: { type: 'string' },
-      outcome: { type: 'string' },
-      session: { type: 'string' },
-      tags: { type: 'string' },
-    },
     input: ({ args, flags }) =>
       defined({
         summary: args.join(' '),
@@ -79,10 +71,10 @@ export const episodeStore = defineOperation({
       }),
     print: (e: EpisodeJson) => `Recorded episode ${e.id} (${e.outcome}).`,
   },
-  run: async (ctx, raw) => {
+  handle: async (ctx, input) => {
     const { episode, usage } = await episodic(ctx).storeReport(
       ctx.principal.space,
-      withEpisodeAuthor(parseInput(episodeInput, 'episode-store', raw), ctx.principal.agentId) as never,
+      withEpisodeAuthor(input, ctx.principal.agentId) as never,
     );
     return { ...episode, usage };
   },
@@ -107,7 +99,6 @@ export const episodeRecall = defineOperation({
     command: 'episodes recall',
     summary: 'episodes by keyword relevance fused with meaning',
     usage: 'mem episodes recall <query> [--limit N]',
-    flags: { limit: { type: 'string' } },
     input: (cli) => defined({ query: text(cli, 'the query'), topK: int(cli.flags, 'limit') }),
     print: (r: { results: { episode: EpisodeJson; relevance: number }[] }) =>
       r.results.length === 0
@@ -119,8 +110,7 @@ export const episodeRecall = defineOperation({
             )
             .join('\n'),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(episodeRecallInput, 'episode-recall', raw);
+  handle: async (ctx, input) => {
     return episodic(ctx).recallReport(ctx.principal.space, input.query, input.topK);
   },
 });
@@ -144,12 +134,10 @@ export const episodeRecent = defineOperation({
     command: 'episodes recent',
     summary: 'the newest episodes',
     usage: 'mem episodes recent [--n N]',
-    flags: { n: { type: 'string' } },
     input: ({ flags }) => defined({ n: int(flags, 'n') }),
     print: episodeLines,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(episodeRecentInput, 'episode-recent', raw);
+  handle: async (ctx, input) => {
     return { episodes: await episodic(ctx).recallRecent(ctx.principal.space, input.n) };
   },
 });
@@ -173,12 +161,10 @@ export const episodeByTag = defineOperation({
     command: 'episodes by-tag',
     summary: 'episodes carrying exactly this tag',
     usage: 'mem episodes by-tag <tag> [--limit N]',
-    flags: { limit: { type: 'string' } },
     input: (cli) => defined({ tag: need(cli, 0, 'the tag'), limit: int(cli.flags, 'limit') }),
     print: episodeLines,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(episodeByTagInput, 'episode-by-tag', raw);
+  handle: async (ctx, input) => {
     return { episodes: await episodic(ctx).recallByTag(ctx.principal.space, input.tag, input.limit) };
   },
 });

@@ -9,7 +9,6 @@ import {
   jsonValueSchema,
   MemError,
   nameSchema,
-  parseInput,
 } from '@mem/core';
 import { z } from 'zod';
 import { type CliArgs, need, show, str, UsageError } from './cli-binding.js';
@@ -49,7 +48,6 @@ const factUpsertResult = z.object({
 const facts = (ctx: OpContext) => ctx.stack.port('facts');
 
 // The `mem facts …` commands: --user U (required), --topic T.
-export const factFlags = { user: { type: 'string' }, topic: { type: 'string' } } as const;
 export function factUser(cli: Pick<CliArgs, 'flags'>): string {
   const u = str(cli.flags, 'user');
   if (!u) throw new UsageError('--user U is required (the user the facts belong to).');
@@ -84,7 +82,6 @@ export const factSet = defineOperation({
     command: 'facts set',
     summary: 'set a fact about a user (a lower-priority source never overwrites a higher one)',
     usage: 'mem facts set <key> <json-value> --user U [--topic T] [--source user|ai_inferred|mcp|other]',
-    flags: { ...factFlags, source: { type: 'string' } },
     input: (cli) =>
       defined({
         user: factUser(cli),
@@ -98,8 +95,7 @@ export const factSet = defineOperation({
         ? `Kept: "${r.fact.key}" is held by a higher-priority source (${r.fact.source}): ${show(r.fact.value)}`
         : `${r.status === 'created' ? 'Set' : 'Updated'} ${r.fact.key} = ${show(r.fact.value)}`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(factSetInput, 'fact-set', raw);
+  handle: async (ctx, input) => {
     return facts(ctx).upsert(ctx.principal.space, {
       user: input.user,
       key: input.key,
@@ -130,7 +126,6 @@ export const factGet = defineOperation({
     command: 'facts list',
     summary: "a user's facts with their source and topic",
     usage: 'mem facts list --user U [--topic T]',
-    flags: factFlags,
     input: (cli) => defined({ user: factUser(cli), topic: str(cli.flags, 'topic') }),
     print: (r: { facts: FactJson[] }) =>
       r.facts.length === 0
@@ -141,8 +136,7 @@ export const factGet = defineOperation({
             )
             .join('\n'),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(factGetInput, 'fact-get', raw);
+  handle: async (ctx, input) => {
     return { facts: await facts(ctx).get(ctx.principal.space, input.user, input.topic ?? null) };
   },
 });
@@ -168,15 +162,13 @@ export const factDelete = defineOperation({
     command: 'facts delete',
     summary: 'delete one fact',
     usage: 'mem facts delete <key> --user U [--topic T]',
-    flags: factFlags,
     input: (cli) => {
       const key = need(cli, 0, 'the fact key');
       return defined({ user: factUser(cli), key, topic: str(cli.flags, 'topic') });
     },
     print: (_r: unknown, input: { key: string }) => `Deleted ${input.key}.`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(factDeleteInput, 'fact-delete', raw);
+  handle: async (ctx, input) => {
     const topic = input.topic ?? null;
     const deleted = await facts(ctx).delete(ctx.principal.space, input.user, input.key, topic);
     if (!deleted)

@@ -8,7 +8,6 @@ import {
   type JsonObject,
   jsonObjectSchema,
   MemError,
-  parseInput,
 } from '@mem/core';
 import { newId } from '@mem/core/adapter';
 import { z } from 'zod';
@@ -18,7 +17,6 @@ import { defined, num, wholeQuery } from './operation-helpers.js';
 import { now, port } from './operations-state-kit.js';
 
 // The `mem goals …` commands: a user's goals (--user U, --topic T).
-const userFlags = { user: { type: 'string' }, topic: { type: 'string' } } as const;
 function user(cli: CliArgs): string {
   const u = str(cli.flags, 'user');
   if (!u) throw new UsageError('--user U is required (the user the goal belongs to).');
@@ -68,7 +66,6 @@ export const goalSet = defineOperation({
     command: 'goals set',
     summary: "set a user's active goal (the previous one becomes replaced)",
     usage: 'mem goals set <goal|-> --user U [--topic T] [--metadata JSON]',
-    flags: { ...userFlags, metadata: { type: 'string' } },
     input: async (cli) =>
       defined({
         user: user(cli),
@@ -79,8 +76,7 @@ export const goalSet = defineOperation({
     print: (r: { goal: GoalJson; replaced: GoalJson | null }) =>
       `Active goal: ${r.goal.goal}${r.replaced ? `\nReplaced: ${r.replaced.goal}` : ''}`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(goalSetInput, 'goal-set', raw);
+  handle: async (ctx, input) => {
     return port(ctx, 'goals').setActive(ctx.principal.space, {
       id: newId(),
       user: input.user,
@@ -106,12 +102,10 @@ export const goalGet = defineOperation({
     command: 'goals get',
     summary: "a user's active goal (global, or of --topic)",
     usage: 'mem goals get --user U [--topic T]',
-    flags: userFlags,
     input: (cli) => defined({ user: user(cli), topic: str(cli.flags, 'topic') }),
     print: (r: { goal: GoalJson | null }) => (r.goal ? r.goal.goal : 'No active goal.'),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(goalGetInput, 'goal-get', raw);
+  handle: async (ctx, input) => {
     return { goal: await port(ctx, 'goals').getActive(ctx.principal.space, input.user, input.topic ?? null) };
   },
 });
@@ -136,12 +130,10 @@ export const goalList = defineOperation({
     command: 'goals list',
     summary: "a user's goals, newest first, every status",
     usage: 'mem goals list --user U [--topic T] [--limit N]',
-    flags: { ...userFlags, limit: { type: 'string' } },
     input: (cli) => defined({ user: user(cli), topic: str(cli.flags, 'topic'), limit: int(cli.flags, 'limit') }),
     print: (r: { goals: GoalJson[] }) => (r.goals.length === 0 ? 'No goals.' : r.goals.map(goalLine).join('\n')),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(goalListInput, 'goal-list', raw);
+  handle: async (ctx, input) => {
     const goals: Goal[] = await port(ctx, 'goals').list(
       ctx.principal.space,
       input.user,
@@ -165,7 +157,6 @@ export const goalFinish = defineOperation({
     command: 'goals finish',
     summary: "end a user's active goal as completed or abandoned",
     usage: 'mem goals finish --user U [--topic T] --status completed|abandoned',
-    flags: { ...userFlags, status: { type: 'string' } },
     input: (cli) => {
       const status = str(cli.flags, 'status');
       if (!status) throw new UsageError('--status completed|abandoned is required.');
@@ -173,8 +164,7 @@ export const goalFinish = defineOperation({
     },
     print: (r: { goal: GoalJson }) => `Goal ${r.goal.status}: ${r.goal.goal}`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(goalFinishInput, 'goal-finish', raw);
+  handle: async (ctx, input) => {
     const topic = input.topic ?? null;
     const goal = await port(ctx, 'goals').finish(ctx.principal.space, input.user, topic, input.status, now(ctx));
     if (!goal)

@@ -57,13 +57,6 @@ export const memoryStore = defineOperation({
     command: 'store',
     summary: 'store a memory',
     usage: 'mem store <content|-> [--name N] [--key K] [--scope agent|swarm] [--source S] [--tags a,b]',
-    flags: {
-      name: { type: 'string' },
-      key: { type: 'string' },
-      scope: { type: 'string' },
-      source: { type: 'string' },
-      tags: { type: 'string' },
-    },
     input: async (cli) => {
       let content = need(cli, 0, 'the content to store (or - to read it from stdin)');
       if (content === '-') content = await cli.readStdin();
@@ -103,14 +96,6 @@ export const memorySearch = defineOperation({
     command: 'search',
     summary: 'search memories by meaning and keyword',
     usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S] [--intent I]',
-    flags: {
-      intent: { type: 'string' },
-      limit: { type: 'string' },
-      'key-prefix': { type: 'string' },
-      scope: { type: 'string' },
-      tags: { type: 'string' },
-      source: { type: 'string' },
-    },
     input: (cli) =>
       defined({
         query: text(cli, 'the search query'),
@@ -160,8 +145,7 @@ export const memoryList = defineOperation({
       };
     },
   },
-  run: async ({ principal, stack, signal }, raw) => {
-    const input = parseInput(memoryListInput, 'memory-list', raw);
+  handle: async ({ principal, stack, signal }, input) => {
     const limit = input.limit ?? 100;
     const now = Date.now();
     const kept: ExportRecord[] = [];
@@ -213,7 +197,6 @@ export const memoryGet = defineOperation({
     command: 'get',
     summary: 'read a memory in full (counts an access)',
     usage: 'mem get <id> | mem get --key K [--scope S]',
-    flags: { key: { type: 'string' }, scope: { type: 'string' } },
     input: refFrom,
     print: (doc: MemoryDocument) =>
       [
@@ -256,17 +239,8 @@ export const memoryEdit = defineOperation({
   cli: {
     command: 'edit',
     summary: 'change a memory (replace, exact passage, or move with --new-key)',
-    usage: 'mem edit <id> --intent I (--content C | --old-text A --new-text B | --new-key K)',
-    flags: {
-      intent: { type: 'string' },
-      content: { type: 'string' },
-      'old-text': { type: 'string' },
-      'new-text': { type: 'string' },
-      'new-key': { type: 'string' },
-      key: { type: 'string' },
-      scope: { type: 'string' },
-      mode: { type: 'string' },
-    },
+    usage:
+      'mem edit <id> | mem edit --key K [--scope S], then --intent I ([--mode replace|exact] --content C|- | --old-text A --new-text B | --new-key K)',
     input: async (cli) => {
       const intent = required(str(cli.flags, 'intent'), '--intent "why this changes" is required.');
       let content = str(cli.flags, 'content');
@@ -302,7 +276,6 @@ export const memoryDelete = defineOperation({
     command: 'delete',
     summary: 'delete a memory with all its chunks',
     usage: 'mem delete <id> | mem delete --key K [--scope S]',
-    flags: { key: { type: 'string' }, scope: { type: 'string' } },
     input: refFrom,
     print: (r: { id: string; deletedChunks: number }) =>
       `Deleted ${r.id} (${r.deletedChunks} chunk${r.deletedChunks === 1 ? '' : 's'})`,
@@ -332,7 +305,6 @@ export const memoryRate = defineOperation({
     command: 'rate',
     summary: 'rate a memory useful or not (once per task; your latest vote counts, not on your own memory)',
     usage: 'mem rate <id> --useful true|false --task-id T [--note N]',
-    flags: { useful: { type: 'string' }, 'task-id': { type: 'string' }, note: { type: 'string' } },
     input: (cli) => {
       const taskId = required(str(cli.flags, 'task-id'), '--task-id T is required (a memory counts once per task).');
       return defined({
@@ -359,8 +331,7 @@ export const memoryVersions = defineOperation({
   cli: {
     command: 'history',
     summary: 'version history of a memory',
-    usage: 'mem history <id>',
-    flags: { key: { type: 'string' }, scope: { type: 'string' } },
+    usage: 'mem history <id> | mem history --key K [--scope S]',
     input: refFrom,
     print: (r: {
       versions: { version: number; at: string; agentId: string; intent: string; oldKey: string; oldContent: string }[];
@@ -393,7 +364,6 @@ export const memoryDedupCheck = defineOperation({
     command: 'dedup-check',
     summary: 'is this text already remembered?',
     usage: 'mem dedup-check <text> [--threshold X] [--limit N]',
-    flags: { threshold: { type: 'string' }, limit: { type: 'string' } },
     input: (cli) =>
       defined({
         text: text(cli, 'the text to check'),

@@ -43,7 +43,6 @@ function notebookFor<T extends Scoped>(ctx: OpContext, input: T) {
 }
 
 const scopeQuery = (query: Record<string, string>) => defined({ user: query.user, topic: query.topic });
-const scopeFlags = { user: { type: 'string' }, topic: { type: 'string' } } as const;
 const scopeOfCli = (cli: Pick<CliArgs, 'flags'>) =>
   defined({ user: str(cli.flags, 'user'), topic: str(cli.flags, 'topic') });
 
@@ -84,7 +83,6 @@ export const writeMemory = defineOperation({
     command: 'notes write',
     summary: 'append to a notebook file, or replace a passage that occurs once (--old-text)',
     usage: 'mem notes write <content|-> [--file F] [--old-text T] [--user U] [--topic T]',
-    flags: { file: { type: 'string' }, 'old-text': { type: 'string' }, ...scopeFlags },
     input: async (cli) =>
       defined({
         // Empty content is allowed: with --old-text it removes the passage.
@@ -96,8 +94,8 @@ export const writeMemory = defineOperation({
     print: (r: { status: string; file: string; version: string }) =>
       `${r.status[0]!.toUpperCase()}${r.status.slice(1)} ${r.file} (version ${r.version.slice(0, 12)}).`,
   },
-  run: (ctx, raw) => {
-    const { notebook, owner, rest } = notebookFor(ctx, parseInput(writeInput, 'write_memory', raw));
+  handle: (ctx, input) => {
+    const { notebook, owner, rest } = notebookFor(ctx, input);
     return notebook.write(owner, rest);
   },
 });
@@ -129,12 +127,11 @@ export const readMemory = defineOperation({
     command: 'notes read',
     summary: 'read a notebook file (cut at 65,536 characters; --offset reads on)',
     usage: 'mem notes read [file] [--offset N] [--user U] [--topic T]',
-    flags: { offset: { type: 'string' }, ...scopeFlags },
     input: (cli) => defined({ file: cli.args[0], offset: int(cli.flags, 'offset'), ...scopeOfCli(cli) }),
     print: (r: { content: string }) => r.content,
   },
-  run: (ctx, raw) => {
-    const { notebook, owner, rest } = notebookFor(ctx, parseInput(readInput, 'read_memory', raw));
+  handle: (ctx, input) => {
+    const { notebook, owner, rest } = notebookFor(ctx, input);
     return notebook.read(owner, rest);
   },
 });
@@ -162,12 +159,11 @@ export const deleteMemory = defineOperation({
     command: 'notes delete',
     summary: 'delete a notebook file (never MEMORY.md)',
     usage: 'mem notes delete <file> [--user U] [--topic T]',
-    flags: scopeFlags,
     input: (cli) => ({ file: need(cli, 0, 'the file to delete'), ...scopeOfCli(cli) }),
     print: (r: { file: string }) => `Deleted ${r.file}.`,
   },
-  run: (ctx, raw) => {
-    const { notebook, owner, rest } = notebookFor(ctx, parseInput(deleteInput, 'delete_memory', raw));
+  handle: (ctx, input) => {
+    const { notebook, owner, rest } = notebookFor(ctx, input);
     return notebook.delete(owner, rest);
   },
 });
@@ -192,15 +188,14 @@ export const listMemory = defineOperation({
     command: 'notes list',
     summary: 'notebook files with sizes',
     usage: 'mem notes list [--prefix P] [--user U] [--topic T]',
-    flags: { prefix: { type: 'string' }, ...scopeFlags },
     input: (cli) => defined({ prefix: str(cli.flags, 'prefix'), ...scopeOfCli(cli) }),
     print: (r: { files: { file: string; size: number; updatedAt: string }[] }) =>
       r.files.length === 0
         ? 'No notebook files.'
         : r.files.map((f) => `${f.file}  ${f.size} bytes  ${f.updatedAt}`).join('\n'),
   },
-  run: (ctx, raw) => {
-    const { notebook, owner, rest } = notebookFor(ctx, parseInput(listInput, 'list_memory', raw));
+  handle: (ctx, input) => {
+    const { notebook, owner, rest } = notebookFor(ctx, input);
     return notebook.list(owner, rest);
   },
 });
@@ -221,15 +216,14 @@ export const searchMemory = defineOperation({
     command: 'notes search',
     summary: 'search notebook files by name and content',
     usage: 'mem notes search <query> [--user U] [--topic T]',
-    flags: scopeFlags,
     input: (cli) => ({ query: text(cli, 'the query'), ...scopeOfCli(cli) }),
     print: (r: { results: z.infer<typeof searchHit>[] }) =>
       r.results.length === 0
         ? 'No matches.'
         : r.results.map((h) => `${h.file} (${h.score.toFixed(3)}): ${h.snippet}`).join('\n'),
   },
-  run: async (ctx, raw) => {
-    const { notebook, owner, rest } = notebookFor(ctx, parseInput(searchInput, 'search_memory', raw));
+  handle: async (ctx, input) => {
+    const { notebook, owner, rest } = notebookFor(ctx, input);
     return { results: await notebook.search(owner, rest) };
   },
 });
@@ -252,7 +246,6 @@ export const notebookInject = defineOperation({
     command: 'notes inject',
     summary: 'the exact notebook block a model gets with every request',
     usage: 'mem notes inject [--user U] [--topic T]',
-    flags: scopeFlags,
     input: scopeOfCli,
     print: (r: { text: string }) => r.text,
   },

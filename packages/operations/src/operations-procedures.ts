@@ -2,7 +2,6 @@
 import {
   jsonObjectSchema,
   MemError,
-  parseInput,
   procedureInput,
   procedureOutcomeInput,
   procedureSuggestInput,
@@ -68,11 +67,8 @@ export const procedureStore = defineOperation({
     },
     print: (p: ProcedureJson) => `Stored procedure ${p.id} (${p.name}, ${p.steps.length} steps).`,
   },
-  run: async (ctx, raw) => {
-    const { procedure, usage } = await procedural(ctx).storeReport(
-      ctx.principal.space,
-      parseInput(procedureInput, 'procedure-store', raw) as never,
-    );
+  handle: async (ctx, input) => {
+    const { procedure, usage } = await procedural(ctx).storeReport(ctx.principal.space, input as never);
     return { ...procedure, usage };
   },
 });
@@ -104,7 +100,6 @@ export const procedureSuggest = defineOperation({
     command: 'procedures suggest',
     summary: 'procedures for a situation, relevance combined with success rate',
     usage: 'mem procedures suggest <query> [--limit N]',
-    flags: { limit: { type: 'string' } },
     input: (cli) => defined({ query: text(cli, 'the query'), topK: int(cli.flags, 'limit') }),
     print: (r: { results: { procedure: ProcedureJson; score: number; successRate: number }[] }) =>
       r.results.length === 0
@@ -116,8 +111,7 @@ export const procedureSuggest = defineOperation({
             )
             .join('\n'),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(procedureSuggestInput, 'procedure-suggest', raw);
+  handle: async (ctx, input) => {
     return procedural(ctx).suggestReport(ctx.principal.space, input.query, input.topK);
   },
 });
@@ -142,12 +136,10 @@ export const procedureOutcome = defineOperation({
     command: 'procedures outcome',
     summary: 'count one use of a procedure (atomic)',
     usage: 'mem procedures outcome <id> --success true|false',
-    flags: { success: { type: 'string' } },
     input: (cli) => ({ id: need(cli, 0, 'the procedure id'), success: bool(cli.flags, 'success', true) }),
     print: procedureLine,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(procedureOutcomeInput, 'procedure-outcome', raw);
+  handle: async (ctx, input) => {
     return procedural(ctx).recordOutcome(ctx.principal.space, input.id, input.success);
   },
 });
@@ -180,8 +172,7 @@ export const procedureGet = defineOperation({
         .filter(Boolean)
         .join('\n'),
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(procedureGetInput, 'procedure-get', raw);
+  handle: async (ctx, input) => {
     return procedural(ctx).get(ctx.principal.space, input.id);
   },
 });

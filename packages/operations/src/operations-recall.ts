@@ -2,7 +2,6 @@
 import {
   injectLearningInput,
   memoryIndexInput,
-  parseInput,
   permissions,
   recalledMemoryJson,
   type SearchResultJson,
@@ -39,7 +38,6 @@ export const recall = defineOperation({
     command: 'recall',
     summary: 'the Relevant Past Knowledge block for a task',
     usage: 'mem recall <task> [--limit N] [--threshold X]',
-    flags: { limit: { type: 'string' }, threshold: { type: 'string' } },
     input: (cli) =>
       defined({
         task: text(cli, 'the task text'),
@@ -48,8 +46,7 @@ export const recall = defineOperation({
       }),
     print: (r: { block: string | null }) => r.block ?? 'No relevant past knowledge.',
   },
-  run: async ({ principal, stack }, raw) => {
-    const input = parseInput(recallInput, 'recall', raw);
+  handle: async ({ principal, stack }, input) => {
     const r = await stack.knowledge.recall(principal, input.task, {
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
       ...(input.threshold !== undefined ? { threshold: input.threshold } : {}),
@@ -76,7 +73,6 @@ export const smartRecall = defineOperation({
     command: 'smart-recall',
     summary: 'several queries, merged',
     usage: 'mem smart-recall <query>... [--limit N]',
-    flags: { limit: { type: 'string' } },
     input: (cli) => {
       if (cli.args.length === 0) throw new UsageError('give at least one query.');
       return defined({ queries: cli.args, limit: int(cli.flags, 'limit') });
@@ -111,7 +107,7 @@ export const taskContext = defineOperation({
     command: 'task-context',
     summary: 'the task plus a smart recall',
     usage: 'mem task-context <task> [--query Q]... [--limit N] [--task-id T]',
-    flags: { query: { type: 'string', multiple: true }, limit: { type: 'string' }, 'task-id': { type: 'string' } },
+    flags: { query: { type: 'string', multiple: true } },
     input: (cli) =>
       defined({
         task: cli.args.join(' '),
@@ -146,7 +142,6 @@ export const injectLearning = defineOperation({
     summary: 'a lead teaches an agent a learning (swarm scope)',
     usage:
       'mem learn <learning> --for <agentId> --category mistake-pattern|best-practice|codebase-knowledge|preference',
-    flags: { for: { type: 'string' }, category: { type: 'string' } },
     input: (cli) => {
       const agentId = required(str(cli.flags, 'for'), '--for <agentId> is required.');
       return defined({ agentId, learning: cli.args.join(' '), category: str(cli.flags, 'category') });

@@ -108,12 +108,6 @@ export const turnContext = defineOperation({
     summary: 'assemble the context of one agent turn (writes the message through, compacts, recalls for the task)',
     usage:
       'mem turn context <message|-> [--task T] [--task-id ID] [--system PROMPT] [--role-of-message user|tool|system]   (prints the messages to send)',
-    flags: {
-      task: { type: 'string' },
-      'task-id': { type: 'string' },
-      system: { type: 'string' },
-      'role-of-message': { type: 'string' },
-    },
     input: async (cli) => {
       const content = await textArg(cli, 0, 'the message of this turn (or - to read it from stdin)');
       return defined({
@@ -136,8 +130,7 @@ export const turnContext = defineOperation({
   input: turnInput,
   write: true,
   http: { method: 'POST', path: '/v1/agents/{agent}/turns', input: ({ body }) => body },
-  run: async (ctx, raw) => {
-    const input = parseInput(turnInput, 'turn-context', raw);
+  handle: async (ctx, input) => {
     const { runner, principal } = await runnerFor(ctx, input.agent);
     return runner.assembleTurn({ principal, ...withoutAgent(input) });
   },
@@ -151,7 +144,6 @@ export const turnRecord = defineOperation({
     command: 'turn record',
     summary: "write a turn's answer (or tool result) through to the transcript",
     usage: 'mem turn record <content|-> [--role-of-message assistant|tool]',
-    flags: { 'role-of-message': { type: 'string' } },
     input: async (cli) => {
       const content = await textArg(cli, 0, 'the content to record (or - to read it from stdin)');
       return { messages: [{ role: messageRole(cli, 'assistant'), content }] };
@@ -165,8 +157,7 @@ export const turnRecord = defineOperation({
   input: recordInput,
   write: true,
   http: { method: 'POST', path: '/v1/agents/{agent}/turns/record', input: ({ body }) => body },
-  run: async (ctx, raw) => {
-    const input = parseInput(recordInput, 'turn-record', raw);
+  handle: async (ctx, input) => {
     const { runner, principal } = await runnerFor(ctx, input.agent);
     return runner.recordTurn({ principal, ...withoutAgent(input) });
   },
@@ -181,13 +172,6 @@ export const taskEnd = defineOperation({
     summary: 'end a task: store what was done and learned as a task_completion memory',
     usage:
       'mem task end <summary|-> --task-id ID [--task T] [--outcome success|failure|partial] [--automatic] [--persist-memory]',
-    flags: {
-      'task-id': { type: 'string' },
-      task: { type: 'string' },
-      outcome: { type: 'string' },
-      automatic: { type: 'boolean' },
-      'persist-memory': { type: 'boolean' },
-    },
     input: async (cli) => {
       const taskId = required(
         str(cli.flags, 'task-id'),
@@ -211,8 +195,7 @@ export const taskEnd = defineOperation({
   input: endTaskInput,
   write: true,
   http: { method: 'POST', path: '/v1/agents/{agent}/tasks/end', input: ({ body }) => body },
-  run: async (ctx, raw) => {
-    const input = parseInput(endTaskInput, 'task-end', raw);
+  handle: async (ctx, input) => {
     const { runner, principal } = await runnerFor(ctx, input.agent);
     return runner.endTask({ principal, ...withoutAgent(input) });
   },
@@ -226,7 +209,6 @@ export const sessionEnd = defineOperation({
     command: 'session end',
     summary: 'end a session: store a session_summary memory (the summariser writes one when none is given)',
     usage: 'mem session end [summary|-] [--since ISO-TIME]',
-    flags: { since: { type: 'string' } },
     input: async (cli) =>
       defined({
         summary: cli.args.length > 0 ? await textArg(cli, 0, 'the session summary') : undefined,

@@ -6,7 +6,6 @@ import {
   jsonValueSchema,
   MemError,
   type PhaseChange,
-  parseInput,
   phaseHistoryInput,
   phaseSetInput,
   type SessionState,
@@ -59,7 +58,6 @@ export const summarySave = defineOperation({
     command: 'summaries set',
     summary: 'save the running summary of a session (version +1)',
     usage: 'mem summaries set <session> <summary|-> --covered N [--expected-version V]',
-    flags: { covered: { type: 'string' }, 'expected-version': { type: 'string' } },
     input: async (cli) => {
       const covered = required(int(cli.flags, 'covered'), '--covered N is required (how many messages it covers).');
       return defined({
@@ -71,8 +69,7 @@ export const summarySave = defineOperation({
     },
     print: (r: { version: number; sessionId: string }) => `Saved the summary of ${r.sessionId} (version ${r.version}).`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(summarySaveInput, 'summary-save', raw);
+  handle: async (ctx, input) => {
     const s = session(ctx, input);
     const write = { sessionId: s.stored, summary: input.summary, messagesCovered: input.messagesCovered, at: now(ctx) };
     const summaries = port(ctx, 'summaries');
@@ -104,8 +101,8 @@ export const summaryGet = defineOperation({
         ? `${r.summary.summary}\n(version ${r.summary.version}, covers ${r.summary.messagesCovered} messages)`
         : 'No summary.',
   },
-  run: async (ctx, raw) => {
-    const s = session(ctx, parseInput(sessionRefInput, 'summary-get', raw));
+  handle: async (ctx, input) => {
+    const s = session(ctx, input);
     const found = await port(ctx, 'summaries').get(ctx.principal.space, s.stored);
     return { summary: found ? shown(found, s) : null };
   },
@@ -128,8 +125,8 @@ export const summaryDelete = defineOperation({
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: () => 'Deleted.',
   },
-  run: async (ctx, raw) => {
-    const s = session(ctx, parseInput(sessionRefInput, 'summary-delete', raw));
+  handle: async (ctx, input) => {
+    const s = session(ctx, input);
     if (!(await port(ctx, 'summaries').delete(ctx.principal.space, s.stored)))
       throw new MemError('NOT_FOUND', `Session "${s.sessionId}" of agent "${s.agent}" has no summary.`);
     return { deleted: true };
@@ -160,8 +157,7 @@ export const sessionStateSet = defineOperation({
     },
     print: (r: { updatedAt: string }) => `Saved the state at ${r.updatedAt}.`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(sessionStateSetInput, 'session-state-set', raw);
+  handle: async (ctx, input) => {
     const s = session(ctx, input);
     const store = port(ctx, 'sessionState');
     await store.set(ctx.principal.space, s.stored, input.state as JsonValue, now(ctx));
@@ -188,8 +184,8 @@ export const sessionStateGet = defineOperation({
     print: (r: { state: { state: unknown } | null }) =>
       r.state ? JSON.stringify(r.state.state, null, 2) : 'No state.',
   },
-  run: async (ctx, raw) => {
-    const s = session(ctx, parseInput(sessionRefInput, 'session-state-get', raw));
+  handle: async (ctx, input) => {
+    const s = session(ctx, input);
     const found = await port(ctx, 'sessionState').get(ctx.principal.space, s.stored);
     return { state: found ? shown(found, s) : null };
   },
@@ -212,8 +208,8 @@ export const sessionStateDelete = defineOperation({
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: () => 'Deleted.',
   },
-  run: async (ctx, raw) => {
-    const s = session(ctx, parseInput(sessionRefInput, 'session-state-delete', raw));
+  handle: async (ctx, input) => {
+    const s = session(ctx, input);
     if (!(await port(ctx, 'sessionState').delete(ctx.principal.space, s.stored)))
       throw new MemError('NOT_FOUND', `Session "${s.sessionId}" of agent "${s.agent}" has no state.`);
     return { deleted: true };
@@ -236,7 +232,6 @@ export const phaseSet = defineOperation({
     command: 'phases set',
     summary: 'move a session into a phase (kept in its history)',
     usage: 'mem phases set <session> <phase> [--metadata JSON]',
-    flags: { metadata: { type: 'string' } },
     input: (cli) =>
       defined({
         sessionId: need(cli, 0, 'the session id'),
@@ -245,8 +240,7 @@ export const phaseSet = defineOperation({
       }),
     print: (r: { phase: { phase: string; at: string } }) => `Phase ${r.phase.phase} since ${r.phase.at}.`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(phaseSetInput, 'phase-set', raw);
+  handle: async (ctx, input) => {
     const s = session(ctx, input);
     const change: PhaseChange = {
       sessionId: s.stored,
@@ -277,8 +271,8 @@ export const phaseGet = defineOperation({
     print: (r: { phase: { phase: string; at: string } | null }) =>
       r.phase ? `${r.phase.phase} (since ${r.phase.at})` : 'No phase.',
   },
-  run: async (ctx, raw) => {
-    const s = session(ctx, parseInput(sessionRefInput, 'phase-get', raw));
+  handle: async (ctx, input) => {
+    const s = session(ctx, input);
     const current = await port(ctx, 'phases').current(ctx.principal.space, s.stored);
     return { phase: current ? shown(current, s) : null };
   },
@@ -303,13 +297,11 @@ export const phaseHistory = defineOperation({
     command: 'phases history',
     summary: 'the phase changes of a session, oldest first',
     usage: 'mem phases history <session> [--limit N]',
-    flags: { limit: { type: 'string' } },
     input: (cli) => defined({ sessionId: need(cli, 0, 'the session id'), limit: int(cli.flags, 'limit') }),
     print: (r: { phases: { phase: string; at: string }[] }) =>
       r.phases.length ? r.phases.map((p) => `${p.at}  ${p.phase}`).join('\n') : 'No phases.',
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(phaseHistoryInput, 'phase-history', raw);
+  handle: async (ctx, input) => {
     const s = session(ctx, input);
     const phases = port(ctx, 'phases');
     const changes =

@@ -1,31 +1,14 @@
 /** Per session of an agent: its tool-call log (tool-event-record, tool-event-list; rules in operations-state.ts). */
-import {
-  type JsonValue,
-  jsonValueSchema,
-  parseInput,
-  type ToolEvent,
-  toolEventListInput,
-  toolEventRecordInput,
-} from '@mem/core';
+import { type JsonValue, jsonValueSchema, type ToolEvent, toolEventListInput, toolEventRecordInput } from '@mem/core';
 import { newId } from '@mem/core/adapter';
 import { z } from 'zod';
 import { bool, int, jsonArg, need, num as numFlag, required, show, str } from './cli-binding.js';
 import { defineOperation } from './operation.js';
 import { defined, num, wholeQuery } from './operation-helpers.js';
-import {
-  noAgent,
-  now,
-  ofSession,
-  port,
-  SESSION_GUIDE,
-  session,
-  sessionPath,
-  shown,
-  withSession,
-} from './operations-state-kit.js';
+import * as kit from './operations-state-kit.js';
 
 const toolEventSchema = z.object({
-  ...ofSession,
+  ...kit.ofSession,
   id: z.string(),
   tool: z.string(),
   input: jsonValueSchema,
@@ -39,7 +22,7 @@ export const toolEventRecord = defineOperation({
   name: 'tool-event-record',
   summary: 'Log one tool call of a session (tool, input, output, latency, error)',
   description:
-    `Log a tool call you made in a session: the tool, its JSON input and output (at most 1 MiB each), how long it took and the error when it failed. ${SESSION_GUIDE} ` +
+    `Log a tool call you made in a session: the tool, its JSON input and output (at most 1 MiB each), how long it took and the error when it failed. ${kit.SESSION_GUIDE} ` +
     'Ids are unique per space (CONFLICT when reused); the time defaults to now. Never log secrets. Returns {event}.',
   group: 'structured',
   input: toolEventRecordInput,
@@ -47,9 +30,9 @@ export const toolEventRecord = defineOperation({
   write: true,
   http: {
     method: 'POST',
-    path: sessionPath('tool-events'),
-    body: noAgent(toolEventRecordInput),
-    input: withSession,
+    path: kit.sessionPath('tool-events'),
+    body: kit.noAgent(toolEventRecordInput),
+    input: kit.withSession,
     status: () => 201,
     successStatus: [201],
   },
@@ -59,15 +42,6 @@ export const toolEventRecord = defineOperation({
     summary: 'log one tool call of a session',
     usage:
       'mem tool-events record <session> --tool T --latency-ms N [--input JSON] [--output JSON] [--error E] [--id I] [--at ISO]',
-    flags: {
-      tool: { type: 'string' },
-      'latency-ms': { type: 'string' },
-      input: { type: 'string' },
-      output: { type: 'string' },
-      error: { type: 'string' },
-      id: { type: 'string' },
-      at: { type: 'string' },
-    },
     input: (cli) => {
       const tool = required(str(cli.flags, 'tool'), '--tool T is required (the tool that was called).');
       const latencyMs = required(
@@ -87,9 +61,8 @@ export const toolEventRecord = defineOperation({
     },
     print: (r: { event: { id: string; tool: string } }) => `Logged ${r.event.tool} call ${r.event.id}.`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(toolEventRecordInput, 'tool-event-record', raw);
-    const s = session(ctx, input);
+  handle: async (ctx, input) => {
+    const s = kit.session(ctx, input);
     const event: ToolEvent = {
       id: input.id ?? newId(),
       sessionId: s.stored,
@@ -98,10 +71,10 @@ export const toolEventRecord = defineOperation({
       output: (input.output ?? null) as JsonValue,
       latencyMs: input.latencyMs,
       error: input.error ?? null,
-      at: input.at ?? now(ctx),
+      at: input.at ?? kit.now(ctx),
     };
-    await port(ctx, 'toolEvents').record(ctx.principal.space, event);
-    return { event: shown(event, s) };
+    await kit.port(ctx, 'toolEvents').record(ctx.principal.space, event);
+    return { event: kit.shown(event, s) };
   },
 });
 
@@ -119,7 +92,7 @@ export const toolEventList = defineOperation({
   name: 'tool-event-list',
   summary: 'The tool calls of a session, with their count',
   description:
-    `List the logged tool calls of a session (the newest limit, default 100, oldest first), filtered by tool, time range or failed; total counts every match. ${SESSION_GUIDE} ` +
+    `List the logged tool calls of a session (the newest limit, default 100, oldest first), filtered by tool, time range or failed; total counts every match. ${kit.SESSION_GUIDE} ` +
     'Useful to see which tools failed and how long they took. Returns {events, total}.',
   group: 'structured',
   input: toolEventListInput,
@@ -127,7 +100,7 @@ export const toolEventList = defineOperation({
   write: false,
   http: {
     method: 'GET',
-    path: sessionPath('tool-events'),
+    path: kit.sessionPath('tool-events'),
     query: toolEventQuery,
     input: ({ params, query }) =>
       defined({
@@ -144,13 +117,6 @@ export const toolEventList = defineOperation({
     command: 'tool-events list',
     summary: 'the logged tool calls of a session, with their count',
     usage: 'mem tool-events list <session> [--tool T] [--since ISO] [--until ISO] [--failed true|false] [--limit N]',
-    flags: {
-      tool: { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      failed: { type: 'string' },
-      limit: { type: 'string' },
-    },
     input: (cli) =>
       defined({
         sessionId: need(cli, 0, 'the session id'),
@@ -170,9 +136,8 @@ export const toolEventList = defineOperation({
             .map((e) => `${e.at}  ${e.tool}  ${e.latencyMs} ms  ${e.error ? `failed: ${e.error}` : show(e.output)}`)
             .join('\n')}\n(${r.total} in all)`,
   },
-  run: async (ctx, raw) => {
-    const input = parseInput(toolEventListInput, 'tool-event-list', raw);
-    const s = session(ctx, input);
+  handle: async (ctx, input) => {
+    const s = kit.session(ctx, input);
     const filter = defined({
       sessionId: s.stored,
       tool: input.tool,
@@ -180,11 +145,11 @@ export const toolEventList = defineOperation({
       until: input.until,
       failed: input.failed,
     });
-    const store = port(ctx, 'toolEvents');
+    const store = kit.port(ctx, 'toolEvents');
     const [events, total] = await Promise.all([
       store.list(ctx.principal.space, filter, input.limit ?? 100),
       store.count(ctx.principal.space, filter),
     ]);
-    return { events: events.map((e) => shown(e, s)), total };
+    return { events: events.map((e) => kit.shown(e, s)), total };
   },
 });

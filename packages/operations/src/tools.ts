@@ -4,6 +4,7 @@
  * operation's own, and it runs through `op.run`, so the permission check of `defineOperation` applies to every door.
  */
 import { MemError, type Principal, type Stack } from '@mem/core';
+import { memoByKey } from '@mem/core/adapter';
 import type { z } from 'zod';
 import { type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { OpContext, Operation } from './operation.js';
@@ -43,16 +44,10 @@ export interface ToolsOfOptions {
   only?: readonly string[];
 }
 
-const described = new WeakMap<readonly Operation[], ToolDescription[]>();
-
 /** The tools of `operations` (those with a tool binding), described once per table. */
-export function describeTools(operations: readonly Operation[]): ToolDescription[] {
-  const held = described.get(operations);
-  if (held) return held;
-  const tools = operations.filter((op) => op.tool).map(describe);
-  described.set(operations, tools);
-  return tools;
-}
+export const describeTools: (operations: readonly Operation[]) => ToolDescription[] = memoByKey((operations) =>
+  operations.filter((op) => op.tool).map(describe),
+);
 
 function describe(op: Operation): ToolDescription {
   return {

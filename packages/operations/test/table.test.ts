@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import {
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
@@ -12,7 +13,9 @@ import { proceduralServices } from '@mem/procedural';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type CliArgs,
+  commandFlags,
   defaultOperations,
+  flagsOfUsage,
   type Operation,
   runnerOperations,
   stateOperations,
@@ -132,5 +135,39 @@ describe('the operation table', () => {
     expect(() => op('tool-event-record').cli!.input(cliArgs(['s1'], { tool: 'x' }))).toThrow(
       '--latency-ms N is required',
     );
+  });
+
+  it("reads a command's flags from its usage line: a flag with a value is a string, a bare one a boolean", () => {
+    expect(
+      flagsOfUsage('mem x <a|-> [--name N] [--open] --tool T [--failed true|false] [--at=ISO] (--all | --b B) --last'),
+    ).toEqual({
+      name: { type: 'string' },
+      open: { type: 'boolean' },
+      tool: { type: 'string' },
+      failed: { type: 'string' },
+      at: { type: 'string' },
+      all: { type: 'boolean' },
+      b: { type: 'string' },
+      last: { type: 'boolean' },
+    });
+    const end = commandFlags(op('task-end').cli!);
+    expect(end.automatic).toEqual({ type: 'boolean' });
+    expect(end['task-id']).toEqual({ type: 'string' });
+    const parsed = parseArgs({
+      args: ['--automatic', 'shipped', '--task-id', 't1'],
+      options: end,
+      allowPositionals: true,
+      strict: true,
+    });
+    expect(parsed.positionals).toEqual(['shipped']);
+    expect(parsed.values).toEqual({ automatic: true, 'task-id': 't1' });
+    // What a usage line cannot say (a repeated flag) is declared, and wins over the reading.
+    const context = defaultOperations(stack()).find((o) => o.name === 'task-context-gathering')!.cli!;
+    expect(commandFlags(context).query).toEqual({ type: 'string', multiple: true });
+    // Every flag a command declares is also named in its usage, so `--help` shows all of them.
+    for (const o of [...defaultOperations(stack()), ...runnerOperations]) {
+      for (const name of Object.keys(o.cli?.flags ?? {}))
+        expect(o.cli!.usage, `${o.name} --${name}`).toContain(`--${name}`);
+    }
   });
 });

@@ -1,9 +1,7 @@
 import {
-  checkName,
   MemError,
   type Procedure,
   type ProcedureInput,
-  parseInput,
   procedureInput,
   procedureOutcomeInput,
   procedureSuggestInput,
@@ -49,14 +47,11 @@ export type ProceduralMemoryDeps = CandidateMemoryDeps<ProcedureStore, Procedura
  * for every backend), and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
  */
 export class ProceduralMemory
-  extends CandidateMemory<ProcedureStore, ProceduralMemoryOptions>
+  extends CandidateMemory<ProcedureStore, ProceduralMemoryOptions, Procedure>
   implements ProceduralMemoryPort
 {
-  readonly procedures: ProcedureStore;
-
   constructor(deps: ProceduralMemoryDeps) {
     super(deps, DEFAULT_PROCEDURAL_OPTIONS);
-    this.procedures = deps.store;
   }
 
   /** Validate and store a procedure (id filled in when missing). Secrets anywhere in it are refused. */
@@ -66,8 +61,7 @@ export class ProceduralMemory
 
   /** `store`, also reporting the tokens the embedder spent on the procedure text (zero without one that reports usage). */
   async storeReport(space: string, input: ProcedureInput): Promise<ProcedureStoreReport> {
-    checkName(space, 'space');
-    const parsed = parseInput(procedureInput, 'procedure store', input);
+    const parsed = this.parse(space, procedureInput, 'procedure store', input);
     const now = this.clock.now().toISOString();
     const procedure: Procedure = {
       id: parsed.id ?? newId(this.clock.now()),
@@ -90,9 +84,7 @@ export class ProceduralMemory
     assertNoSecrets(text, 'procedure');
     assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps');
     assertNoSecrets(JSON.stringify(procedure.metadata, null, 1), 'procedure metadata');
-    const { embedding, usage } = await this.searcher.embed(text);
-    await this.procedures.insert(space, procedure, embedding);
-    return { procedure, usage };
+    return { procedure, usage: await this.insertEmbedded(space, procedure, text) };
   }
 
   /**
@@ -105,15 +97,14 @@ export class ProceduralMemory
 
   /** `suggest`, also reporting the tokens the embedder spent on the query (zero without one that reports usage). */
   async suggestReport(space: string, query: string, topK?: number): Promise<ProcedureSuggestReport> {
-    checkName(space, 'space');
-    const input = parseInput(
+    const { found, arms, usage, k } = await this.findRecords(
+      space,
       procedureSuggestInput,
       'procedure suggest',
-      topK === undefined ? { query } : { query, topK },
-    );
-    const k = input.topK ?? this.options.suggestTopK;
-    const { found, arms, usage } = await this.searcher.searchRecords(space, input.query, k, this.options, (sp, ids) =>
-      this.procedures.getMany(sp, ids),
+      query,
+      topK,
+      this.options.suggestTopK,
+      false,
     );
     const candidates = found.map(({ candidate: c, record: procedure }) => ({
       id: c.id,
@@ -141,26 +132,19 @@ export class ProceduralMemory
 
   /** Count one use (atomic in the store: concurrent reports from several processes are all counted). */
   async recordOutcome(space: string, id: string, success: boolean): Promise<Procedure> {
-    checkName(space, 'space');
-    const input = parseInput(procedureOutcomeInput, 'procedure outcome', { id, success });
-    return this.procedures.incrementOutcome(space, input.id, input.success, this.clock.now().toISOString());
+    const input = this.parse(space, procedureOutcomeInput, 'procedure outcome', { id, success });
+    return this.records.incrementOutcome(space, input.id, input.success, this.clock.now().toISOString());
   }
 
   async get(space: string, id: string): Promise<Procedure> {
-    checkName(space, 'space');
-    const ref = parseInput(refSchema, 'procedure get', id);
-    const procedure = await this.procedures.get(space, ref);
+    const ref = this.parse(space, refSchema, 'procedure get', id);
+    const procedure = await this.records.get(space, ref);
     if (!procedure)
       throw new MemError(
         'NOT_FOUND',
         `No procedure with id "${ref}" in space "${space}". Use suggest or list to find its id.`,
       );
     return procedure;
-  }
-
-  async count(space: string): Promise<number> {
-    checkName(space, 'space');
-    return this.procedures.count(space);
   }
 }
 

@@ -1,11 +1,7 @@
-import type { KnowledgeStore } from '@mem/core/adapter';
+import { type KnowledgeStore, knowledgeStoreOf } from '@mem/core/adapter';
 import { LanceDatabase } from './database.js';
-import { createAdmin } from './knowledge/admin.js';
 import { createLanceContext } from './knowledge/context.js';
-import { createCounters } from './knowledge/counters.js';
-import { createReader } from './knowledge/reader.js';
-import { createSearcher } from './knowledge/searcher.js';
-import { createWriter } from './knowledge/writer.js';
+import * as roles from './knowledge/roles.js';
 import type { LanceIndexState, LanceOptimizeReport, LanceStoreOptions } from './options.js';
 
 export interface LanceKnowledgeStore extends KnowledgeStore {
@@ -35,12 +31,5 @@ export function createLanceStore(options: LanceStoreOptions): LanceKnowledgeStor
  */
 export function createKnowledgeStore(db: LanceDatabase, options: LanceStoreOptions): LanceKnowledgeStore {
   const ctx = createLanceContext(db, options);
-  const reader = createReader(ctx);
-  return {
-    ...createWriter(ctx),
-    ...reader,
-    ...createSearcher(ctx, reader),
-    ...createCounters(ctx),
-    ...createAdmin(ctx),
-  };
+  return knowledgeStoreOf(ctx, roles);
 }

@@ -1,12 +1,8 @@
-import type { Eraser, KnowledgeStore } from '@mem/core/adapter';
+import { type Eraser, type KnowledgeStore, knowledgeStoreOf } from '@mem/core/adapter';
 import type { Sql } from './connection.js';
 import { postgresEraser } from './erase.js';
-import { createAdmin } from './knowledge/admin.js';
 import { createPgContext, type PostgresStoreOptions } from './knowledge/context.js';
-import { createCounters } from './knowledge/counters.js';
-import { createReader } from './knowledge/reader.js';
-import { createSearcher } from './knowledge/searcher.js';
-import { createWriter } from './knowledge/writer.js';
+import * as roles from './knowledge/roles.js';
 import type { MigrationResult } from './migrations.js';
 
 export type { HnswOptions, PostgresStoreOptions } from './knowledge/context.js';
@@ -33,13 +29,8 @@ export interface PostgresKnowledgeStore extends KnowledgeStore {
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresKnowledgeStore> {
   const pg = createPgContext(options);
-  const reader = createReader(pg);
   const store: PostgresKnowledgeStore = {
-    ...createWriter(pg),
-    ...reader,
-    ...createSearcher(pg, reader),
-    ...createCounters(pg),
-    ...createAdmin(pg),
+    ...knowledgeStoreOf(pg, roles),
     sql: pg.sql,
     schema: pg.schemaName,
     eraser: postgresEraser(pg.sql, pg.schemaName, pg.target),

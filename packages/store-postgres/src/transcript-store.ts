@@ -12,24 +12,17 @@
  * holder's connection or process dies, so a crash never leaves a transcript locked.
  */
 import { MemError, type TranscriptMessage, type TranscriptRole } from '@mem/core';
+import type * as K from '@mem/core/adapter';
 import {
-  type CompactionChange,
-  type CompactionResult,
-  type CompactionStepHook,
   compactionArchiveTime,
   guardTranscriptStore,
-  type LockedTranscript,
   runSqlPausingProgramAsync,
   runSqlProgramAsync,
   SQL_COMPACTION_STEPS,
-  type SqlTranscriptEngine,
   sqlGet,
   sqlRun,
   sqlTranscriptParts,
   storedTranscriptMessages,
-  type TranscriptHeader,
-  type TranscriptStore,
-  type TranscriptStoreCapabilities,
 } from '@mem/core/adapter';
 import { ADAPTER, exec, type Sql, type TransactionSql } from './connection.js';
 import { transcriptMigrations } from './migrations.js';
@@ -51,15 +44,15 @@ export type PostgresCompactionStep = (typeof POSTGRES_COMPACTION_STEPS)[number];
 
 export interface PostgresTranscriptStoreOptions extends PostgresPortOptions {
   /** Called before each compaction step (`POSTGRES_COMPACTION_STEPS`); throwing simulates a crash there (tests). */
-  onCompactionStep?: CompactionStepHook;
+  onCompactionStep?: K.CompactionStepHook;
 }
 
 /** A `TranscriptStore` on PostgreSQL plus `migrate()`, `sql` and `schema`. */
-export interface PostgresTranscriptStore extends TranscriptStore, PostgresHandle {}
+export interface PostgresTranscriptStore extends K.TranscriptStore, PostgresHandle {}
 
 type Db = Sql | TransactionSql;
 
-const CAPABILITIES: TranscriptStoreCapabilities = { durable: true, crossProcess: true };
+const CAPABILITIES: K.TranscriptStoreCapabilities = { durable: true, crossProcess: true };
 
 /** Messages travel as one jsonb parameter: `[{i, role, content, at}]`, `i` the position in the call. */
 function payload(messages: readonly TranscriptMessage[]): string {
@@ -85,7 +78,7 @@ export async function createPostgresTranscriptStore(
 }
 
 /** PostgreSQL's transcript statements: each read one snapshot, each write one statement. */
-function engineOf(s: string): SqlTranscriptEngine {
+function engineOf(s: string): K.SqlTranscriptEngine {
   return {
     *read(space, agent) {
       // Header and messages in one statement, so one snapshot: never half of a compaction.
@@ -141,7 +134,7 @@ function engineOf(s: string): SqlTranscriptEngine {
 }
 
 /** The transcript port over a runtime (shared with the other ports of a bundle). */
-export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): PostgresTranscriptStore {
+export function transcriptStoreOn(rt: PortRuntime, hook?: K.CompactionStepHook): PostgresTranscriptStore {
   const { sql, s } = rt;
   const engine = engineOf(s);
   const { compaction, ...reads } = sqlTranscriptParts(postgresDialect(rt), postgresRunner(rt), engine);
@@ -158,9 +151,9 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     tx: TransactionSql,
     space: string,
     agent: string,
-    change: CompactionChange,
+    change: K.CompactionChange,
     archived: ReturnType<typeof compactionArchiveTime>,
-  ): Promise<CompactionResult> {
+  ): Promise<K.CompactionResult> {
     return runSqlPausingProgramAsync(compaction(space, agent, change, archived), postgresExecutor(tx), step);
   }
 
@@ -174,8 +167,8 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
     space: string,
     agent: string,
     messages: readonly TranscriptMessage[],
-    init: TranscriptHeader,
-  ): Promise<{ header: TranscriptHeader }> {
+    init: K.TranscriptHeader,
+  ): Promise<{ header: K.TranscriptHeader }> {
     const [row] = await exec<{ conversationid: string; createdat: string }[]>(
       db,
       `WITH l AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0)) AS locked),
@@ -198,7 +191,7 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
   }
 
   /** Appends of one transcript from this instance commit in call order. */
-  const append: TranscriptStore['append'] = (space, agent, messages, init) => {
+  const append: K.TranscriptStore['append'] = (space, agent, messages, init) => {
     const kept = storedTranscriptMessages(messages);
     const run = () => rt.run('appending to a transcript', () => appendOn(sql, space, agent, kept, init));
     return appends.run(compositeKey(space, agent), run);
@@ -218,21 +211,21 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
       }
       return rt.guard(what, fn);
     };
-    const api: LockedTranscript = {
+    const api: K.LockedTranscript = {
       read: () =>
         guard('reading a transcript', () => runSqlProgramAsync(engine.read(space, agent), postgresExecutor(tx))),
       async append(messages, init) {
         const kept = storedTranscriptMessages(messages);
         return guard('appending to a transcript', async () => {
           const r = await tx.savepoint((sp) => appendOn(sp, space, agent, kept, init));
-          return r as { header: TranscriptHeader };
+          return r as { header: K.TranscriptHeader };
         });
       },
       async compact(change) {
         const archived = compactionArchiveTime(change.archivedAt);
         return guard('compacting a transcript', async () => {
           const r = await tx.savepoint((sp) => compactOn(sp, space, agent, change, archived));
-          return r as CompactionResult;
+          return r as K.CompactionResult;
         });
       },
     };
@@ -261,7 +254,7 @@ export function transcriptStoreOn(rt: PortRuntime, hook?: CompactionStepHook): P
           await lockExclusive(tx, space, agent);
           return compactOn(tx, space, agent, change, archived);
         });
-        return r as CompactionResult;
+        return r as K.CompactionResult;
       });
     },
 

@@ -6,7 +6,7 @@
  * depend on a vector's length, so one scale per vector loses only rounding). A store keeps the lists; an exact
  * re-rank with the full vectors decides the final order.
  */
-import { seededRandom } from '@mem/core/adapter';
+import { memoByKey, seededRandom } from '@mem/core/adapter';
 import { int8Kernel, int8Stride } from './int8-kernel.js';
 import { selectBest } from './select-best.js';
 
@@ -185,18 +185,14 @@ function childrenOf(q: IvfQuantizer): number[][] {
   return children;
 }
 
-const childCache = new WeakMap<IvfQuantizer, number[][]>();
+const childrenOfQuantizer = memoByKey(childrenOf);
 
 /**
  * The list of `v`: its nearest coarse centroid, then the nearest leaf under it (`coarse + fine` dot products). A
  * quantizer must not be mutated after its first use here (a split makes a new one).
  */
 export function assignList(q: IvfQuantizer, v: Float32Array): number {
-  let children = childCache.get(q);
-  if (!children) {
-    children = childrenOf(q);
-    childCache.set(q, children);
-  }
+  const children = childrenOfQuantizer(q);
   const s = sparse(v);
   const parent = argmaxDot(v, s, q.coarse, 0, q.coarse.length);
   const under = children[parent]!;
@@ -225,20 +221,14 @@ function dotWith(v: Float32Array, s: { idx: Int32Array; val: Float32Array } | nu
  * similarity to every leaf is a few passes over contiguous memory, one per non-zero query value. Each leaf's sum is
  * still taken in dimension order, so the similarities are exactly those of `dot`.
  */
-const columnCache = new WeakMap<IvfQuantizer, Float32Array>();
-
-function leafColumns(q: IvfQuantizer): Float32Array {
-  let columns = columnCache.get(q);
-  if (columns === undefined) {
-    const n = q.leaves.length;
-    columns = new Float32Array(n * q.dimension);
-    for (const [i, leaf] of q.leaves.entries()) {
-      for (let j = 0; j < q.dimension; j++) columns[j * n + i] = leaf[j] ?? 0;
-    }
-    columnCache.set(q, columns);
+const leafColumns = memoByKey((q: IvfQuantizer): Float32Array => {
+  const n = q.leaves.length;
+  const columns = new Float32Array(n * q.dimension);
+  for (const [i, leaf] of q.leaves.entries()) {
+    for (let j = 0; j < q.dimension; j++) columns[j * n + i] = leaf[j] ?? 0;
   }
   return columns;
-}
+});
 
 /** The leaf centroids as int8 codes, rows of `stride` bytes, with each row's length: a dense query's first cut. */
 interface LeafCodes {
@@ -247,26 +237,19 @@ interface LeafCodes {
   stride: number;
 }
 
-const leafCodeCache = new WeakMap<IvfQuantizer, LeafCodes>();
-
-function leafCodes(q: IvfQuantizer): LeafCodes {
-  let found = leafCodeCache.get(q);
-  if (found === undefined) {
-    const stride = int8Stride(q.dimension);
-    const codes = new Int8Array(q.leaves.length * stride);
-    const norms = new Float64Array(q.leaves.length);
-    for (const [i, leaf] of q.leaves.entries()) {
-      const row = quantizeInt8(leaf);
-      codes.set(row.subarray(0, stride), i * stride);
-      let sq = 0;
-      for (const c of row) sq += c * c;
-      norms[i] = Math.sqrt(sq);
-    }
-    found = { codes, norms, stride };
-    leafCodeCache.set(q, found);
+const leafCodes = memoByKey((q: IvfQuantizer): LeafCodes => {
+  const stride = int8Stride(q.dimension);
+  const codes = new Int8Array(q.leaves.length * stride);
+  const norms = new Float64Array(q.leaves.length);
+  for (const [i, leaf] of q.leaves.entries()) {
+    const row = quantizeInt8(leaf);
+    codes.set(row.subarray(0, stride), i * stride);
+    let sq = 0;
+    for (const c of row) sq += c * c;
+    norms[i] = Math.sqrt(sq);
   }
-  return found;
-}
+  return { codes, norms, stride };
+});
 
 /** Extra leaves a dense query's first cut keeps beyond twice `nprobe`, so that int8 rounding never picks the lists. */
 const SHORTLIST_SLACK = 16;

@@ -1,12 +1,8 @@
-import type { Eraser, KnowledgeStore } from '@mem/core/adapter';
+import { type Eraser, type KnowledgeStore, knowledgeStoreOf } from '@mem/core/adapter';
 import type { Database } from 'better-sqlite3';
 import { sqliteEraser } from './erase.js';
-import { createAdmin } from './knowledge/admin.js';
 import { createSqliteContext, type SqliteStoreOptions } from './knowledge/context.js';
-import { createCounters } from './knowledge/counters.js';
-import { createReader } from './knowledge/reader.js';
-import { createSearcher } from './knowledge/searcher.js';
-import { createWriter } from './knowledge/writer.js';
+import * as roles from './knowledge/roles.js';
 import type { MigrationResult } from './migrations.js';
 
 export type { SqliteStoreOptions } from './knowledge/context.js';
@@ -33,13 +29,8 @@ export interface SqliteKnowledgeStore extends KnowledgeStore {
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteKnowledgeStore {
   const ctx = createSqliteContext(options);
-  const reader = createReader(ctx);
   return {
-    ...createWriter(ctx),
-    ...reader,
-    ...createSearcher(ctx, reader),
-    ...createCounters(ctx),
-    ...createAdmin(ctx),
+    ...knowledgeStoreOf(ctx, roles),
     db: ctx.db,
     nativeVector: ctx.nativeVector,
     eraser: sqliteEraser(ctx.db),

@@ -2,7 +2,19 @@
  * `searchCandidates` from a store's own arms: the sequencing every knowledge store shares, written once. The store binds
  * its filter (compiled once) into the four arms; this decides what runs, in which order, and what is handed back.
  */
-import type { CandidateQuery, CandidateSet, FoundCandidates, KeywordHit, VectorHit } from '../ports/knowledge-store.js';
+import type {
+  CandidateQuery,
+  CandidateSet,
+  FoundCandidates,
+  KeywordHit,
+  KnowledgeAdmin,
+  KnowledgeCounters,
+  KnowledgeReader,
+  KnowledgeSearcher,
+  KnowledgeStore,
+  KnowledgeWriter,
+  VectorHit,
+} from '../ports/knowledge-store.js';
 import type { MemoryRecord } from '../types.js';
 
 type MaybePromise<T> = T | Promise<T>;
@@ -56,4 +68,28 @@ function attempt<T>(call: () => MaybePromise<T>): Promise<T> {
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** How a knowledge store makes its five roles from one shared context (the searcher reads chunks through the reader). */
+export interface KnowledgeRoles<C, A extends KnowledgeAdmin = KnowledgeAdmin> {
+  writer(ctx: C): KnowledgeWriter;
+  reader(ctx: C): KnowledgeReader;
+  searcher(ctx: C, reader: KnowledgeReader): KnowledgeSearcher;
+  counters(ctx: C): KnowledgeCounters;
+  admin(ctx: C): A;
+}
+
+/**
+ * A `KnowledgeStore` made of its roles over one context: `knowledgeStoreOf(ctx, roles)` with `roles` a module that
+ * exports `writer`, `reader`, `searcher`, `counters` and `admin` (what the admin adds beyond the port is kept).
+ */
+export function knowledgeStoreOf<C, A extends KnowledgeAdmin>(ctx: C, roles: KnowledgeRoles<C, A>): KnowledgeStore & A {
+  const reader = roles.reader(ctx);
+  return {
+    ...roles.writer(ctx),
+    ...reader,
+    ...roles.searcher(ctx, reader),
+    ...roles.counters(ctx),
+    ...roles.admin(ctx),
+  };
 }

@@ -17,23 +17,7 @@ import type { SessionStateStore } from '../ports/session-state-store.js';
 import type { SummaryStore } from '../ports/summary-store.js';
 import type { ToolEventStore } from '../ports/tool-event-store.js';
 import type { UserStore } from '../ports/user-store.js';
-import type {
-  Fact,
-  FactUpsertResult,
-  FactWrite,
-  Goal,
-  JsonValue,
-  NewGoal,
-  NewMessage,
-  PhaseChange,
-  SessionState,
-  SessionSummary,
-  StoredMessage,
-  SummaryWrite,
-  ToolEvent,
-  ToolEventFilter,
-  UserRecord,
-} from '../types-structured.js';
+import type * as S from '../types-structured.js';
 
 const ADAPTER = 'in-memory';
 const SEP = '\u0000';
@@ -60,7 +44,7 @@ function conflict(what: string, id: string): MemError {
 // ---------- messages ----------
 
 interface MessageData {
-  sessions: Map<string, StoredMessage[]>;
+  sessions: Map<string, S.StoredMessage[]>;
   ids: Set<string>;
 }
 
@@ -72,7 +56,7 @@ export class InMemoryMessageStore implements MessageStore {
     this.data = shareWith ? shareWith.data : { sessions: new Map(), ids: new Set() };
   }
 
-  async save(space: string, message: NewMessage): Promise<void> {
+  async save(space: string, message: S.NewMessage): Promise<void> {
     const idKey = k(space, message.id);
     if (this.data.ids.has(idKey)) throw conflict('message', message.id);
     const key = k(space, message.sessionId);
@@ -82,7 +66,7 @@ export class InMemoryMessageStore implements MessageStore {
     this.data.ids.add(idKey);
   }
 
-  async recent(space: string, sessionId: string, limit: number): Promise<StoredMessage[]> {
+  async recent(space: string, sessionId: string, limit: number): Promise<S.StoredMessage[]> {
     if (limit <= 0) return [];
     return (this.data.sessions.get(k(space, sessionId)) ?? []).slice(-limit).map(copy);
   }
@@ -107,18 +91,18 @@ export class InMemoryMessageStore implements MessageStore {
 
 export class InMemoryFactStore implements FactStore {
   readonly name = ADAPTER;
-  private readonly facts: Map<string, Fact & { space: string }>;
+  private readonly facts: Map<string, S.Fact & { space: string }>;
 
   constructor(shareWith?: InMemoryFactStore) {
     this.facts = shareWith ? shareWith.facts : new Map();
   }
 
-  private strip(f: Fact & { space: string }): Fact {
+  private strip(f: S.Fact & { space: string }): S.Fact {
     const { space: _space, ...fact } = f;
     return copy(fact);
   }
 
-  async upsert(space: string, write: FactWrite): Promise<FactUpsertResult> {
+  async upsert(space: string, write: S.FactWrite): Promise<S.FactUpsertResult> {
     const key = k(space, write.user, write.topic, write.key);
     const existing = this.facts.get(key);
     if (existing && !mayReplaceFact(existing.source, write.source))
@@ -137,12 +121,12 @@ export class InMemoryFactStore implements FactStore {
     return { status: existing ? 'updated' : 'created', fact: this.strip(fact) };
   }
 
-  async get(space: string, user: string, topic?: string | null): Promise<Fact[]> {
+  async get(space: string, user: string, topic?: string | null): Promise<S.Fact[]> {
     const rows = [...this.facts.values()].filter((f) => f.space === space && f.user === user);
-    return mergeFacts(rows, topic).map((f) => this.strip(f as Fact & { space: string }));
+    return mergeFacts(rows, topic).map((f) => this.strip(f as S.Fact & { space: string }));
   }
 
-  async find(space: string, user: string, key: string, topic: string | null): Promise<Fact | null> {
+  async find(space: string, user: string, key: string, topic: string | null): Promise<S.Fact | null> {
     const f = this.facts.get(k(space, user, topic, key));
     return f ? this.strip(f) : null;
   }
@@ -165,22 +149,54 @@ export class InMemoryFactStore implements FactStore {
 
 // ---------- goals ----------
 
-interface GoalRow extends Goal {
-  space: string;
-  seq: number;
-}
+/** A record as a sequenced store keeps it: its space and its place in the order of insertion (ties by time). */
+type Sequenced<T> = T & { space: string; seq: number };
 
-export class InMemoryGoalStore implements GoalStore {
+/**
+ * A store of records in insertion order, unique by id within a space (goals, tool events): the shared rows, adding one
+ * (CONFLICT when its id is taken), handing a copy out without the bookkeeping, and dropping rows by a test.
+ */
+abstract class SequencedRows<T extends { id: string }> {
   readonly name = ADAPTER;
-  private readonly data: { rows: GoalRow[]; seq: number };
+  protected readonly data: { rows: Sequenced<T>[]; seq: number };
 
-  constructor(shareWith?: InMemoryGoalStore) {
+  constructor(
+    private readonly what: string,
+    shareWith?: SequencedRows<T>,
+  ) {
     this.data = shareWith ? shareWith.data : { rows: [], seq: 0 };
   }
 
-  private strip(r: GoalRow): Goal {
-    const { space: _space, seq: _seq, ...goal } = r;
-    return copy(goal);
+  /** CONFLICT when `id` is taken in `space`. */
+  protected assertFree(space: string, id: string): void {
+    if (this.data.rows.some((r) => r.space === space && r.id === id)) throw conflict(this.what, id);
+  }
+
+  protected add(space: string, record: T): Sequenced<T> {
+    this.assertFree(space, record.id);
+    const row = { ...copy(record), space, seq: ++this.data.seq };
+    this.data.rows.push(row);
+    return row;
+  }
+
+  protected strip(row: Sequenced<T>): T {
+    const { space: _space, seq: _seq, ...record } = row;
+    return copy(record as unknown as T);
+  }
+
+  /** Drops the rows `doomed` picks; how many went. */
+  protected drop(doomed: (row: Sequenced<T>) => boolean): number {
+    const before = this.data.rows.length;
+    this.data.rows = this.data.rows.filter((r) => !doomed(r));
+    return before - this.data.rows.length;
+  }
+}
+
+type GoalRow = Sequenced<S.Goal>;
+
+export class InMemoryGoalStore extends SequencedRows<S.Goal> implements GoalStore {
+  constructor(shareWith?: InMemoryGoalStore) {
+    super('goal', shareWith);
   }
 
   private active(space: string, user: string, topic: string | null): GoalRow | undefined {
@@ -189,30 +205,27 @@ export class InMemoryGoalStore implements GoalStore {
     );
   }
 
-  async setActive(space: string, goal: NewGoal): Promise<{ goal: Goal; replaced: Goal | null }> {
-    if (this.data.rows.some((r) => r.space === space && r.id === goal.id)) throw conflict('goal', goal.id);
+  async setActive(space: string, goal: S.NewGoal): Promise<{ goal: S.Goal; replaced: S.Goal | null }> {
+    this.assertFree(space, goal.id);
     const previous = this.active(space, goal.user, goal.topic);
     if (previous) {
       previous.status = 'replaced';
       previous.updatedAt = goal.at;
     }
-    const row: GoalRow = {
-      space,
-      seq: ++this.data.seq,
+    const row = this.add(space, {
       id: goal.id,
       user: goal.user,
       topic: goal.topic,
       goal: goal.goal,
       status: 'active',
-      metadata: copy(goal.metadata),
+      metadata: goal.metadata,
       createdAt: goal.at,
       updatedAt: goal.at,
-    };
-    this.data.rows.push(row);
+    });
     return { goal: this.strip(row), replaced: previous ? this.strip(previous) : null };
   }
 
-  async getActive(space: string, user: string, topic: string | null): Promise<Goal | null> {
+  async getActive(space: string, user: string, topic: string | null): Promise<S.Goal | null> {
     const r = this.active(space, user, topic);
     return r ? this.strip(r) : null;
   }
@@ -223,7 +236,7 @@ export class InMemoryGoalStore implements GoalStore {
     topic: string | null,
     status: 'completed' | 'abandoned',
     at: string,
-  ): Promise<Goal | null> {
+  ): Promise<S.Goal | null> {
     const r = this.active(space, user, topic);
     if (!r) return null;
     r.status = status;
@@ -231,7 +244,7 @@ export class InMemoryGoalStore implements GoalStore {
     return this.strip(r);
   }
 
-  async list(space: string, user: string, options: { topic?: string | null; limit?: number } = {}): Promise<Goal[]> {
+  async list(space: string, user: string, options: { topic?: string | null; limit?: number } = {}): Promise<S.Goal[]> {
     const rows = this.data.rows
       .filter((r) => r.space === space && r.user === user && (options.topic === undefined || r.topic === options.topic))
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.seq - a.seq));
@@ -239,9 +252,7 @@ export class InMemoryGoalStore implements GoalStore {
   }
 
   async deleteUser(space: string, user: string): Promise<number> {
-    const before = this.data.rows.length;
-    this.data.rows = this.data.rows.filter((r) => !(r.space === space && r.user === user));
-    return before - this.data.rows.length;
+    return this.drop((r) => r.space === space && r.user === user);
   }
 }
 
@@ -272,12 +283,8 @@ abstract class PerSessionRows<T> {
 
 // ---------- summaries ----------
 
-export class InMemorySummaryStore extends PerSessionRows<SessionSummary> implements SummaryStore {
-  constructor(shareWith?: InMemorySummaryStore) {
-    super(shareWith);
-  }
-
-  async save(space: string, write: SummaryWrite, expectedVersion?: number): Promise<SessionSummary> {
+export class InMemorySummaryStore extends PerSessionRows<S.SessionSummary> implements SummaryStore {
+  async save(space: string, write: S.SummaryWrite, expectedVersion?: number): Promise<S.SessionSummary> {
     const key = k(space, write.sessionId);
     const existing = this.rows.get(key);
     const current = existing?.version ?? 0;
@@ -288,7 +295,7 @@ export class InMemorySummaryStore extends PerSessionRows<SessionSummary> impleme
         { retryable: true },
       );
     }
-    const row: SessionSummary = {
+    const row: S.SessionSummary = {
       sessionId: write.sessionId,
       summary: write.summary,
       messagesCovered: write.messagesCovered,
@@ -305,7 +312,7 @@ export class InMemorySummaryStore extends PerSessionRows<SessionSummary> impleme
 
 export class InMemoryUserStore implements UserStore {
   readonly name = ADAPTER;
-  private readonly data: { byExternal: Map<string, UserRecord>; byId: Map<string, UserRecord> };
+  private readonly data: { byExternal: Map<string, S.UserRecord>; byId: Map<string, S.UserRecord> };
 
   constructor(shareWith?: InMemoryUserStore) {
     this.data = shareWith ? shareWith.data : { byExternal: new Map(), byId: new Map() };
@@ -315,22 +322,22 @@ export class InMemoryUserStore implements UserStore {
     space: string,
     externalId: string,
     candidate: { id: string; at: string },
-  ): Promise<{ user: UserRecord; created: boolean }> {
+  ): Promise<{ user: S.UserRecord; created: boolean }> {
     const existing = this.data.byExternal.get(k(space, externalId));
     if (existing) return { user: copy(existing), created: false };
     if (this.data.byId.has(k(space, candidate.id))) throw conflict('user', candidate.id);
-    const user: UserRecord = { id: candidate.id, externalId, createdAt: candidate.at };
+    const user: S.UserRecord = { id: candidate.id, externalId, createdAt: candidate.at };
     this.data.byExternal.set(k(space, externalId), user);
     this.data.byId.set(k(space, candidate.id), user);
     return { user: copy(user), created: true };
   }
 
-  async get(space: string, externalId: string): Promise<UserRecord | null> {
+  async get(space: string, externalId: string): Promise<S.UserRecord | null> {
     const u = this.data.byExternal.get(k(space, externalId));
     return u ? copy(u) : null;
   }
 
-  async getById(space: string, id: string): Promise<UserRecord | null> {
+  async getById(space: string, id: string): Promise<S.UserRecord | null> {
     const u = this.data.byId.get(k(space, id));
     return u ? copy(u) : null;
   }
@@ -346,12 +353,8 @@ export class InMemoryUserStore implements UserStore {
 
 // ---------- session state ----------
 
-export class InMemorySessionStateStore extends PerSessionRows<SessionState> implements SessionStateStore {
-  constructor(shareWith?: InMemorySessionStateStore) {
-    super(shareWith);
-  }
-
-  async set(space: string, sessionId: string, state: JsonValue, at: string): Promise<void> {
+export class InMemorySessionStateStore extends PerSessionRows<S.SessionState> implements SessionStateStore {
+  async set(space: string, sessionId: string, state: S.JsonValue, at: string): Promise<void> {
     this.rows.set(k(space, sessionId), { sessionId, state: copy(state), updatedAt: at });
   }
 }
@@ -360,25 +363,25 @@ export class InMemorySessionStateStore extends PerSessionRows<SessionState> impl
 
 export class InMemoryPhaseStore implements PhaseStore {
   readonly name = ADAPTER;
-  private readonly sessions: Map<string, PhaseChange[]>;
+  private readonly sessions: Map<string, S.PhaseChange[]>;
 
   constructor(shareWith?: InMemoryPhaseStore) {
     this.sessions = shareWith ? shareWith.sessions : new Map();
   }
 
-  async set(space: string, change: PhaseChange): Promise<void> {
+  async set(space: string, change: S.PhaseChange): Promise<void> {
     const key = k(space, change.sessionId);
     const list = this.sessions.get(key) ?? [];
     list.push(copy(change));
     this.sessions.set(key, list);
   }
 
-  async current(space: string, sessionId: string): Promise<PhaseChange | null> {
+  async current(space: string, sessionId: string): Promise<S.PhaseChange | null> {
     const last = this.sessions.get(k(space, sessionId))?.at(-1);
     return last ? copy(last) : null;
   }
 
-  async history(space: string, sessionId: string, limit?: number): Promise<PhaseChange[]> {
+  async history(space: string, sessionId: string, limit?: number): Promise<S.PhaseChange[]> {
     const list = this.sessions.get(k(space, sessionId)) ?? [];
     if (limit !== undefined && limit <= 0) return [];
     return (limit !== undefined ? list.slice(-limit) : list).map(copy);
@@ -391,46 +394,33 @@ export class InMemoryPhaseStore implements PhaseStore {
 
 // ---------- tool events ----------
 
-interface ToolEventRow extends ToolEvent {
-  space: string;
-  seq: number;
-}
-
-export class InMemoryToolEventStore implements ToolEventStore {
-  readonly name = ADAPTER;
-  private readonly data: { rows: ToolEventRow[]; seq: number };
-
+export class InMemoryToolEventStore extends SequencedRows<S.ToolEvent> implements ToolEventStore {
   constructor(shareWith?: InMemoryToolEventStore) {
-    this.data = shareWith ? shareWith.data : { rows: [], seq: 0 };
+    super('tool event', shareWith);
   }
 
-  private matching(space: string, filter: ToolEventFilter): ToolEventRow[] {
+  private matching(space: string, filter: S.ToolEventFilter): Sequenced<S.ToolEvent>[] {
     return this.data.rows
       .filter((r) => r.space === space && matchesToolEventFilter(r, filter))
       .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.seq - b.seq));
   }
 
-  async record(space: string, event: ToolEvent): Promise<void> {
-    if (this.data.rows.some((r) => r.space === space && r.id === event.id)) throw conflict('tool event', event.id);
-    this.data.rows.push({ ...copy(event), space, seq: ++this.data.seq });
+  async record(space: string, event: S.ToolEvent): Promise<void> {
+    this.add(space, event);
   }
 
-  async list(space: string, filter: ToolEventFilter, limit: number): Promise<ToolEvent[]> {
+  async list(space: string, filter: S.ToolEventFilter, limit: number): Promise<S.ToolEvent[]> {
     if (limit <= 0) return [];
     return this.matching(space, filter)
       .slice(-limit)
-      .map(({ space: _space, seq: _seq, ...event }) => copy(event));
+      .map((r) => this.strip(r));
   }
 
-  async count(space: string, filter: ToolEventFilter): Promise<number> {
+  async count(space: string, filter: S.ToolEventFilter): Promise<number> {
     return this.matching(space, filter).length;
   }
 
   async deleteSessions(space: string, prefix: string): Promise<number> {
-    const before = this.data.rows.length;
-    this.data.rows = this.data.rows.filter(
-      (r) => !(r.space === space && r.sessionId !== null && r.sessionId.startsWith(prefix)),
-    );
-    return before - this.data.rows.length;
+    return this.drop((r) => r.space === space && r.sessionId !== null && r.sessionId.startsWith(prefix));
   }
 }

@@ -3,23 +3,13 @@ import { archiveId, compareArchiveIds } from '../domain/archive-names.js';
 import { checkCompactionBasis } from '../domain/compaction.js';
 import { isEmptyContent, renderTranscript } from '../domain/transcript-format.js';
 import { MemError } from '../errors.js';
-import type {
-  ArchiveInfo,
-  CompactionChange,
-  CompactionResult,
-  CompactionStepHook,
-  LockedTranscript,
-  Transcript,
-  TranscriptHeader,
-  TranscriptMessage,
-  TranscriptStore,
-} from '../ports/transcript-store.js';
+import type * as T from '../ports/transcript-store.js';
 
 interface Entry {
   space: string;
   agent: string;
-  transcript: Transcript | null;
-  archives: { info: ArchiveInfo; transcript: Transcript }[];
+  transcript: T.Transcript | null;
+  archives: { info: T.ArchiveInfo; transcript: T.Transcript }[];
 }
 
 /** The state behind in-memory transcript stores; share it between instances to model "reopening". */
@@ -36,13 +26,13 @@ export interface InMemoryTranscriptStoreOptions {
   /** Share state with another instance (as if both opened one database). */
   data?: InMemoryTranscriptData;
   /** Called before each compaction step: `archive`, `replace`. Throwing simulates a crash there (tests). */
-  onCompactionStep?: CompactionStepHook;
+  onCompactionStep?: T.CompactionStepHook;
 }
 
 /** The compaction steps of the in-memory store, in order. */
 export const IN_MEMORY_COMPACTION_STEPS = ['archive', 'replace'] as const;
 
-const cloneTranscript = (t: Transcript): Transcript => ({
+const cloneTranscript = (t: T.Transcript): T.Transcript => ({
   header: { ...t.header },
   messages: t.messages.map((m) => ({ ...m })),
 });
@@ -53,7 +43,7 @@ const cloneTranscript = (t: Transcript): Transcript => ({
  */
 export function createInMemoryTranscriptStore(
   options: InMemoryTranscriptStoreOptions = {},
-): TranscriptStore & { readonly data: InMemoryTranscriptData } {
+): T.TranscriptStore & { readonly data: InMemoryTranscriptData } {
   const data = options.data ?? createInMemoryTranscriptData();
   const hook = options.onCompactionStep;
   const keyOf = (space: string, agent: string) => `${space}\u0000${agent}`;
@@ -86,19 +76,19 @@ export function createInMemoryTranscriptStore(
     }
   }
 
-  function locked(space: string, agent: string): LockedTranscript {
+  function locked(space: string, agent: string): T.LockedTranscript {
     return {
       async read() {
         const t = entry(space, agent, false)?.transcript;
         return t ? cloneTranscript(t) : null;
       },
-      async append(messages: TranscriptMessage[], init: TranscriptHeader) {
+      async append(messages: T.TranscriptMessage[], init: T.TranscriptHeader) {
         const e = entry(space, agent, true)!;
         e.transcript ??= { header: { ...init }, messages: [] };
         for (const m of messages) if (!isEmptyContent(m.content)) e.transcript.messages.push({ ...m });
         return { header: { ...e.transcript.header } };
       },
-      async compact(change: CompactionChange): Promise<CompactionResult> {
+      async compact(change: T.CompactionChange): Promise<T.CompactionResult> {
         const e = entry(space, agent, false);
         const current = e?.transcript;
         if (!e || !current)
@@ -113,14 +103,14 @@ export function createInMemoryTranscriptStore(
         const taken = new Set(e.archives.map((a) => a.info.id));
         let n = 1;
         while (taken.has(archiveId(archivedAt, n))) n++;
-        const info: ArchiveInfo = {
+        const info: T.ArchiveInfo = {
           id: archiveId(archivedAt, n),
           archivedAt,
           size: Buffer.byteLength(renderTranscript(agent, current)),
         };
         e.archives.push({ info, transcript: cloneTranscript(current) });
         await hook?.('replace');
-        const next: Transcript = {
+        const next: T.Transcript = {
           header: { ...change.header },
           messages: [...change.messages.filter((m) => !isEmptyContent(m.content)).map((m) => ({ ...m })), ...carried],
         };

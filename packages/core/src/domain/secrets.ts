@@ -1,6 +1,7 @@
 import { MemError } from '../errors.js';
 
 import { removeAllIgnorable, stripHidden } from './hidden-text.js';
+import { memoByKey } from './memo.js';
 import { PERSONAL_DATA_RULES, SECRET_RULES, type SecretRule } from './secret-rules.js';
 
 export {
@@ -72,20 +73,13 @@ export function normalizeForScan(text: string): string {
  * runs to the end without yielding, so sharing it is safe; `matchAll` would clone the expression on every call, and
  * that cloning cost more than the scan itself on short texts.
  */
-const GLOBAL_PATTERNS = new WeakMap<SecretRule, RegExp>();
-
-function globalPattern(rule: SecretRule): RegExp {
-  let re = GLOBAL_PATTERNS.get(rule);
-  if (re === undefined) {
-    let flags = rule.pattern.flags;
-    if (!flags.includes('g')) flags += 'g';
-    // Group offsets (`indices`) for rules whose secret is a group.
-    if (rule.group !== undefined && !flags.includes('d')) flags += 'd';
-    re = new RegExp(rule.pattern.source, flags);
-    GLOBAL_PATTERNS.set(rule, re);
-  }
-  return re;
-}
+const globalPattern = memoByKey((rule: SecretRule): RegExp => {
+  let flags = rule.pattern.flags;
+  if (!flags.includes('g')) flags += 'g';
+  // Group offsets (`indices`) for rules whose secret is a group.
+  if (rule.group !== undefined && !flags.includes('d')) flags += 'd';
+  return new RegExp(rule.pattern.source, flags);
+});
 
 interface Span {
   rule: SecretRule;

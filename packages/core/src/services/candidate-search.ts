@@ -5,12 +5,15 @@
  * procedures: combine with the success rate) is theirs.
  */
 
+import type { z } from 'zod';
+import { checkName } from '../domain/names.js';
 import { DEFAULT_RRF_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
 import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
+import { parseInput } from '../schemas.js';
 import type { StoredEmbedding } from '../types-structured.js';
 import { embedTexts } from './embedding.js';
 import { DEFAULT_SEARCH_ARMS, runSearchArms, type SearchArmOptions } from './search-arms.js';
@@ -186,8 +189,18 @@ async function fuseCandidates(
   return { candidates, arms, usage };
 }
 
+/** A candidate store as a memory over it uses it: its search, writing and reading records, counting a space. */
+export interface CandidateRecordStore<R extends { id: string } = { id: string }> extends CandidateSearchStore {
+  insert(space: string, record: R, embedding: StoredEmbedding | null): Promise<void>;
+  getMany(space: string, ids: string[]): Promise<R[]>;
+  count(space: string): Promise<number>;
+}
+
+/** What a search of a candidate memory reads: the query and how many results (absent: the memory's default). */
+type CandidateQueryInput = z.ZodType<{ query: string; topK?: number | undefined }>;
+
 /** What a memory over a candidate store is built from: the store, an optional embedder and clock, its options. */
-export interface CandidateMemoryDeps<S extends CandidateSearchStore, O extends CandidateSearchOptions> {
+export interface CandidateMemoryDeps<S extends CandidateRecordStore, O extends CandidateSearchOptions> {
   store: S;
   /** Without one, search uses the keyword arm alone. */
   embedder?: Embedder | undefined;
@@ -199,17 +212,69 @@ export interface CandidateMemoryDeps<S extends CandidateSearchStore, O extends C
  * The common part of episodic and procedural memory: the embedder, the options over their defaults, the clock and the
  * candidate searcher of the store, made once.
  */
-export abstract class CandidateMemory<S extends CandidateSearchStore, O extends CandidateSearchOptions> {
+export abstract class CandidateMemory<
+  S extends CandidateRecordStore<R>,
+  O extends CandidateSearchOptions,
+  R extends { id: string } = { id: string },
+> {
   readonly embedder: Embedder | undefined;
   readonly options: O;
   protected readonly clock: Clock;
+  /** The store the memory keeps its records in. */
+  protected readonly records: S;
   /** The search over the store, its capabilities read once here. */
   protected readonly searcher: CandidateSearcher;
 
   protected constructor(deps: CandidateMemoryDeps<S, O>, defaults: O) {
     this.embedder = deps.embedder;
+    this.records = deps.store;
     this.searcher = candidateSearcher(deps.store, deps.embedder);
     this.clock = deps.clock ?? systemClock;
     this.options = { ...defaults, ...deps.options };
+  }
+
+  /** How many records the space holds. */
+  async count(space: string): Promise<number> {
+    checkName(space, 'space');
+    return this.records.count(space);
+  }
+
+  /** Embeds `text` (when the store keeps vectors) and stores `record` with it; the tokens the embedder spent. */
+  protected async insertEmbedded(space: string, record: R, text: string): Promise<TokenUsage> {
+    const { embedding, usage } = await this.searcher.embed(text);
+    await this.records.insert(space, record, embedding);
+    return usage;
+  }
+
+  /**
+   * The fused candidates for `query` joined with their records, best first: the query and `topK` (absent: `defaultTopK`)
+   * checked by `schema`; `cut` keeps only the best `topK` (otherwise the caller ranks them further and cuts).
+   */
+  protected async findRecords(
+    space: string,
+    schema: CandidateQueryInput,
+    operation: string,
+    query: string,
+    topK: number | undefined,
+    defaultTopK: number,
+    cut: boolean,
+  ) {
+    const input = this.parse(space, schema, operation, topK === undefined ? { query } : { query, topK });
+    const k = input.topK ?? defaultTopK;
+    const found = await this.searcher.searchRecords(
+      space,
+      input.query,
+      k,
+      this.options,
+      (sp, ids) => this.records.getMany(sp, ids),
+      cut ? k : undefined,
+    );
+    return { ...found, k };
+  }
+
+  /** `input` read by `schema` for a call in `space` (both checked: INVALID_INPUT naming `operation` otherwise). */
+  protected parse<T extends z.ZodType>(space: string, schema: T, operation: string, input: unknown): z.infer<T> {
+    checkName(space, 'space');
+    return parseInput(schema, operation, input);
   }
 }

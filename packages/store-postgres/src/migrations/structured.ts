@@ -114,6 +114,25 @@ const structuredV1: Migration = {
 export const structuredMigrations: PortMigrations = { port: 'structured', steps: [structuredV1] };
 
 /**
+ * The columns a candidate table (episodes, procedures) is searched by: `search_text` (the core's search text of the
+ * record), its english tsvector, and the vector with the model that made it; `v` is the schema pgvector lives in.
+ */
+const searchColumns = (v: string) =>
+  [
+    'search_text     text NOT NULL,',
+    "fts             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, search_text)) STORED,",
+    `embedding       ${v}.vector,`,
+    'embedding_model text,',
+  ].join('\n        ');
+
+/** The indexes of those columns on `table` in schema `s`: the tsvector's GIN index and the vectors of each model. */
+const searchIndexes = (s: string, table: string) =>
+  [
+    `CREATE INDEX ${table}_fts ON ${s}.${table} USING gin (fts);`,
+    `CREATE INDEX ${table}_model ON ${s}.${table} (space, embedding_model) WHERE embedding IS NOT NULL;`,
+  ].join('\n      ');
+
+/**
  * Episodes and procedures (docs/structured.md): `search_text` holds exactly `episodeSearchText` / `procedureSearchText` of the
  * core, `fts` is its english tsvector (as the knowledge store's), `embedding` an untyped pgvector `vector` with the
  * model that made it.
@@ -135,16 +154,12 @@ const episodicV1: Migration = {
         happened_at     timestamptz NOT NULL,
         tags            text[] NOT NULL,
         metadata        jsonb NOT NULL,
-        search_text     text NOT NULL,
-        fts             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, search_text)) STORED,
-        embedding       ${v}.vector,
-        embedding_model text,
+        ${searchColumns(v)}
         CONSTRAINT episodes_pkey PRIMARY KEY (space, id)
       );
       CREATE INDEX episodes_recent ON ${s}.episodes (space, happened_at DESC, id DESC);
       CREATE INDEX episodes_tags ON ${s}.episodes USING gin (tags);
-      CREATE INDEX episodes_fts ON ${s}.episodes USING gin (fts);
-      CREATE INDEX episodes_model ON ${s}.episodes (space, embedding_model) WHERE embedding IS NOT NULL;
+      ${searchIndexes(s, 'episodes')}
 
       CREATE TABLE ${s}.procedures (
         space           text NOT NULL,
@@ -159,15 +174,11 @@ const episodicV1: Migration = {
         metadata        jsonb NOT NULL,
         created_at      timestamptz NOT NULL,
         updated_at      timestamptz NOT NULL,
-        search_text     text NOT NULL,
-        fts             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, search_text)) STORED,
-        embedding       ${v}.vector,
-        embedding_model text,
+        ${searchColumns(v)}
         CONSTRAINT procedures_pkey PRIMARY KEY (space, id)
       );
       CREATE INDEX procedures_recent ON ${s}.procedures (space, created_at DESC, id DESC);
-      CREATE INDEX procedures_fts ON ${s}.procedures USING gin (fts);
-      CREATE INDEX procedures_model ON ${s}.procedures (space, embedding_model) WHERE embedding IS NOT NULL;
+      ${searchIndexes(s, 'procedures')}
     `);
   },
 };

@@ -1,17 +1,5 @@
-import {
-  type CandidateQuery,
-  type CandidateSet,
-  clampSimilarity,
-  cosine,
-  type KeywordHit,
-  type KnowledgeReader,
-  type KnowledgeSearcher,
-  type KnowledgeStoreCapabilities,
-  type MemoryRecord,
-  type SearchFilter,
-  searchCandidatesWith,
-  type VectorHit,
-} from '@mem/core/adapter';
+import type * as K from '@mem/core/adapter';
+import { clampSimilarity, cosine, searchCandidatesWith } from '@mem/core/adapter';
 import { KW_DOCS, KW_TOKENS } from '../keyword/index.js';
 import { exactScores, maxScoreSearch } from '../keyword/search.js';
 import { FILTER_INDEX } from '../search-indexes.js';
@@ -45,7 +33,7 @@ export function buildMatchExpression(terms: readonly string[]): string | null {
  * The WHERE clause every search arm shares (alias `c` for chunks), with its parameters appended to `params`.
  * Space, visibility, expiry, then the optional scope, key prefix, tags and source — all before any LIMIT.
  */
-export function filterClause(filter: SearchFilter, params: unknown[]): string {
+export function filterClause(filter: K.SearchFilter, params: unknown[]): string {
   const parts = [
     'c.space = ?',
     "(c.scope = 'swarm' OR (c.scope = 'agent' AND c.agent_id = ?))",
@@ -76,12 +64,12 @@ export function filterClause(filter: SearchFilter, params: unknown[]): string {
 
 /** A search filter compiled once: its WHERE clause (alias `c`) and the parameters it binds, in order. */
 export interface CompiledFilter {
-  filter: SearchFilter;
+  filter: K.SearchFilter;
   where: string;
   params: readonly unknown[];
 }
 
-export function compileFilter(filter: SearchFilter): CompiledFilter {
+export function compileFilter(filter: K.SearchFilter): CompiledFilter {
   const params: unknown[] = [];
   const where = filterClause(filter, params);
   return { filter, where, params };
@@ -93,11 +81,11 @@ export function compileFilter(filter: SearchFilter): CompiledFilter {
  */
 export function createSearcher(
   ctx: SqliteKnowledgeContext,
-  reader: Pick<KnowledgeReader, 'getChunks'>,
-): KnowledgeSearcher {
+  reader: Pick<K.KnowledgeReader, 'getChunks'>,
+): K.KnowledgeSearcher {
   const { stmt, run } = ctx;
 
-  const capabilities: KnowledgeStoreCapabilities = {
+  const capabilities: K.KnowledgeStoreCapabilities = {
     keyword: true,
     vector: true,
     // FTS5's bm25(): k1 = 1.2, b = 0.75.
@@ -113,7 +101,11 @@ export function createSearcher(
    * (writes by another program not yet applied), a term is not one token, or the filter names tags, a source or
    * a key prefix (those filters can hide most of a partition; FTS5 with the filter index handles them).
    */
-  function prunedKeywordSearch(terms: readonly string[], compiled: CompiledFilter, limit: number): KeywordHit[] | null {
+  function prunedKeywordSearch(
+    terms: readonly string[],
+    compiled: CompiledFilter,
+    limit: number,
+  ): K.KeywordHit[] | null {
     const { filter } = compiled;
     const index = ctx.keywordIndex;
     if (index === null || !ctx.prunedKeyword) return null;
@@ -161,7 +153,7 @@ export function createSearcher(
     return null;
   }
 
-  function keywordArm(f: CompiledFilter, terms: string[], limit: number): KeywordHit[] {
+  function keywordArm(f: CompiledFilter, terms: string[], limit: number): K.KeywordHit[] {
     const match = buildMatchExpression(terms);
     if (match === null) return [];
     const pruned = prunedKeywordSearch(terms, f, limit);
@@ -180,7 +172,7 @@ export function createSearcher(
     return rows.map((row) => ({ id: row.id, score: -row.bm }));
   }
 
-  function vectorArm(f: CompiledFilter, vector: Float32Array, limit: number): VectorHit[] {
+  function vectorArm(f: CompiledFilter, vector: Float32Array, limit: number): K.VectorHit[] {
     const blob = vectorToBlob(vector);
     if (ctx.vectorIndex) {
       const hits = ctx.vectorIndex.search(vector, limit, f.filter, filterClause);
@@ -211,7 +203,7 @@ export function createSearcher(
     return scored.slice(0, limit);
   }
 
-  function neighbourArm(f: CompiledFilter, ids: string[], radius: number): MemoryRecord[] {
+  function neighbourArm(f: CompiledFilter, ids: string[], radius: number): K.MemoryRecord[] {
     // Where each visible id sits: one statement for all of them.
     const places = stmt(
       `SELECT c.id AS id, c.created_at AS created_at, c.scope AS scope, c.agent_id AS agent_id, c.source AS source
@@ -250,7 +242,7 @@ export function createSearcher(
   return {
     capabilities,
 
-    searchCandidates(query: CandidateQuery): Promise<CandidateSet> {
+    searchCandidates(query: K.CandidateQuery): Promise<K.CandidateSet> {
       const f = compileFilter(query.filter);
       return searchCandidatesWith(query, {
         keyword: (terms, limit) => run('keywordSearch', () => keywordArm(f, terms, limit)),

@@ -1,5 +1,6 @@
 /** The knowledge port's schema steps on SQLite. */
 import type { Database } from 'better-sqlite3';
+import { ftsIndexDdl, tagTableDdl } from './ddl.js';
 import type { Migration } from './types.js';
 
 /** Knowledge memory: chunks, tags, FTS5 keyword index, versions, ratings, meta. */
@@ -45,30 +46,11 @@ export const knowledgeV1: Migration = {
       CREATE INDEX chunks_space_scan ON chunks (space, created_at, id);
       CREATE INDEX chunks_expiry ON chunks (expires_at) WHERE expires_at IS NOT NULL;
 
-      CREATE TABLE chunk_tags (
-        chunk_rid INTEGER NOT NULL REFERENCES chunks (rid) ON DELETE CASCADE,
-        tag       TEXT    NOT NULL,
-        PRIMARY KEY (chunk_rid, tag)
-      ) WITHOUT ROWID;
-      CREATE INDEX chunk_tags_tag ON chunk_tags (tag, chunk_rid);
+      ${tagTableDdl('chunk', 'chunks', '      ')}
 
       -- External-content FTS5 index over name + content: the text is stored once (in chunks),
       -- bm25() works, and 'rebuild' / 'integrity-check' can repair or verify the index from chunks.
-      CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-        name, content,
-        content = 'chunks', content_rowid = 'rid',
-        tokenize = 'porter unicode61'
-      );
-      CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
-        INSERT INTO chunks_fts (rowid, name, content) VALUES (new.rid, new.name, new.content);
-      END;
-      CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-        INSERT INTO chunks_fts (chunks_fts, rowid, name, content) VALUES ('delete', old.rid, old.name, old.content);
-      END;
-      CREATE TRIGGER chunks_fts_update AFTER UPDATE OF name, content ON chunks BEGIN
-        INSERT INTO chunks_fts (chunks_fts, rowid, name, content) VALUES ('delete', old.rid, old.name, old.content);
-        INSERT INTO chunks_fts (rowid, name, content) VALUES (new.rid, new.name, new.content);
-      END;
+      ${ftsIndexDdl('chunks', ['name', 'content'], '      ')}
 
       CREATE TABLE versions (
         vid         INTEGER PRIMARY KEY,

@@ -1,4 +1,5 @@
 /** The schema step of the structured tables on SQLite. */
+import { ftsIndexDdl, tagTableDdl } from './ddl.js';
 import type { Migration } from './types.js';
 
 /**
@@ -136,28 +137,9 @@ export const structuredV2: Migration = {
       CREATE UNIQUE INDEX episodes_id ON episodes (space, id);
       CREATE INDEX episodes_recent ON episodes (space, timestamp DESC, id DESC);
 
-      CREATE TABLE episode_tags (
-        episode_rid INTEGER NOT NULL REFERENCES episodes (rid) ON DELETE CASCADE,
-        tag         TEXT    NOT NULL,
-        PRIMARY KEY (episode_rid, tag)
-      ) WITHOUT ROWID;
-      CREATE INDEX episode_tags_tag ON episode_tags (tag, episode_rid);
+      ${tagTableDdl('episode', 'episodes', '      ')}
 
-      CREATE VIRTUAL TABLE episodes_fts USING fts5 (
-        search_text,
-        content = 'episodes', content_rowid = 'rid',
-        tokenize = 'porter unicode61'
-      );
-      CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
-        INSERT INTO episodes_fts (rowid, search_text) VALUES (new.rid, new.search_text);
-      END;
-      CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
-        INSERT INTO episodes_fts (episodes_fts, rowid, search_text) VALUES ('delete', old.rid, old.search_text);
-      END;
-      CREATE TRIGGER episodes_fts_update AFTER UPDATE OF search_text ON episodes BEGIN
-        INSERT INTO episodes_fts (episodes_fts, rowid, search_text) VALUES ('delete', old.rid, old.search_text);
-        INSERT INTO episodes_fts (rowid, search_text) VALUES (new.rid, new.search_text);
-      END;
+      ${ftsIndexDdl('episodes', ['search_text'], '      ')}
 
       CREATE TABLE procedures (
         rid             INTEGER PRIMARY KEY,
@@ -180,21 +162,7 @@ export const structuredV2: Migration = {
       CREATE UNIQUE INDEX procedures_id ON procedures (space, id);
       CREATE INDEX procedures_recent ON procedures (space, created_at DESC, id DESC);
 
-      CREATE VIRTUAL TABLE procedures_fts USING fts5 (
-        search_text,
-        content = 'procedures', content_rowid = 'rid',
-        tokenize = 'porter unicode61'
-      );
-      CREATE TRIGGER procedures_fts_insert AFTER INSERT ON procedures BEGIN
-        INSERT INTO procedures_fts (rowid, search_text) VALUES (new.rid, new.search_text);
-      END;
-      CREATE TRIGGER procedures_fts_delete AFTER DELETE ON procedures BEGIN
-        INSERT INTO procedures_fts (procedures_fts, rowid, search_text) VALUES ('delete', old.rid, old.search_text);
-      END;
-      CREATE TRIGGER procedures_fts_update AFTER UPDATE OF search_text ON procedures BEGIN
-        INSERT INTO procedures_fts (procedures_fts, rowid, search_text) VALUES ('delete', old.rid, old.search_text);
-        INSERT INTO procedures_fts (rowid, search_text) VALUES (new.rid, new.search_text);
-      END;
+      ${ftsIndexDdl('procedures', ['search_text'], '      ')}
     `);
   },
 };

@@ -4,26 +4,7 @@
  */
 
 import type { MemoryRecord, Scope, Source } from '../../types.js';
-import type {
-  Episode,
-  EpisodeOutcome,
-  Fact,
-  FactSource,
-  Goal,
-  GoalStatus,
-  JsonObject,
-  JsonValue,
-  MessageRole,
-  PhaseChange,
-  Procedure,
-  ProcedureStep,
-  SessionState,
-  SessionSummary,
-  StoredMessage,
-  ToolCall,
-  ToolEvent,
-  UserRecord,
-} from '../../types-structured.js';
+import type * as T from '../../types-structured.js';
 import { parseTags } from '../rows.js';
 import type { SqlField, SqlType } from './dialect.js';
 
@@ -45,7 +26,7 @@ const json = <T>(value: unknown): T => JSON.parse(value as string) as T;
 const text = (value: unknown): string => value as string;
 const textOrNull = (value: unknown): string | null => value as string | null;
 
-function episodeRecord(timeColumn: string): SqlRecord<Episode> {
+function episodeRecord(timeColumn: string): SqlRecord<T.Episode> {
   return {
     fields: [
       field('id'),
@@ -63,11 +44,11 @@ function episodeRecord(timeColumn: string): SqlRecord<Episode> {
       summary: text(r.summary),
       keyDecisions: json<string[]>(r.keydecisions),
       toolsUsed: json<string[]>(r.toolsused),
-      outcome: r.outcome as EpisodeOutcome,
+      outcome: r.outcome as T.EpisodeOutcome,
       sessionId: textOrNull(r.sessionid),
       timestamp: text(r.happenedat),
       tags: json<string[]>(r.tags),
-      metadata: json<JsonObject>(r.metadata),
+      metadata: json<T.JsonObject>(r.metadata),
     }),
   };
 }
@@ -154,20 +135,20 @@ export const SQL_RECORDS = {
       field('created_at', 'time'),
       field('updated_at', 'time'),
     ],
-    from: (r): Procedure => ({
+    from: (r): T.Procedure => ({
       id: text(r.id),
       name: text(r.name),
       description: text(r.description),
       trigger: text(r.triggertext),
-      steps: json<ProcedureStep[]>(r.steps),
+      steps: json<T.ProcedureStep[]>(r.steps),
       successCount: Number(r.successcount),
       failureCount: Number(r.failurecount),
       tags: json<string[]>(r.tags),
-      metadata: json<JsonObject>(r.metadata),
+      metadata: json<T.JsonObject>(r.metadata),
       createdAt: text(r.createdat),
       updatedAt: text(r.updatedat),
     }),
-  } satisfies SqlRecord<Procedure>,
+  } satisfies SqlRecord<T.Procedure>,
   summary: {
     fields: [
       field('session_id'),
@@ -177,7 +158,7 @@ export const SQL_RECORDS = {
       field('created_at', 'time'),
       field('updated_at', 'time'),
     ],
-    from: (r): SessionSummary => ({
+    from: (r): T.SessionSummary => ({
       sessionId: text(r.sessionid),
       summary: text(r.summary),
       messagesCovered: Number(r.messagescovered),
@@ -185,28 +166,28 @@ export const SQL_RECORDS = {
       createdAt: text(r.createdat),
       updatedAt: text(r.updatedat),
     }),
-  } satisfies SqlRecord<SessionSummary>,
+  } satisfies SqlRecord<T.SessionSummary>,
   user: {
     fields: [field('id'), field('external_id'), field('created_at', 'time')],
-    from: (r): UserRecord => ({ id: text(r.id), externalId: text(r.externalid), createdAt: text(r.createdat) }),
-  } satisfies SqlRecord<UserRecord>,
+    from: (r): T.UserRecord => ({ id: text(r.id), externalId: text(r.externalid), createdAt: text(r.createdat) }),
+  } satisfies SqlRecord<T.UserRecord>,
   sessionState: {
     fields: [field('session_id'), field('state', 'json'), field('updated_at', 'time')],
-    from: (r): SessionState => ({
+    from: (r): T.SessionState => ({
       sessionId: text(r.sessionid),
-      state: json<JsonValue>(r.state),
+      state: json<T.JsonValue>(r.state),
       updatedAt: text(r.updatedat),
     }),
-  } satisfies SqlRecord<SessionState>,
+  } satisfies SqlRecord<T.SessionState>,
   phase: {
     fields: [field('session_id'), field('phase'), field('metadata', 'json'), field('at', 'time')],
-    from: (r): PhaseChange => ({
+    from: (r): T.PhaseChange => ({
       sessionId: text(r.sessionid),
       phase: text(r.phase),
-      metadata: json<JsonObject>(r.metadata),
+      metadata: json<T.JsonObject>(r.metadata),
       at: text(r.at),
     }),
-  } satisfies SqlRecord<PhaseChange>,
+  } satisfies SqlRecord<T.PhaseChange>,
   toolEvent: {
     fields: [
       field('id'),
@@ -218,17 +199,17 @@ export const SQL_RECORDS = {
       field('error'),
       field('at', 'time'),
     ],
-    from: (r): ToolEvent => ({
+    from: (r): T.ToolEvent => ({
       id: text(r.id),
       sessionId: textOrNull(r.sessionid),
       tool: text(r.tool),
-      input: json<JsonValue>(r.input),
-      output: json<JsonValue>(r.output),
+      input: json<T.JsonValue>(r.input),
+      output: json<T.JsonValue>(r.output),
       latencyMs: Number(r.latencyms),
       error: textOrNull(r.error),
       at: text(r.at),
     }),
-  } satisfies SqlRecord<ToolEvent>,
+  } satisfies SqlRecord<T.ToolEvent>,
   message: {
     fields: [
       field('id'),
@@ -240,17 +221,17 @@ export const SQL_RECORDS = {
       field('metadata', 'json'),
       field('created_at', 'time'),
     ],
-    from: (r): StoredMessage => ({
+    from: (r): T.StoredMessage => ({
       id: text(r.id),
       sessionId: text(r.sessionid),
-      role: r.role as MessageRole,
+      role: r.role as T.MessageRole,
       content: text(r.content),
-      toolCalls: json<ToolCall[]>(r.toolcalls),
+      toolCalls: json<T.ToolCall[]>(r.toolcalls),
       name: textOrNull(r.name),
-      metadata: json<JsonObject>(r.metadata),
+      metadata: json<T.JsonObject>(r.metadata),
       createdAt: text(r.createdat),
     }),
-  } satisfies SqlRecord<StoredMessage>,
+  } satisfies SqlRecord<T.StoredMessage>,
   fact: {
     fields: [
       field('user_id'),
@@ -261,16 +242,16 @@ export const SQL_RECORDS = {
       field('created_at', 'time'),
       field('updated_at', 'time'),
     ],
-    from: (r): Fact => ({
+    from: (r): T.Fact => ({
       user: text(r.userid),
       topic: textOrNull(r.topic),
       key: text(r.key),
-      value: json<JsonValue>(r.value),
-      source: r.source as FactSource,
+      value: json<T.JsonValue>(r.value),
+      source: r.source as T.FactSource,
       createdAt: text(r.createdat),
       updatedAt: text(r.updatedat),
     }),
-  } satisfies SqlRecord<Fact>,
+  } satisfies SqlRecord<T.Fact>,
   goal: {
     fields: [
       field('id'),
@@ -282,15 +263,15 @@ export const SQL_RECORDS = {
       field('created_at', 'time'),
       field('updated_at', 'time'),
     ],
-    from: (r): Goal => ({
+    from: (r): T.Goal => ({
       id: text(r.id),
       user: text(r.userid),
       topic: textOrNull(r.topic),
       goal: text(r.goal),
-      status: r.status as GoalStatus,
-      metadata: json<JsonObject>(r.metadata),
+      status: r.status as T.GoalStatus,
+      metadata: json<T.JsonObject>(r.metadata),
       createdAt: text(r.createdat),
       updatedAt: text(r.updatedat),
     }),
-  } satisfies SqlRecord<Goal>,
+  } satisfies SqlRecord<T.Goal>,
 };

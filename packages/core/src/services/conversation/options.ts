@@ -11,7 +11,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
-import type { ArchiveInfo, TranscriptRole, TranscriptStore, TurnMessage } from '../../ports/transcript-store.js';
+import type { ArchiveInfo, TranscriptStore, TurnMessage } from '../../ports/transcript-store.js';
 import { contextSettingsInput } from '../../schemas-notebook.js';
 import type { JsonValue } from '../../types-structured.js';
 

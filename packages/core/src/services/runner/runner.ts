@@ -20,19 +20,8 @@ import {
   spentAny,
   split,
 } from './inputs.js';
-import {
-  type AssembledTurn,
-  type EndSessionInput,
-  type EndSessionResult,
-  type EndTaskInput,
-  type EndTaskResult,
-  modelContextDefaults,
-  type RecordInput,
-  type ResolvedRunnerOptions,
-  type RunnerOptions,
-  type SpentTokens,
-  type TurnInput,
-} from './types.js';
+import type * as R from './types.js';
+import { modelContextDefaults } from './types.js';
 
 /** Agents whose conversation one runner keeps open, and open tasks whose text it keeps: the oldest is dropped (and reloaded from the stores when needed again). */
 const MAX_HELD_AGENTS = 1_000;
@@ -47,13 +36,13 @@ function dropOldest(map: Map<string, unknown>, max: number): void {
  * it from one process per agent, like a conversation.
  */
 export class Runner {
-  readonly options: ResolvedRunnerOptions;
+  readonly options: R.ResolvedRunnerOptions;
   private readonly stack: Stack;
   private readonly summarizer: Summarizer | undefined;
   private readonly open = new Map<string, { signature: string; conversation: Conversation }>();
   private readonly tasks = new Map<string, string>();
 
-  constructor(stack: Stack, options: RunnerOptions = {}) {
+  constructor(stack: Stack, options: R.RunnerOptions = {}) {
     if (!stack.conversations) {
       throw new MemError(
         'CAPABILITY_MISSING',
@@ -64,7 +53,7 @@ export class Runner {
     this.stack = stack;
     this.summarizer = options.summarizer;
     const defaults = modelContextDefaults(options.model);
-    const o: ResolvedRunnerOptions = {
+    const o: R.ResolvedRunnerOptions = {
       model: options.model ?? null,
       contextWindow: options.contextWindow ?? defaults.contextWindow,
       threshold: options.threshold ?? defaults.threshold,
@@ -116,12 +105,12 @@ export class Runner {
     return this.open.get(`${p.space}\u0000${p.agentId}`)?.conversation ?? this.conversation(p);
   }
 
-  private embedding(operation: 'recall-embedding' | 'memory-embedding', usage: TokenUsage): SpentTokens {
+  private embedding(operation: 'recall-embedding' | 'memory-embedding', usage: TokenUsage): R.SpentTokens {
     return { operation, by: this.stack.knowledge.embedder?.id ?? 'embedder', usage };
   }
 
   /** The embedding spend of a stored memory, as a `spent` list. */
-  private storedSpent(stored: StoreResult): SpentTokens[] {
+  private storedSpent(stored: StoreResult): R.SpentTokens[] {
     return spentAny(stored.usage) ? [this.embedding('memory-embedding', stored.usage)] : [];
   }
 
@@ -185,7 +174,7 @@ export class Runner {
   }
 
   /** Write messages through to the agent's transcript (assistant answers and tool results included). */
-  async recordTurn(input: RecordInput): Promise<{ written: number }> {
+  async recordTurn(input: R.RecordInput): Promise<{ written: number }> {
     const [p, rest] = split(input);
     const { messages } = parseInput(runnerRecordInput, 'runner record-turn', rest);
     const written = await this.held(p).addMany(messages);
@@ -196,13 +185,13 @@ export class Runner {
    * One turn: write `messages` through, compress when the context reached threshold × window (a failed summariser
    * keeps the transcript and is reported), then assemble the context with the notebook and the recall block.
    */
-  async assembleTurn(input: TurnInput): Promise<AssembledTurn> {
+  async assembleTurn(input: R.TurnInput): Promise<R.AssembledTurn> {
     const [p, rest] = split(input);
     const t = parseInput(runnerTurnInput, 'runner assemble-turn', rest);
     const conversation = this.conversation(p, t.systemPrompt, t.rules);
     const written = t.messages ? await conversation.addMany(t.messages) : [];
     const compaction = await conversation.maybeCompress();
-    const spent: SpentTokens[] = [];
+    const spent: R.SpentTokens[] = [];
     if (compaction?.status === 'compacted' && compaction.usage) {
       spent.push({ operation: 'compaction', by: compaction.summarizer ?? 'summarizer', usage: compaction.usage });
     }
@@ -285,7 +274,7 @@ export class Runner {
    * End a task: rate the memories it used (with its taskId) and store a `task_completion` memory — for an automatic
    * task only with `persistMemory: true`.
    */
-  async endTask(input: EndTaskInput): Promise<EndTaskResult> {
+  async endTask(input: R.EndTaskInput): Promise<R.EndTaskResult> {
     const [p, rest] = split(input);
     const t = parseInput(runnerEndTaskInput, 'runner end-task', rest);
     const key = this.taskKey(p, t.taskId);
@@ -332,10 +321,10 @@ export class Runner {
    * End a session: store a `session_summary` memory — the given summary, or one the summariser writes from the
    * transcript. A failed summariser stores nothing and leaves the transcript as it was.
    */
-  async endSession(input: EndSessionInput): Promise<EndSessionResult> {
+  async endSession(input: R.EndSessionInput): Promise<R.EndSessionResult> {
     const [p, rest] = split(input);
     const t = parseInput(runnerEndSessionInput, 'runner end-session', rest);
-    const spent: SpentTokens[] = [];
+    const spent: R.SpentTokens[] = [];
     let summary = t.summary;
     if (summary === undefined) {
       const from = t.since ? Date.parse(t.since) : Number.NEGATIVE_INFINITY;
