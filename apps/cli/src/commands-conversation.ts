@@ -9,8 +9,10 @@ import { conversationOperations, conversationSettingsSet, notebookOperations } f
 import { type Command, type Ctx, defined, int, num, str } from './command.js';
 import { runOperation, tableCommands } from './commands-table.js';
 
-/** `--context-length N --threshold X --strategy S`: given on any `mem convo` command, they are stored for the agent. */
-/** Store the context settings given as flags (the conversation-settings-set operation validates them); none: nothing. */
+/**
+ * `--context-length N --threshold X --strategy S`, given on any `mem convo` command, are stored for the agent (the
+ * conversation-settings-set operation validates them); without them, nothing is stored.
+ */
 async function saveContextFlags(ctx: Ctx): Promise<void> {
   const fields = defined({
     contextLength: int(ctx.flags, 'context-length'),
