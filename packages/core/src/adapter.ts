@@ -208,6 +208,7 @@ export type {
 } from './ports/transcript-store.js';
 export type { UserStore } from './ports/user-store.js';
 export {
+  type CandidateCommon,
   CandidateMemory,
   type CandidateMemoryDeps,
   type CandidateRecordStore,
@@ -215,6 +216,8 @@ export {
   type CandidateSearchOptions,
   type CandidateSearchResult,
   type CandidateSearchStore,
+  type CandidateStoreReport,
+  type CandidateWrite,
   candidateSearcher,
   DEFAULT_CANDIDATE_SEARCH,
   embedText,

@@ -1,25 +1,16 @@
-import {
-  checkName,
-  type Episode,
-  type EpisodeInput,
-  episodeInput,
-  episodeRecallInput,
-  MemError,
-  tagSchema,
-} from '@mem/core';
+import { checkName, type Episode, episodeInput, episodeRecallInput, MemError, tagSchema } from '@mem/core';
 import {
   assertNoSecrets,
   CandidateMemory,
   type CandidateMemoryDeps,
   type CandidateSearchOptions,
+  type CandidateWrite,
   DEFAULT_CANDIDATE_SEARCH,
   type EpisodeRecall,
   type EpisodeRecallReport,
   type EpisodeStore,
-  type EpisodeStoreReport,
   type EpisodicMemory as EpisodicMemoryPort,
   episodeSearchText,
-  newId,
 } from '@mem/core/adapter';
 
 /** Every number of episodic memory, with defaults (docs/structured.md). */
@@ -50,45 +41,40 @@ function checkCount(value: number, what: string): number {
   return value;
 }
 
+/** How an episode is written: checked by `episodeInput`, its defaults filled in; tools and session id may hold no secret. */
+const EPISODE_WRITE: CandidateWrite<typeof episodeInput, Episode, 'episode'> = {
+  key: 'episode',
+  schema: episodeInput,
+  text: episodeSearchText,
+  check: (episode) => {
+    for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
+    if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
+  },
+  build: (parsed, now, { id, tags, metadata }) => ({
+    id,
+    summary: parsed.summary,
+    keyDecisions: parsed.keyDecisions ?? [],
+    toolsUsed: [...new Set(parsed.toolsUsed ?? [])],
+    outcome: parsed.outcome ?? 'unknown',
+    sessionId: parsed.sessionId ?? null,
+    timestamp: parsed.timestamp ?? now.toISOString(),
+    tags,
+    metadata,
+  }),
+};
+
 /**
- * Episodic memory (docs/structured.md) over an EpisodeStore and an optional Embedder: store what happened, recall it by
- * keyword relevance (BM25, any term may match) fused with vector similarity (weighted RRF), list the newest, or
- * list by exact tag. Every method is scoped by space.
+ * Episodic memory (docs/structured.md) over an EpisodeStore and an optional Embedder: store what happened (`store`,
+ * `storeReport`: id and timestamp filled in when missing, secrets refused), recall it by keyword relevance (BM25, any
+ * term may match) fused with vector similarity (weighted RRF), list the newest, or list by exact tag. Every method is
+ * scoped by space.
  */
 export class EpisodicMemory
-  extends CandidateMemory<EpisodeStore, EpisodicMemoryOptions, Episode>
+  extends CandidateMemory<EpisodeStore, EpisodicMemoryOptions, Episode, typeof episodeInput, 'episode'>
   implements EpisodicMemoryPort
 {
   constructor(deps: EpisodicMemoryDeps) {
-    super(deps, DEFAULT_EPISODIC_OPTIONS);
-  }
-
-  /** Validate and store an episode; id and timestamp are filled in when missing. Secrets are refused. */
-  async store(space: string, input: EpisodeInput): Promise<Episode> {
-    return (await this.storeReport(space, input)).episode;
-  }
-
-  /** `store`, also reporting the tokens the embedder spent on the episode text (zero without one that reports usage). */
-  async storeReport(space: string, input: EpisodeInput): Promise<EpisodeStoreReport> {
-    const parsed = this.parse(space, episodeInput, 'episode store', input);
-    const now = this.clock.now();
-    const episode: Episode = {
-      id: parsed.id ?? newId(now),
-      summary: parsed.summary,
-      keyDecisions: parsed.keyDecisions ?? [],
-      toolsUsed: [...new Set(parsed.toolsUsed ?? [])],
-      outcome: parsed.outcome ?? 'unknown',
-      sessionId: parsed.sessionId ?? null,
-      timestamp: parsed.timestamp ?? now.toISOString(),
-      tags: [...new Set(parsed.tags ?? [])],
-      metadata: parsed.metadata ?? {},
-    };
-    const text = episodeSearchText(episode);
-    assertNoSecrets(text, 'episode');
-    for (const tool of episode.toolsUsed) assertNoSecrets(tool, 'episode tool name');
-    if (episode.sessionId !== null) assertNoSecrets(episode.sessionId, 'episode session id');
-    assertNoSecrets(JSON.stringify(episode.metadata, null, 1), 'episode metadata');
-    return { episode, usage: await this.insertEmbedded(space, episode, text) };
+    super(deps, DEFAULT_EPISODIC_OPTIONS, EPISODE_WRITE);
   }
 
   /** Episodes for a query, best first: BM25 (terms OR-ed) fused with vector similarity when an embedder is set. */

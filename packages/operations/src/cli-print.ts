@@ -9,15 +9,19 @@ export function oneLine(s: string, max = 160): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
+/** One line per item (`line(item, index)`), or `empty` when there is none: how a list prints for a person. */
+export function linesOr<T>(items: readonly T[], empty: string, line: (item: T, index: number) => string): string {
+  return items.length === 0 ? empty : items.map(line).join('\n');
+}
+
 /** Ranked results: name and scores, where the memory lives, the matching text. */
 export function renderResults(results: readonly SearchResultJson[]): string {
-  if (results.length === 0) return 'No memories found.';
-  return results
-    .map(
-      (r, i) =>
-        `${i + 1}. ${r.name}  [score ${fmt(r.score)} · relevance ${fmt(r.relevance)} · similarity ${fmt(r.similarity)}]\n` +
-        `   id ${r.id}${r.chunkCount > 1 ? ` (chunk ${r.chunkIndex + 1}/${r.chunkCount})` : ''} · ${r.key} · ${r.scope} · ${r.source}${r.tags.length ? ` · #${r.tags.join(' #')}` : ''}\n` +
-        `   ${oneLine(r.content)}`,
-    )
-    .join('\n');
+  return linesOr(
+    results,
+    'No memories found.',
+    (r, i) =>
+      `${i + 1}. ${r.name}  [score ${fmt(r.score)} · relevance ${fmt(r.relevance)} · similarity ${fmt(r.similarity)}]\n` +
+      `   id ${r.id}${r.chunkCount > 1 ? ` (chunk ${r.chunkIndex + 1}/${r.chunkCount})` : ''} · ${r.key} · ${r.scope} · ${r.source}${r.tags.length ? ` · #${r.tags.join(' #')}` : ''}\n` +
+      `   ${oneLine(r.content)}`,
+  );
 }

@@ -55,7 +55,7 @@ export interface HttpBinding {
 }
 
 export interface ToolBinding {
-  /** The MCP tool name agents see (docs/ranking.md). */
+  /** The MCP tool name agents see (docs/ranking.md): the operation's name (`defineOperation` sets it). */
   name: string;
   /** JSON Schema shown to agents, when the operation input is not an object (e.g. a union) — derived, not written. */
   inputSchema?: Record<string, unknown>;
@@ -93,7 +93,13 @@ export interface Operation {
  * service reads and checks the input itself), or `handle`, which gets it already read by `input` (INVALID_INPUT
  * naming the operation otherwise): the table checks it, so no handler repeats the check.
  */
-export type OperationSpec<S extends z.ZodType> = Omit<Operation, 'input' | 'run'> & { input: S } & (
+export type OperationSpec<S extends z.ZodType> = Omit<Operation, 'input' | 'run' | 'tool' | 'cli'> & {
+  input: S;
+  /** `true` (or its JSON Schema for agents, when the input is not an object) makes it an agent tool named `name`. */
+  tool?: true | Omit<ToolBinding, 'name'>;
+  /** The CLI command; `summary` defaults to the operation's summary, lower-cased first letter. */
+  cli?: Omit<CliBinding, 'summary'> & { summary?: string };
+} & (
     | { run: Operation['run']; handle?: never }
     | { handle(ctx: OpContext, input: z.infer<S>): Promise<unknown>; run?: never }
   );
@@ -103,7 +109,14 @@ export type OperationSpec<S extends z.ZodType> = Omit<Operation, 'input' | 'run'
  * the operation's schema), so no door can skip either.
  */
 export function defineOperation<S extends z.ZodType>(spec: OperationSpec<S>): Operation {
-  const { permission, run, handle, ...rest } = spec;
+  const { permission, run, handle, tool, cli, ...declared } = spec;
+  const rest: Omit<Operation, 'run' | 'permission'> = {
+    ...declared,
+    ...(tool === undefined ? {} : { tool: { name: spec.name, ...(tool === true ? {} : tool) } }),
+    ...(cli === undefined
+      ? {}
+      : { cli: { ...cli, summary: cli.summary ?? spec.summary.charAt(0).toLowerCase() + spec.summary.slice(1) } }),
+  };
   const body: Operation['run'] = handle ? (ctx, raw) => handle(ctx, parseInput(spec.input, spec.name, raw)) : run!;
   if (!permission) return { ...rest, run: body };
   return {

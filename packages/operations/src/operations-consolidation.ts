@@ -51,10 +51,9 @@ export const consolidate = defineOperation({
   write: true,
   permission: permissions.consolidate,
   http: { method: 'POST', path: '/v1/consolidate' },
-  tool: { name: 'consolidate' },
+  tool: true,
   cli: {
     command: 'consolidate',
-    summary: 'turn recent episodes into durable facts (lead only)',
     usage: 'mem consolidate [--min N] [--max N] [--role lead]',
     input: ({ flags }) => defined({ minEpisodes: int(flags, 'min'), maxEpisodes: int(flags, 'max') }),
     print: (r: z.infer<typeof consolidationReport>) =>
@@ -107,7 +106,7 @@ export const forgetOperation = defineOperation({
   write: true,
   permission: permissions.forget,
   http: { method: 'POST', path: '/v1/forget' },
-  tool: { name: 'forget' },
+  tool: true,
   cli: {
     command: 'forget',
     summary:

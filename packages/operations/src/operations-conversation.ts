@@ -11,6 +11,7 @@ import {
 import { renderMessageLine } from '@mem/core/adapter';
 import { z } from 'zod';
 import { need, str, UsageError } from './cli-binding.js';
+import { linesOr } from './cli-print.js';
 import { defineOperation, type Operation } from './operation.js';
 import { conversationService, targetAgent } from './operations-agent.js';
 import { emptyInput } from './schemas.js';
@@ -161,9 +162,7 @@ export const conversationArchives = defineOperation({
     usage: 'mem convo archives [--agent A]',
     input: () => ({}),
     print: (r: { archives: { id: string; archivedAt: string; size: number }[] }) =>
-      r.archives.length === 0
-        ? 'No archives.'
-        : r.archives.map((a) => `${a.id}  ${a.archivedAt}  ${a.size} bytes`).join('\n'),
+      linesOr(r.archives, 'No archives.', (a) => `${a.id}  ${a.archivedAt}  ${a.size} bytes`),
   },
   run: async (ctx) => ({
     archives: await conversationService(ctx).archives(ctx.principal.space, targetAgent(ctx)),
@@ -222,7 +221,7 @@ export const conversationSettingsGet = defineOperation({
   output: settingsResult,
   write: false,
   http: { method: 'GET', path: '/v1/agents/{agent}/conversation/settings', input: () => ({}) },
-  tool: { name: 'conversation-settings-get' },
+  tool: true,
   cli: {
     command: 'convo settings',
     summary: "an agent's context window, threshold and strategy (set them with the flags; kept for later calls)",
@@ -264,7 +263,7 @@ export const conversationSettingsSet = defineOperation({
     body: contextSettingsInput,
     input: ({ body }) => body ?? {},
   },
-  tool: { name: 'conversation-settings-set' },
+  tool: true,
   handle: async (ctx, input) => {
     const { agent: requested, ...fields } = input;
     const agent = targetAgent(ctx, requested);

@@ -9,6 +9,7 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { int, list, need, str, tags, text } from './cli-binding.js';
+import { linesOr } from './cli-print.js';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined, num, ranks, whole, wholeQuery } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
@@ -36,9 +37,7 @@ const episodic = (ctx: OpContext) => ctx.stack.service('episodes');
 
 type EpisodeJson = z.infer<typeof episodeSchema>;
 const episodeLines = (r: { episodes: EpisodeJson[] }) =>
-  r.episodes.length === 0
-    ? 'No episodes.'
-    : r.episodes.map((e) => `${e.timestamp} ${e.outcome}: ${e.summary}`).join('\n');
+  linesOr(r.episodes, 'No episodes.', (e) => `${e.timestamp} ${e.outcome}: ${e.summary}`);
 
 export const episodeStore = defineOperation({
   name: 'episode-store',
@@ -54,7 +53,7 @@ export const episodeStore = defineOperation({
   }),
   write: true,
   http: { method: 'POST', path: '/v1/episodes', status: () => 201, successStatus: [201] },
-  tool: { name: 'episode-store' },
+  tool: true,
   cli: {
     command: 'episodes add',
     summary: 'record what happened',
@@ -94,21 +93,19 @@ export const episodeRecall = defineOperation({
   }),
   write: false,
   http: { method: 'POST', path: '/v1/episodes/recall' },
-  tool: { name: 'episode-recall' },
+  tool: true,
   cli: {
     command: 'episodes recall',
     summary: 'episodes by keyword relevance fused with meaning',
     usage: 'mem episodes recall <query> [--limit N]',
     input: (cli) => defined({ query: text(cli, 'the query'), topK: int(cli.flags, 'limit') }),
     print: (r: { results: { episode: EpisodeJson; relevance: number }[] }) =>
-      r.results.length === 0
-        ? 'No episodes found.'
-        : r.results
-            .map(
-              (h, i) =>
-                `${i + 1}. [${h.relevance.toFixed(3)}] ${h.episode.timestamp} ${h.episode.outcome}: ${h.episode.summary}`,
-            )
-            .join('\n'),
+      linesOr(
+        r.results,
+        'No episodes found.',
+        (h, i) =>
+          `${i + 1}. [${h.relevance.toFixed(3)}] ${h.episode.timestamp} ${h.episode.outcome}: ${h.episode.summary}`,
+      ),
   },
   handle: async (ctx, input) => {
     return episodic(ctx).recallReport(ctx.principal.space, input.query, input.topK);
@@ -129,10 +126,9 @@ export const episodeRecent = defineOperation({
     query: z.object({ n: wholeQuery('n').optional().describe('How many (default 10).') }).strict(),
     input: ({ query }) => defined({ n: num(query.n) }),
   },
-  tool: { name: 'episode-recent' },
+  tool: true,
   cli: {
     command: 'episodes recent',
-    summary: 'the newest episodes',
     usage: 'mem episodes recent [--n N]',
     input: ({ flags }) => defined({ n: int(flags, 'n') }),
     print: episodeLines,
@@ -156,10 +152,9 @@ export const episodeByTag = defineOperation({
     query: z.object({ limit: wholeQuery('limit').optional().describe('At most this many.') }).strict(),
     input: ({ params, query }) => defined({ tag: params.tag, limit: num(query.limit) }),
   },
-  tool: { name: 'episode-by-tag' },
+  tool: true,
   cli: {
     command: 'episodes by-tag',
-    summary: 'episodes carrying exactly this tag',
     usage: 'mem episodes by-tag <tag> [--limit N]',
     input: (cli) => defined({ tag: need(cli, 0, 'the tag'), limit: int(cli.flags, 'limit') }),
     print: episodeLines,

@@ -12,6 +12,7 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { type CliArgs, need, show, str, UsageError } from './cli-binding.js';
+import { linesOr } from './cli-print.js';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined } from './operation-helpers.js';
 
@@ -77,7 +78,7 @@ export const factSet = defineOperation({
   output: factUpsertResult,
   write: true,
   http: { method: 'PUT', path: '/v1/facts' },
-  tool: { name: 'fact-set' },
+  tool: true,
   cli: {
     command: 'facts set',
     summary: 'set a fact about a user (a lower-priority source never overwrites a higher one)',
@@ -121,20 +122,18 @@ export const factGet = defineOperation({
     query: factQuery,
     input: ({ query }) => query,
   },
-  tool: { name: 'fact-get' },
+  tool: true,
   cli: {
     command: 'facts list',
     summary: "a user's facts with their source and topic",
     usage: 'mem facts list --user U [--topic T]',
     input: (cli) => defined({ user: factUser(cli), topic: str(cli.flags, 'topic') }),
     print: (r: { facts: FactJson[] }) =>
-      r.facts.length === 0
-        ? 'No facts.'
-        : r.facts
-            .map(
-              (f) => `${f.key} = ${show(f.value)}  [${f.source}${f.topic ? `, topic ${f.topic}` : ''}, ${f.updatedAt}]`,
-            )
-            .join('\n'),
+      linesOr(
+        r.facts,
+        'No facts.',
+        (f) => `${f.key} = ${show(f.value)}  [${f.source}${f.topic ? `, topic ${f.topic}` : ''}, ${f.updatedAt}]`,
+      ),
   },
   handle: async (ctx, input) => {
     return { facts: await facts(ctx).get(ctx.principal.space, input.user, input.topic ?? null) };
@@ -157,10 +156,9 @@ export const factDelete = defineOperation({
     query: factDeleteQuery.partial(),
     input: ({ query, body }) => ({ ...query, ...(body as object | undefined) }),
   },
-  tool: { name: 'fact-delete' },
+  tool: true,
   cli: {
     command: 'facts delete',
-    summary: 'delete one fact',
     usage: 'mem facts delete <key> --user U [--topic T]',
     input: (cli) => {
       const key = need(cli, 0, 'the fact key');

@@ -12,6 +12,7 @@ import {
 import { newId } from '@mem/core/adapter';
 import { z } from 'zod';
 import { type CliArgs, int, jsonArg, str, textArg, UsageError } from './cli-binding.js';
+import { linesOr } from './cli-print.js';
 import { defineOperation } from './operation.js';
 import { defined, num, wholeQuery } from './operation-helpers.js';
 import { now, port } from './operations-state-kit.js';
@@ -61,7 +62,7 @@ export const goalSet = defineOperation({
   output: z.object({ goal: goalSchema, replaced: goalSchema.nullable() }),
   write: true,
   http: { method: 'PUT', path: '/v1/goals' },
-  tool: { name: 'goal-set' },
+  tool: true,
   cli: {
     command: 'goals set',
     summary: "set a user's active goal (the previous one becomes replaced)",
@@ -97,7 +98,7 @@ export const goalGet = defineOperation({
   output: z.object({ goal: goalSchema.nullable() }),
   write: false,
   http: { method: 'GET', path: '/v1/goals/active', query: goalQuery, input: ({ query }) => query },
-  tool: { name: 'goal-get' },
+  tool: true,
   cli: {
     command: 'goals get',
     summary: "a user's active goal (global, or of --topic)",
@@ -125,13 +126,13 @@ export const goalList = defineOperation({
     query: goalQuery.extend({ limit: wholeQuery('limit').optional().describe('At most this many.') }),
     input: ({ query }) => defined({ user: query.user, topic: query.topic, limit: num(query.limit) }),
   },
-  tool: { name: 'goal-list' },
+  tool: true,
   cli: {
     command: 'goals list',
     summary: "a user's goals, newest first, every status",
     usage: 'mem goals list --user U [--topic T] [--limit N]',
     input: (cli) => defined({ user: user(cli), topic: str(cli.flags, 'topic'), limit: int(cli.flags, 'limit') }),
-    print: (r: { goals: GoalJson[] }) => (r.goals.length === 0 ? 'No goals.' : r.goals.map(goalLine).join('\n')),
+    print: (r: { goals: GoalJson[] }) => linesOr(r.goals, 'No goals.', goalLine),
   },
   handle: async (ctx, input) => {
     const goals: Goal[] = await port(ctx, 'goals').list(
@@ -152,7 +153,7 @@ export const goalFinish = defineOperation({
   output: z.object({ goal: goalSchema }),
   write: true,
   http: { method: 'POST', path: '/v1/goals/finish' },
-  tool: { name: 'goal-finish' },
+  tool: true,
   cli: {
     command: 'goals finish',
     summary: "end a user's active goal as completed or abandoned",

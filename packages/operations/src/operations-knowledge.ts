@@ -15,7 +15,7 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { bool, int, need, num, refFrom, required, str, tags, text } from './cli-binding.js';
-import { oneLine, renderResults } from './cli-print.js';
+import { linesOr, oneLine, renderResults } from './cli-print.js';
 import { flattenUnionSchema } from './json-schema.js';
 import { defineOperation, type Operation } from './operation.js';
 import { createdUnlessDeduplicated, defined, withId } from './operation-helpers.js';
@@ -52,10 +52,9 @@ export const memoryStore = defineOperation({
   output: storeResult,
   write: true,
   http: { method: 'POST', path: '/v1/memories', status: createdUnlessDeduplicated, successStatus: [201] },
-  tool: { name: 'memory-store' },
+  tool: true,
   cli: {
     command: 'store',
-    summary: 'store a memory',
     usage: 'mem store <content|-> [--name N] [--key K] [--scope agent|swarm] [--source S] [--tags a,b]',
     input: async (cli) => {
       let content = need(cli, 0, 'the content to store (or - to read it from stdin)');
@@ -91,7 +90,7 @@ export const memorySearch = defineOperation({
   }),
   write: false,
   http: { method: 'POST', path: '/v1/memories/search' },
-  tool: { name: 'memory-search' },
+  tool: true,
   cli: {
     command: 'search',
     summary: 'search memories by meaning and keyword',
@@ -192,7 +191,7 @@ export const memoryGet = defineOperation({
       return q.peek === 'true' || q.peek === '1' ? { id: params.id, peek: true } : { id: params.id };
     },
   },
-  tool: { name: 'memory-get', inputSchema: flattenUnionSchema(memoryRefInput) },
+  tool: { inputSchema: flattenUnionSchema(memoryRefInput) },
   cli: {
     command: 'get',
     summary: 'read a memory in full (counts an access)',
@@ -235,7 +234,7 @@ export const memoryEdit = defineOperation({
     body: memoryEditInput.omit({ id: true, key: true, scope: true }),
     input: withId,
   },
-  tool: { name: 'memory-edit' },
+  tool: true,
   cli: {
     command: 'edit',
     summary: 'change a memory (replace, exact passage, or move with --new-key)',
@@ -271,10 +270,9 @@ export const memoryDelete = defineOperation({
   output: deleteResult,
   write: true,
   http: { method: 'DELETE', path: '/v1/memories/{id}', input: ({ params }) => ({ id: params.id }) },
-  tool: { name: 'memory-delete', inputSchema: flattenUnionSchema(memoryRefInput) },
+  tool: { inputSchema: flattenUnionSchema(memoryRefInput) },
   cli: {
     command: 'delete',
-    summary: 'delete a memory with all its chunks',
     usage: 'mem delete <id> | mem delete --key K [--scope S]',
     input: refFrom,
     print: (r: { id: string; deletedChunks: number }) =>
@@ -300,7 +298,7 @@ export const memoryRate = defineOperation({
     body: memoryRateInput.omit({ id: true }),
     input: withId,
   },
-  tool: { name: 'memory_rate' },
+  tool: true,
   cli: {
     command: 'rate',
     summary: 'rate a memory useful or not (once per task; your latest vote counts, not on your own memory)',
@@ -336,14 +334,11 @@ export const memoryVersions = defineOperation({
     print: (r: {
       versions: { version: number; at: string; agentId: string; intent: string; oldKey: string; oldContent: string }[];
     }) =>
-      r.versions.length === 0
-        ? 'No earlier versions.'
-        : r.versions
-            .map(
-              (v) =>
-                `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`,
-            )
-            .join('\n'),
+      linesOr(
+        r.versions,
+        'No earlier versions.',
+        (v) => `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`,
+      ),
   },
   run: async ({ principal, stack }, input) => ({ versions: await stack.knowledge.versions(principal, input) }),
 });
@@ -359,10 +354,9 @@ export const memoryDedupCheck = defineOperation({
   output: dedupResult,
   write: false,
   http: { method: 'POST', path: '/v1/memories/dedup-check' },
-  tool: { name: 'memory-dedup-check' },
+  tool: true,
   cli: {
     command: 'dedup-check',
-    summary: 'is this text already remembered?',
     usage: 'mem dedup-check <text> [--threshold X] [--limit N]',
     input: (cli) =>
       defined({

@@ -15,6 +15,7 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { type CliArgs, int, need, str, text } from './cli-binding.js';
+import { linesOr } from './cli-print.js';
 import { defineOperation, type OpContext, type Operation } from './operation.js';
 import { defined } from './operation-helpers.js';
 import { notebookService, targetAgent } from './operations-agent.js';
@@ -78,7 +79,7 @@ export const writeMemory = defineOperation({
     status: (r) => ((r as { status?: string }).status === 'created' ? 201 : 200),
     successStatus: [201],
   },
-  tool: { name: 'write_memory' },
+  tool: true,
   cli: {
     command: 'notes write',
     summary: 'append to a notebook file, or replace a passage that occurs once (--old-text)',
@@ -122,7 +123,7 @@ export const readMemory = defineOperation({
       });
     },
   },
-  tool: { name: 'read_memory' },
+  tool: true,
   cli: {
     command: 'notes read',
     summary: 'read a notebook file (cut at 65,536 characters; --offset reads on)',
@@ -154,10 +155,9 @@ export const deleteMemory = defineOperation({
       return defined({ file: q.file, ...scopeQuery(query) });
     },
   },
-  tool: { name: 'delete_memory' },
+  tool: true,
   cli: {
     command: 'notes delete',
-    summary: 'delete a notebook file (never MEMORY.md)',
     usage: 'mem notes delete <file> [--user U] [--topic T]',
     input: (cli) => ({ file: need(cli, 0, 'the file to delete'), ...scopeOfCli(cli) }),
     print: (r: { file: string }) => `Deleted ${r.file}.`,
@@ -183,16 +183,14 @@ export const listMemory = defineOperation({
     query: z.object({ prefix: z.string().max(300).optional(), ...scopeFields }).strict(),
     input: ({ query }) => defined({ prefix: query.prefix, ...scopeQuery(query) }),
   },
-  tool: { name: 'list_memory' },
+  tool: true,
   cli: {
     command: 'notes list',
     summary: 'notebook files with sizes',
     usage: 'mem notes list [--prefix P] [--user U] [--topic T]',
     input: (cli) => defined({ prefix: str(cli.flags, 'prefix'), ...scopeOfCli(cli) }),
     print: (r: { files: { file: string; size: number; updatedAt: string }[] }) =>
-      r.files.length === 0
-        ? 'No notebook files.'
-        : r.files.map((f) => `${f.file}  ${f.size} bytes  ${f.updatedAt}`).join('\n'),
+      linesOr(r.files, 'No notebook files.', (f) => `${f.file}  ${f.size} bytes  ${f.updatedAt}`),
   },
   handle: (ctx, input) => {
     const { notebook, owner, rest } = notebookFor(ctx, input);
@@ -211,16 +209,14 @@ export const searchMemory = defineOperation({
   output: z.object({ results: z.array(searchHit) }),
   write: false,
   http: { method: 'POST', path: '/v1/agents/{agent}/notebook/search', input: ({ body }) => body },
-  tool: { name: 'search_memory' },
+  tool: true,
   cli: {
     command: 'notes search',
     summary: 'search notebook files by name and content',
     usage: 'mem notes search <query> [--user U] [--topic T]',
     input: (cli) => ({ query: text(cli, 'the query'), ...scopeOfCli(cli) }),
     print: (r: { results: z.infer<typeof searchHit>[] }) =>
-      r.results.length === 0
-        ? 'No matches.'
-        : r.results.map((h) => `${h.file} (${h.score.toFixed(3)}): ${h.snippet}`).join('\n'),
+      linesOr(r.results, 'No matches.', (h) => `${h.file} (${h.score.toFixed(3)}): ${h.snippet}`),
   },
   handle: async (ctx, input) => {
     const { notebook, owner, rest } = notebookFor(ctx, input);

@@ -9,6 +9,7 @@ import {
 } from '@mem/core';
 import { z } from 'zod';
 import { bool, int, need, text } from './cli-binding.js';
+import { linesOr } from './cli-print.js';
 import { defineOperation, type OpContext } from './operation.js';
 import { defined, ranks, withId } from './operation-helpers.js';
 import { tokenUsage } from './schemas.js';
@@ -50,7 +51,7 @@ export const procedureStore = defineOperation({
   }),
   write: true,
   http: { method: 'POST', path: '/v1/procedures', status: () => 201, successStatus: [201] },
-  tool: { name: 'procedure-store' },
+  tool: true,
   cli: {
     command: 'procedures add',
     summary:
@@ -95,21 +96,19 @@ export const procedureSuggest = defineOperation({
   }),
   write: false,
   http: { method: 'POST', path: '/v1/procedures/suggest' },
-  tool: { name: 'procedure-suggest' },
+  tool: true,
   cli: {
     command: 'procedures suggest',
     summary: 'procedures for a situation, relevance combined with success rate',
     usage: 'mem procedures suggest <query> [--limit N]',
     input: (cli) => defined({ query: text(cli, 'the query'), topK: int(cli.flags, 'limit') }),
     print: (r: { results: { procedure: ProcedureJson; score: number; successRate: number }[] }) =>
-      r.results.length === 0
-        ? 'No procedures found.'
-        : r.results
-            .map(
-              (s, i) =>
-                `${i + 1}. [score ${s.score.toFixed(3)} · success ${s.successRate.toFixed(2)}] ${procedureLine(s.procedure)}`,
-            )
-            .join('\n'),
+      linesOr(
+        r.results,
+        'No procedures found.',
+        (s, i) =>
+          `${i + 1}. [score ${s.score.toFixed(3)} · success ${s.successRate.toFixed(2)}] ${procedureLine(s.procedure)}`,
+      ),
   },
   handle: async (ctx, input) => {
     return procedural(ctx).suggestReport(ctx.principal.space, input.query, input.topK);
@@ -131,7 +130,7 @@ export const procedureOutcome = defineOperation({
     body: procedureOutcomeInput.omit({ id: true }),
     input: withId,
   },
-  tool: { name: 'procedure-outcome' },
+  tool: true,
   cli: {
     command: 'procedures outcome',
     summary: 'count one use of a procedure (atomic)',
@@ -153,10 +152,9 @@ export const procedureGet = defineOperation({
   output: procedureSchema,
   write: false,
   http: { method: 'GET', path: '/v1/procedures/{id}', input: ({ params }) => ({ id: params.id }) },
-  tool: { name: 'procedure-get' },
+  tool: true,
   cli: {
     command: 'procedures show',
-    summary: 'one procedure with its steps',
     usage: 'mem procedures show <id>',
     input: (cli) => ({ id: need(cli, 0, 'the procedure id') }),
     print: (p: ProcedureJson) =>

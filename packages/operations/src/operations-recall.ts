@@ -68,7 +68,7 @@ export const smartRecall = defineOperation({
   }),
   write: false,
   http: { method: 'POST', path: '/v1/smart-recall' },
-  tool: { name: 'smart-recall' },
+  tool: true,
   cli: {
     command: 'smart-recall',
     summary: 'several queries, merged',
@@ -102,10 +102,9 @@ export const taskContext = defineOperation({
   }),
   write: false,
   http: { method: 'POST', path: '/v1/task-context' },
-  tool: { name: 'task-context-gathering' },
+  tool: true,
   cli: {
     command: 'task-context',
-    summary: 'the task plus a smart recall',
     usage: 'mem task-context <task> [--query Q]... [--limit N] [--task-id T]',
     flags: { query: { type: 'string', multiple: true } },
     input: (cli) =>
@@ -135,11 +134,10 @@ export const injectLearning = defineOperation({
   output: storeResult,
   write: true,
   http: { method: 'POST', path: '/v1/learnings', status: createdUnlessDeduplicated, successStatus: [201] },
-  tool: { name: 'inject-learning' },
+  tool: true,
   permission: permissions.injectLearning,
   cli: {
     command: 'learn',
-    summary: 'a lead teaches an agent a learning (swarm scope)',
     usage:
       'mem learn <learning> --for <agentId> --category mistake-pattern|best-practice|codebase-knowledge|preference',
     input: (cli) => {
@@ -167,6 +165,6 @@ export const memoryIndex = defineOperation({
     status: (r) => ((r as { status?: string }).status === 'created' ? 201 : 200),
     successStatus: [201],
   },
-  tool: { name: 'memory-index' },
+  tool: true,
   run: ({ principal, stack }, input) => stack.knowledge.index(principal, input),
 });

@@ -102,7 +102,7 @@ const withoutAgent = <T extends { agent?: string | undefined }>(input: T): Omit<
 export const turnContext = defineOperation({
   name: 'turn-context',
   output: turnResult,
-  tool: { name: 'turn-context' },
+  tool: true,
   cli: {
     command: 'turn context',
     summary: 'assemble the context of one agent turn (writes the message through, compacts, recalls for the task)',
@@ -139,7 +139,7 @@ export const turnContext = defineOperation({
 export const turnRecord = defineOperation({
   name: 'turn-record',
   output: recordResult,
-  tool: { name: 'turn-record' },
+  tool: true,
   cli: {
     command: 'turn record',
     summary: "write a turn's answer (or tool result) through to the transcript",
@@ -166,7 +166,7 @@ export const turnRecord = defineOperation({
 export const taskEnd = defineOperation({
   name: 'task-end',
   output: endTaskResult,
-  tool: { name: 'task-end' },
+  tool: true,
   cli: {
     command: 'task end',
     summary: 'end a task: store what was done and learned as a task_completion memory',
@@ -204,7 +204,7 @@ export const taskEnd = defineOperation({
 export const sessionEnd = defineOperation({
   name: 'session-end',
   output: endSessionResult,
-  tool: { name: 'session-end' },
+  tool: true,
   cli: {
     command: 'session end',
     summary: 'end a session: store a session_summary memory (the summariser writes one when none is given)',

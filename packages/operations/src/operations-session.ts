@@ -53,10 +53,9 @@ export const summarySave = defineOperation({
   output: summarySchema,
   write: true,
   http: { method: 'PUT', path: sessionPath('summary'), body: noAgent(summarySaveInput), input: withSession },
-  tool: { name: 'summary-save' },
+  tool: true,
   cli: {
     command: 'summaries set',
-    summary: 'save the running summary of a session (version +1)',
     usage: 'mem summaries set <session> <summary|-> --covered N [--expected-version V]',
     input: async (cli) => {
       const covered = required(int(cli.flags, 'covered'), '--covered N is required (how many messages it covers).');
@@ -90,10 +89,9 @@ export const summaryGet = defineOperation({
   output: z.object({ summary: summarySchema.nullable() }),
   write: false,
   http: { method: 'GET', path: sessionPath('summary'), input: withSession },
-  tool: { name: 'summary-get' },
+  tool: true,
   cli: {
     command: 'summaries get',
-    summary: 'the running summary of a session',
     usage: 'mem summaries get <session>',
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: (r: { summary: { summary: string; version: number; messagesCovered: number } | null }) =>
@@ -117,10 +115,9 @@ export const summaryDelete = defineOperation({
   output: deleted,
   write: true,
   http: { method: 'DELETE', path: sessionPath('summary'), input: withSession },
-  tool: { name: 'summary-delete' },
+  tool: true,
   cli: {
     command: 'summaries delete',
-    summary: 'delete the summary of a session',
     usage: 'mem summaries delete <session>',
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: () => 'Deleted.',
@@ -146,10 +143,9 @@ export const sessionStateSet = defineOperation({
   output: stateSchema,
   write: true,
   http: { method: 'PUT', path: sessionPath('state'), body: noAgent(sessionStateSetInput), input: withSession },
-  tool: { name: 'session-state-set' },
+  tool: true,
   cli: {
     command: 'session-state set',
-    summary: 'replace the JSON state of a session',
     usage: 'mem session-state set <session> <json|->',
     input: async (cli) => {
       const text = await textArg(cli, 1, 'the state (JSON)');
@@ -175,10 +171,9 @@ export const sessionStateGet = defineOperation({
   output: z.object({ state: stateSchema.nullable() }),
   write: false,
   http: { method: 'GET', path: sessionPath('state'), input: withSession },
-  tool: { name: 'session-state-get' },
+  tool: true,
   cli: {
     command: 'session-state get',
-    summary: 'the JSON state of a session',
     usage: 'mem session-state get <session>',
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: (r: { state: { state: unknown } | null }) =>
@@ -200,10 +195,9 @@ export const sessionStateDelete = defineOperation({
   output: deleted,
   write: true,
   http: { method: 'DELETE', path: sessionPath('state'), input: withSession },
-  tool: { name: 'session-state-delete' },
+  tool: true,
   cli: {
     command: 'session-state delete',
-    summary: 'delete the JSON state of a session',
     usage: 'mem session-state delete <session>',
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: () => 'Deleted.',
@@ -227,7 +221,7 @@ export const phaseSet = defineOperation({
   output: z.object({ phase: phaseSchema }),
   write: true,
   http: { method: 'PUT', path: sessionPath('phase'), body: noAgent(phaseSetInput), input: withSession },
-  tool: { name: 'phase-set' },
+  tool: true,
   cli: {
     command: 'phases set',
     summary: 'move a session into a phase (kept in its history)',
@@ -262,10 +256,9 @@ export const phaseGet = defineOperation({
   output: z.object({ phase: phaseSchema.nullable() }),
   write: false,
   http: { method: 'GET', path: sessionPath('phase'), input: withSession },
-  tool: { name: 'phase-get' },
+  tool: true,
   cli: {
     command: 'phases get',
-    summary: 'the current phase of a session',
     usage: 'mem phases get <session>',
     input: (cli) => ({ sessionId: need(cli, 0, 'the session id') }),
     print: (r: { phase: { phase: string; at: string } | null }) =>
@@ -292,10 +285,9 @@ export const phaseHistory = defineOperation({
     query: z.object({ limit: wholeQuery('limit').optional().describe('The newest this many.') }).strict(),
     input: ({ params, query }) => defined({ sessionId: params.session, limit: num(query.limit) }),
   },
-  tool: { name: 'phase-history' },
+  tool: true,
   cli: {
     command: 'phases history',
-    summary: 'the phase changes of a session, oldest first',
     usage: 'mem phases history <session> [--limit N]',
     input: (cli) => defined({ sessionId: need(cli, 0, 'the session id'), limit: int(cli.flags, 'limit') }),
     print: (r: { phases: { phase: string; at: string }[] }) =>

@@ -36,7 +36,7 @@ export const toolEventRecord = defineOperation({
     status: () => 201,
     successStatus: [201],
   },
-  tool: { name: 'tool-event-record' },
+  tool: true,
   cli: {
     command: 'tool-events record',
     summary: 'log one tool call of a session',
@@ -112,7 +112,7 @@ export const toolEventList = defineOperation({
         limit: num(query.limit),
       }),
   },
-  tool: { name: 'tool-event-list' },
+  tool: true,
   cli: {
     command: 'tool-events list',
     summary: 'the logged tool calls of a session, with their count',

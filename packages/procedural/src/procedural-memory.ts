@@ -1,7 +1,6 @@
 import {
   MemError,
   type Procedure,
-  type ProcedureInput,
   procedureInput,
   procedureOutcomeInput,
   procedureSuggestInput,
@@ -12,13 +11,12 @@ import {
   CandidateMemory,
   type CandidateMemoryDeps,
   type CandidateSearchOptions,
+  type CandidateWrite,
   DEFAULT_CANDIDATE_SEARCH,
   DEFAULT_PROCEDURE_RANKING,
-  newId,
   type ProceduralMemory as ProceduralMemoryPort,
   type ProcedureRankingOptions,
   type ProcedureStore,
-  type ProcedureStoreReport,
   type ProcedureSuggestion,
   type ProcedureSuggestReport,
   procedureSearchText,
@@ -41,50 +39,43 @@ export const DEFAULT_PROCEDURAL_OPTIONS: ProceduralMemoryOptions = {
 
 export type ProceduralMemoryDeps = CandidateMemoryDeps<ProcedureStore, ProceduralMemoryOptions>;
 
+/** How a procedure is written: checked by `procedureInput`, its defaults filled in; its steps may hold no secret. */
+const PROCEDURE_WRITE: CandidateWrite<typeof procedureInput, Procedure, 'procedure'> = {
+  key: 'procedure',
+  schema: procedureInput,
+  text: procedureSearchText,
+  check: (procedure) => assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps'),
+  build: (parsed, now, { id, tags, metadata }) => ({
+    id,
+    name: parsed.name,
+    description: parsed.description ?? '',
+    trigger: parsed.trigger ?? '',
+    steps: parsed.steps.map((s) => ({
+      toolName: s.toolName,
+      argsTemplate: s.argsTemplate ?? {},
+      expectedOutcome: s.expectedOutcome ?? '',
+    })),
+    successCount: parsed.successCount ?? 0,
+    failureCount: parsed.failureCount ?? 0,
+    tags,
+    metadata,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  }),
+};
+
 /**
- * Procedural memory (docs/structured.md) over a ProcedureStore and an optional Embedder: store what worked, suggest procedures
- * for a situation ranked by relevance combined with success rate (`rankProcedures` of @mem/core/adapter, the same formula
- * for every backend), and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
+ * Procedural memory (docs/structured.md) over a ProcedureStore and an optional Embedder: store what worked (`store`,
+ * `storeReport`: id filled in when missing, secrets anywhere refused), suggest procedures for a situation ranked by
+ * relevance combined with success rate (`rankProcedures` of @mem/core/adapter, the same formula for every backend),
+ * and reinforce them with outcomes counted atomically by the store. Every method is scoped by space.
  */
 export class ProceduralMemory
-  extends CandidateMemory<ProcedureStore, ProceduralMemoryOptions, Procedure>
+  extends CandidateMemory<ProcedureStore, ProceduralMemoryOptions, Procedure, typeof procedureInput, 'procedure'>
   implements ProceduralMemoryPort
 {
   constructor(deps: ProceduralMemoryDeps) {
-    super(deps, DEFAULT_PROCEDURAL_OPTIONS);
-  }
-
-  /** Validate and store a procedure (id filled in when missing). Secrets anywhere in it are refused. */
-  async store(space: string, input: ProcedureInput): Promise<Procedure> {
-    return (await this.storeReport(space, input)).procedure;
-  }
-
-  /** `store`, also reporting the tokens the embedder spent on the procedure text (zero without one that reports usage). */
-  async storeReport(space: string, input: ProcedureInput): Promise<ProcedureStoreReport> {
-    const parsed = this.parse(space, procedureInput, 'procedure store', input);
-    const now = this.clock.now().toISOString();
-    const procedure: Procedure = {
-      id: parsed.id ?? newId(this.clock.now()),
-      name: parsed.name,
-      description: parsed.description ?? '',
-      trigger: parsed.trigger ?? '',
-      steps: parsed.steps.map((s) => ({
-        toolName: s.toolName,
-        argsTemplate: s.argsTemplate ?? {},
-        expectedOutcome: s.expectedOutcome ?? '',
-      })),
-      successCount: parsed.successCount ?? 0,
-      failureCount: parsed.failureCount ?? 0,
-      tags: [...new Set(parsed.tags ?? [])],
-      metadata: parsed.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    };
-    const text = procedureSearchText(procedure);
-    assertNoSecrets(text, 'procedure');
-    assertNoSecrets(JSON.stringify(procedure.steps, null, 1), 'procedure steps');
-    assertNoSecrets(JSON.stringify(procedure.metadata, null, 1), 'procedure metadata');
-    return { procedure, usage: await this.insertEmbedded(space, procedure, text) };
+    super(deps, DEFAULT_PROCEDURAL_OPTIONS, PROCEDURE_WRITE);
   }
 
   /**

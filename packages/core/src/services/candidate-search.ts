@@ -6,15 +6,17 @@
  */
 
 import type { z } from 'zod';
+import { newId } from '../domain/ids.js';
 import { checkName } from '../domain/names.js';
 import { DEFAULT_RRF_FUSION, type FusionOptions, fuseRRF } from '../domain/ranking.js';
+import { assertNoSecrets } from '../domain/secrets.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CandidateStoreCapabilities } from '../ports/episode-store.js';
 import type { KeywordHit, VectorHit } from '../ports/knowledge-store.js';
 import { NO_USAGE, type TokenUsage } from '../ports/summarizer.js';
 import { parseInput } from '../schemas.js';
-import type { StoredEmbedding } from '../types-structured.js';
+import type { JsonObject, StoredEmbedding } from '../types-structured.js';
 import { embedTexts } from './embedding.js';
 import { DEFAULT_SEARCH_ARMS, runSearchArms, type SearchArmOptions } from './search-arms.js';
 
@@ -208,14 +210,51 @@ export interface CandidateMemoryDeps<S extends CandidateRecordStore, O extends C
   options?: Partial<O> | undefined;
 }
 
+/** What every candidate record has, filled in by `CandidateMemory` before the write builds the rest. */
+export interface CandidateCommon {
+  id: string;
+  tags: string[];
+  metadata: JsonObject;
+}
+
+/** What every candidate input may give: its id, tags and metadata. */
+type CandidateInput = z.ZodType<{
+  id?: string | undefined;
+  tags?: string[] | undefined;
+  metadata?: JsonObject | undefined;
+}>;
+
 /**
- * The common part of episodic and procedural memory: the embedder, the options over their defaults, the clock and the
- * candidate searcher of the store, made once.
+ * How a memory over a candidate store writes one record of kind `key` (`episode`, `procedure`): the input's schema,
+ * the record built from the checked input and the common fields (id generated when missing, tags without repeats,
+ * metadata `{}` when absent), its search text, and the secret checks of its other parts. The memory checks the search
+ * text and the metadata itself.
+ */
+export interface CandidateWrite<T extends CandidateInput, R extends CandidateCommon, K extends string> {
+  /** The kind: names the store report's field, the operation in an INVALID_INPUT error (`episode store`), the secrets. */
+  key: K;
+  schema: T;
+  /** The record for a checked input, written at `now`. */
+  build(parsed: z.infer<T>, now: Date, common: CandidateCommon): R;
+  /** The text the record is found by (keyword index and embedding). */
+  text(record: R): string;
+  /** Throws SECRET_DETECTED when a part of the record other than its search text and metadata holds a secret. */
+  check?(record: R): void;
+}
+
+/** What `storeReport` of a candidate memory answers: the stored record under its key, and the tokens embedding spent. */
+export type CandidateStoreReport<R, K extends string> = { [k in K]: R } & { usage: TokenUsage };
+
+/**
+ * The common part of episodic and procedural memory: the embedder, the options over their defaults, the clock, the
+ * candidate searcher of the store, made once, and the write (`store`, `storeReport`) its `CandidateWrite` describes.
  */
 export abstract class CandidateMemory<
   S extends CandidateRecordStore<R>,
   O extends CandidateSearchOptions,
-  R extends { id: string } = { id: string },
+  R extends CandidateCommon,
+  T extends CandidateInput,
+  K extends string,
 > {
   readonly embedder: Embedder | undefined;
   readonly options: O;
@@ -224,13 +263,15 @@ export abstract class CandidateMemory<
   protected readonly records: S;
   /** The search over the store, its capabilities read once here. */
   protected readonly searcher: CandidateSearcher;
+  readonly #write: CandidateWrite<T, R, K>;
 
-  protected constructor(deps: CandidateMemoryDeps<S, O>, defaults: O) {
+  protected constructor(deps: CandidateMemoryDeps<S, O>, defaults: O, write: CandidateWrite<T, R, K>) {
     this.embedder = deps.embedder;
     this.records = deps.store;
     this.searcher = candidateSearcher(deps.store, deps.embedder);
     this.clock = deps.clock ?? systemClock;
     this.options = { ...defaults, ...deps.options };
+    this.#write = write;
   }
 
   /** How many records the space holds. */
@@ -239,11 +280,29 @@ export abstract class CandidateMemory<
     return this.records.count(space);
   }
 
-  /** Embeds `text` (when the store keeps vectors) and stores `record` with it; the tokens the embedder spent. */
-  protected async insertEmbedded(space: string, record: R, text: string): Promise<TokenUsage> {
+  /** Validate, build and store a record (ids and timestamps filled in when missing). Secrets are refused. */
+  async store(space: string, input: z.input<T>): Promise<R> {
+    return ((await this.storeReport(space, input)) as Record<K, R>)[this.#write.key];
+  }
+
+  /** `store`, also reporting the tokens the embedder spent on the record's text (zero without one that reports usage). */
+  async storeReport(space: string, input: z.input<T>): Promise<CandidateStoreReport<R, K>> {
+    const write = this.#write;
+    const parsed = this.parse(space, write.schema, `${write.key} store`, input);
+    const now = this.clock.now();
+    const common = {
+      id: parsed.id ?? newId(now),
+      tags: [...new Set(parsed.tags ?? [])],
+      metadata: parsed.metadata ?? {},
+    };
+    const record = write.build(parsed, now, common);
+    const text = write.text(record);
+    assertNoSecrets(text, write.key);
+    assertNoSecrets(JSON.stringify(record.metadata, null, 1), `${write.key} metadata`);
+    write.check?.(record);
     const { embedding, usage } = await this.searcher.embed(text);
     await this.records.insert(space, record, embedding);
-    return usage;
+    return { [write.key]: record, usage } as CandidateStoreReport<R, K>;
   }
 
   /**

@@ -1,9 +1,10 @@
 /**
- * The record tables of the structured ports as the shared SQL layer reads them: each record's columns (with the
- * aliases both engines select them as) and the mapping of a row back to the record of @mem/core.
+ * The record tables of the structured ports as the shared SQL layer reads them: each record's columns, described once
+ * (column, type, the alias both engines select it as, the record key it fills), and from them the mapping of a row
+ * back to the record of @mem/core.
  */
 
-import type { MemoryRecord, Scope, Source } from '../../types.js';
+import type { MemoryRecord } from '../../types.js';
 import type * as T from '../../types-structured.js';
 import { parseTags } from '../rows.js';
 import type { SqlField, SqlType } from './dialect.js';
@@ -17,102 +18,101 @@ export interface SqlRecord<T> {
   from(row: SqlRow): T;
 }
 
-const field = (column: string, type: SqlType = 'text', as = column.replaceAll('_', '')): SqlField => ({
-  column,
-  as,
-  type,
-});
-const json = <T>(value: unknown): T => JSON.parse(value as string) as T;
-const text = (value: unknown): string => value as string;
-const textOrNull = (value: unknown): string | null => value as string | null;
-
-function episodeRecord(timeColumn: string): SqlRecord<T.Episode> {
-  return {
-    fields: [
-      field('id'),
-      field('summary'),
-      field('key_decisions', 'list'),
-      field('tools_used', 'list'),
-      field('outcome'),
-      field('session_id'),
-      field(timeColumn, 'time', 'happenedat'),
-      field('tags', 'list'),
-      field('metadata', 'json'),
-    ],
-    from: (r) => ({
-      id: text(r.id),
-      summary: text(r.summary),
-      keyDecisions: json<string[]>(r.keydecisions),
-      toolsUsed: json<string[]>(r.toolsused),
-      outcome: r.outcome as T.EpisodeOutcome,
-      sessionId: textOrNull(r.sessionid),
-      timestamp: text(r.happenedat),
-      tags: json<string[]>(r.tags),
-      metadata: json<T.JsonObject>(r.metadata),
-    }),
-  };
+/** One column as a record reads it: the record key it fills and how its portable value becomes the key's value. */
+interface RecordColumn<K extends string> extends SqlField {
+  readonly key: K;
+  readonly value: (read: unknown) => unknown;
+  /** False for a column the engine selects itself (the chunk's vector): read into the record, not in `fields`. */
+  readonly selected: boolean;
 }
+
+/** How a type's portable read form becomes the record's value (text and times as they are, numbers, parsed JSON). */
+const VALUE: Record<SqlType, (read: unknown) => unknown> = {
+  text: (v) => v,
+  time: (v) => v,
+  int: (v) => Number(v),
+  json: (v) => JSON.parse(v as string),
+  list: (v) => JSON.parse(v as string),
+};
+
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
- * The chunks of the knowledge store, but for the embedding: the engine selects it itself `AS embedding` (a BLOB, a
- * vector as text) and `vector` turns it into the record's vector.
+ * Column `column` of `type`, selected as its name without underscores (so that a client's column-name transform
+ * changes nothing) and read into the camel-cased key unless `key` says otherwise.
  */
-function chunkRecord(vector: (embedding: unknown) => Float32Array): SqlRecord<MemoryRecord> {
+function col<K extends string>(
+  column: string,
+  type: SqlType = 'text',
+  how: { key?: K; as?: string; value?: (read: unknown) => unknown; selected?: boolean } = {},
+): RecordColumn<K> {
   return {
-    fields: [
-      field('id'),
-      field('doc_id'),
-      field('space'),
-      field('scope'),
-      field('agent_id'),
-      field('key'),
-      field('name'),
-      field('content'),
-      field('body_start', 'int'),
-      field('chunk_index', 'int'),
-      field('chunk_count', 'int'),
-      field('source'),
-      field('tags', 'list'),
-      field('embedding_model'),
-      field('content_hash'),
-      field('created_at', 'time'),
-      field('updated_at', 'time'),
-      field('expires_at', 'time'),
-      field('access_count', 'int'),
-      field('last_accessed_at', 'time'),
-      // Numbers (not integers), read as they are like integers.
-      field('alpha', 'int'),
-      field('beta', 'int'),
-      field('version', 'int'),
-    ],
-    from: (r) => ({
-      id: text(r.id),
-      docId: text(r.docid),
-      space: text(r.space),
-      scope: r.scope as Scope,
-      agentId: text(r.agentid),
-      key: text(r.key),
-      name: text(r.name),
-      content: text(r.content),
-      bodyStart: Number(r.bodystart),
-      chunkIndex: Number(r.chunkindex),
-      chunkCount: Number(r.chunkcount),
-      source: r.source as Source,
-      tags: parseTags(r.tags as string),
-      embedding: r.embedding === null ? null : vector(r.embedding),
-      embeddingModel: textOrNull(r.embeddingmodel),
-      contentHash: text(r.contenthash),
-      createdAt: text(r.createdat),
-      updatedAt: text(r.updatedat),
-      expiresAt: textOrNull(r.expiresat),
-      accessCount: Number(r.accesscount),
-      lastAccessedAt: textOrNull(r.lastaccessedat),
-      alpha: Number(r.alpha),
-      beta: Number(r.beta),
-      version: Number(r.version),
-    }),
+    column,
+    type,
+    as: how.as ?? column.replaceAll('_', ''),
+    key: how.key ?? (camel(column) as K),
+    value: how.value ?? VALUE[type],
+    selected: how.selected ?? true,
   };
 }
+
+/** The record table of `columns`, in that order (the record's keys come in the same order). */
+function sqlRecord<R>(columns: readonly RecordColumn<keyof R & string>[]): SqlRecord<R> {
+  return {
+    fields: columns.filter((c) => c.selected),
+    from: (row) => {
+      const record: Record<string, unknown> = {};
+      for (const c of columns) record[c.key] = c.value(row[c.as]);
+      return record as R;
+    },
+  };
+}
+
+const episodeRecord = (timeColumn: string) =>
+  sqlRecord<T.Episode>([
+    col('id'),
+    col('summary'),
+    col('key_decisions', 'list'),
+    col('tools_used', 'list'),
+    col('outcome'),
+    col('session_id'),
+    col(timeColumn, 'time', { key: 'timestamp', as: 'happenedat' }),
+    col('tags', 'list'),
+    col('metadata', 'json'),
+  ]);
+
+/**
+ * The chunks of the knowledge store: the engine selects the embedding itself `AS embedding` (a BLOB, a vector as
+ * text) and `vector` turns it into the record's vector. Tags are read leniently (`parseTags`).
+ */
+const chunkRecord = (vector: (embedding: unknown) => Float32Array) =>
+  sqlRecord<MemoryRecord>([
+    col('id'),
+    col('doc_id'),
+    col('space'),
+    col('scope'),
+    col('agent_id'),
+    col('key'),
+    col('name'),
+    col('content'),
+    col('body_start', 'int'),
+    col('chunk_index', 'int'),
+    col('chunk_count', 'int'),
+    col('source'),
+    col('tags', 'list', { value: (v) => parseTags(v as string) }),
+    col('embedding', 'text', { value: (v) => (v === null ? null : vector(v)), selected: false }),
+    col('embedding_model'),
+    col('content_hash'),
+    col('created_at', 'time'),
+    col('updated_at', 'time'),
+    col('expires_at', 'time'),
+    col('access_count', 'int'),
+    col('last_accessed_at', 'time'),
+    // Numbers (not integers), read as they are like integers.
+    col('alpha', 'int'),
+    col('beta', 'int'),
+    col('version', 'int'),
+  ]);
 
 /**
  * Every record table of the structured ports, and the knowledge store's chunks; `episode(timeColumn)` since engines
@@ -121,157 +121,67 @@ function chunkRecord(vector: (embedding: unknown) => Float32Array): SqlRecord<Me
 export const SQL_RECORDS = {
   episode: episodeRecord,
   chunk: chunkRecord,
-  procedure: {
-    fields: [
-      field('id'),
-      field('name'),
-      field('description'),
-      field('trigger_text'),
-      field('steps', 'json'),
-      field('success_count', 'int'),
-      field('failure_count', 'int'),
-      field('tags', 'list'),
-      field('metadata', 'json'),
-      field('created_at', 'time'),
-      field('updated_at', 'time'),
-    ],
-    from: (r): T.Procedure => ({
-      id: text(r.id),
-      name: text(r.name),
-      description: text(r.description),
-      trigger: text(r.triggertext),
-      steps: json<T.ProcedureStep[]>(r.steps),
-      successCount: Number(r.successcount),
-      failureCount: Number(r.failurecount),
-      tags: json<string[]>(r.tags),
-      metadata: json<T.JsonObject>(r.metadata),
-      createdAt: text(r.createdat),
-      updatedAt: text(r.updatedat),
-    }),
-  } satisfies SqlRecord<T.Procedure>,
-  summary: {
-    fields: [
-      field('session_id'),
-      field('summary'),
-      field('messages_covered', 'int'),
-      field('version', 'int'),
-      field('created_at', 'time'),
-      field('updated_at', 'time'),
-    ],
-    from: (r): T.SessionSummary => ({
-      sessionId: text(r.sessionid),
-      summary: text(r.summary),
-      messagesCovered: Number(r.messagescovered),
-      version: Number(r.version),
-      createdAt: text(r.createdat),
-      updatedAt: text(r.updatedat),
-    }),
-  } satisfies SqlRecord<T.SessionSummary>,
-  user: {
-    fields: [field('id'), field('external_id'), field('created_at', 'time')],
-    from: (r): T.UserRecord => ({ id: text(r.id), externalId: text(r.externalid), createdAt: text(r.createdat) }),
-  } satisfies SqlRecord<T.UserRecord>,
-  sessionState: {
-    fields: [field('session_id'), field('state', 'json'), field('updated_at', 'time')],
-    from: (r): T.SessionState => ({
-      sessionId: text(r.sessionid),
-      state: json<T.JsonValue>(r.state),
-      updatedAt: text(r.updatedat),
-    }),
-  } satisfies SqlRecord<T.SessionState>,
-  phase: {
-    fields: [field('session_id'), field('phase'), field('metadata', 'json'), field('at', 'time')],
-    from: (r): T.PhaseChange => ({
-      sessionId: text(r.sessionid),
-      phase: text(r.phase),
-      metadata: json<T.JsonObject>(r.metadata),
-      at: text(r.at),
-    }),
-  } satisfies SqlRecord<T.PhaseChange>,
-  toolEvent: {
-    fields: [
-      field('id'),
-      field('session_id'),
-      field('tool'),
-      field('input', 'json'),
-      field('output', 'json'),
-      field('latency_ms', 'int'),
-      field('error'),
-      field('at', 'time'),
-    ],
-    from: (r): T.ToolEvent => ({
-      id: text(r.id),
-      sessionId: textOrNull(r.sessionid),
-      tool: text(r.tool),
-      input: json<T.JsonValue>(r.input),
-      output: json<T.JsonValue>(r.output),
-      latencyMs: Number(r.latencyms),
-      error: textOrNull(r.error),
-      at: text(r.at),
-    }),
-  } satisfies SqlRecord<T.ToolEvent>,
-  message: {
-    fields: [
-      field('id'),
-      field('session_id'),
-      field('role'),
-      field('content'),
-      field('tool_calls', 'json'),
-      field('name'),
-      field('metadata', 'json'),
-      field('created_at', 'time'),
-    ],
-    from: (r): T.StoredMessage => ({
-      id: text(r.id),
-      sessionId: text(r.sessionid),
-      role: r.role as T.MessageRole,
-      content: text(r.content),
-      toolCalls: json<T.ToolCall[]>(r.toolcalls),
-      name: textOrNull(r.name),
-      metadata: json<T.JsonObject>(r.metadata),
-      createdAt: text(r.createdat),
-    }),
-  } satisfies SqlRecord<T.StoredMessage>,
-  fact: {
-    fields: [
-      field('user_id'),
-      field('topic'),
-      field('key'),
-      field('value', 'json'),
-      field('source'),
-      field('created_at', 'time'),
-      field('updated_at', 'time'),
-    ],
-    from: (r): T.Fact => ({
-      user: text(r.userid),
-      topic: textOrNull(r.topic),
-      key: text(r.key),
-      value: json<T.JsonValue>(r.value),
-      source: r.source as T.FactSource,
-      createdAt: text(r.createdat),
-      updatedAt: text(r.updatedat),
-    }),
-  } satisfies SqlRecord<T.Fact>,
-  goal: {
-    fields: [
-      field('id'),
-      field('user_id'),
-      field('topic'),
-      field('goal'),
-      field('status'),
-      field('metadata', 'json'),
-      field('created_at', 'time'),
-      field('updated_at', 'time'),
-    ],
-    from: (r): T.Goal => ({
-      id: text(r.id),
-      user: text(r.userid),
-      topic: textOrNull(r.topic),
-      goal: text(r.goal),
-      status: r.status as T.GoalStatus,
-      metadata: json<T.JsonObject>(r.metadata),
-      createdAt: text(r.createdat),
-      updatedAt: text(r.updatedat),
-    }),
-  } satisfies SqlRecord<T.Goal>,
+  procedure: sqlRecord<T.Procedure>([
+    col('id'),
+    col('name'),
+    col('description'),
+    col('trigger_text', 'text', { key: 'trigger' }),
+    col('steps', 'json'),
+    col('success_count', 'int'),
+    col('failure_count', 'int'),
+    col('tags', 'list'),
+    col('metadata', 'json'),
+    col('created_at', 'time'),
+    col('updated_at', 'time'),
+  ]),
+  summary: sqlRecord<T.SessionSummary>([
+    col('session_id'),
+    col('summary'),
+    col('messages_covered', 'int'),
+    col('version', 'int'),
+    col('created_at', 'time'),
+    col('updated_at', 'time'),
+  ]),
+  user: sqlRecord<T.UserRecord>([col('id'), col('external_id'), col('created_at', 'time')]),
+  sessionState: sqlRecord<T.SessionState>([col('session_id'), col('state', 'json'), col('updated_at', 'time')]),
+  phase: sqlRecord<T.PhaseChange>([col('session_id'), col('phase'), col('metadata', 'json'), col('at', 'time')]),
+  toolEvent: sqlRecord<T.ToolEvent>([
+    col('id'),
+    col('session_id'),
+    col('tool'),
+    col('input', 'json'),
+    col('output', 'json'),
+    col('latency_ms', 'int'),
+    col('error'),
+    col('at', 'time'),
+  ]),
+  message: sqlRecord<T.StoredMessage>([
+    col('id'),
+    col('session_id'),
+    col('role'),
+    col('content'),
+    col('tool_calls', 'json'),
+    col('name'),
+    col('metadata', 'json'),
+    col('created_at', 'time'),
+  ]),
+  fact: sqlRecord<T.Fact>([
+    col('user_id', 'text', { key: 'user' }),
+    col('topic'),
+    col('key'),
+    col('value', 'json'),
+    col('source'),
+    col('created_at', 'time'),
+    col('updated_at', 'time'),
+  ]),
+  goal: sqlRecord<T.Goal>([
+    col('id'),
+    col('user_id', 'text', { key: 'user' }),
+    col('topic'),
+    col('goal'),
+    col('status'),
+    col('metadata', 'json'),
+    col('created_at', 'time'),
+    col('updated_at', 'time'),
+  ]),
 };
