@@ -167,3 +167,30 @@ describe('adapter kit: guardTranscriptStore', () => {
     expect(() => checkCompactionChange(change())).not.toThrow();
   });
 });
+
+describe('SQL_RECORDS.chunk', () => {
+  it('reads a row as its column list says (the literal of the hot path and the list agree)', async () => {
+    const { SQL_RECORDS, describedChunk } = await import('../src/adapter-kit/sql/records.js');
+    const vector = (v: unknown) => new Float32Array(JSON.parse(v as string) as number[]);
+    const fast = SQL_RECORDS.chunk(vector);
+    const described = describedChunk(vector);
+    const plain = (fields: readonly { column: string; as: string; type: string }[]) =>
+      fields.map(({ column, as, type }) => ({ column, as, type }));
+    expect(plain(fast.fields)).toEqual(plain(described.fields));
+    const row: Record<string, unknown> = {};
+    for (const [i, f] of described.fields.entries()) {
+      row[f.as] = f.type === 'int' ? String(i + 1) : f.type === 'list' ? '["a","b"]' : `${f.column}-value`;
+    }
+    for (const embedding of ['[0.5,0.25]', null]) {
+      for (const nulls of [false, true]) {
+        const r = {
+          ...row,
+          embedding,
+          ...(nulls ? { embeddingmodel: null, expiresat: null, lastaccessedat: null } : {}),
+        };
+        expect(fast.from(r)).toEqual(described.from(r));
+        expect(Object.keys(fast.from(r))).toEqual(Object.keys(described.from(r)));
+      }
+    }
+  });
+});

@@ -19,7 +19,7 @@ export interface SqlRecord<T> {
 }
 
 /** One column as a record reads it: the record key it fills and how its portable value becomes the key's value. */
-interface RecordColumn<K extends string> extends SqlField {
+export interface RecordColumn<K extends string> extends SqlField {
   readonly key: K;
   readonly value: (read: unknown) => unknown;
   /** False for a column the engine selects itself (the chunk's vector): read into the record, not in `fields`. */
@@ -85,34 +85,76 @@ const episodeRecord = (timeColumn: string) =>
  * The chunks of the knowledge store: the engine selects the embedding itself `AS embedding` (a BLOB, a vector as
  * text) and `vector` turns it into the record's vector. Tags are read leniently (`parseTags`).
  */
-const chunkRecord = (vector: (embedding: unknown) => Float32Array) =>
-  sqlRecord<MemoryRecord>([
-    col('id'),
-    col('doc_id'),
-    col('space'),
-    col('scope'),
-    col('agent_id'),
-    col('key'),
-    col('name'),
-    col('content'),
-    col('body_start', 'int'),
-    col('chunk_index', 'int'),
-    col('chunk_count', 'int'),
-    col('source'),
-    col('tags', 'list', { value: (v) => parseTags(v as string) }),
-    col('embedding', 'text', { value: (v) => (v === null ? null : vector(v)), selected: false }),
-    col('embedding_model'),
-    col('content_hash'),
-    col('created_at', 'time'),
-    col('updated_at', 'time'),
-    col('expires_at', 'time'),
-    col('access_count', 'int'),
-    col('last_accessed_at', 'time'),
-    // Numbers (not integers), read as they are like integers.
-    col('alpha', 'int'),
-    col('beta', 'int'),
-    col('version', 'int'),
-  ]);
+export const chunkColumns = (
+  vector: (embedding: unknown) => Float32Array,
+): readonly RecordColumn<keyof MemoryRecord & string>[] => [
+  col('id'),
+  col('doc_id'),
+  col('space'),
+  col('scope'),
+  col('agent_id'),
+  col('key'),
+  col('name'),
+  col('content'),
+  col('body_start', 'int'),
+  col('chunk_index', 'int'),
+  col('chunk_count', 'int'),
+  col('source'),
+  col('tags', 'list', { value: (v) => parseTags(v as string) }),
+  col('embedding', 'text', { value: (v) => (v === null ? null : vector(v)), selected: false }),
+  col('embedding_model'),
+  col('content_hash'),
+  col('created_at', 'time'),
+  col('updated_at', 'time'),
+  col('expires_at', 'time'),
+  col('access_count', 'int'),
+  col('last_accessed_at', 'time'),
+  // Numbers (not integers), read as they are like integers.
+  col('alpha', 'int'),
+  col('beta', 'int'),
+  col('version', 'int'),
+];
+
+const text = (v: unknown) => v as string;
+const textOrNull = (v: unknown) => v as string | null;
+
+/**
+ * The chunks of the knowledge store, read on every search: the columns of `chunkColumns`, read back by a literal (a
+ * record built key by key from the list costs a few per cent of a search; a test holds the two readings equal).
+ */
+const chunkRecord = (vector: (embedding: unknown) => Float32Array): SqlRecord<MemoryRecord> => ({
+  fields: sqlRecord<MemoryRecord>(chunkColumns(vector)).fields,
+  from: (r) => ({
+    id: text(r.id),
+    docId: text(r.docid),
+    space: text(r.space),
+    scope: r.scope as MemoryRecord['scope'],
+    agentId: text(r.agentid),
+    key: text(r.key),
+    name: text(r.name),
+    content: text(r.content),
+    bodyStart: Number(r.bodystart),
+    chunkIndex: Number(r.chunkindex),
+    chunkCount: Number(r.chunkcount),
+    source: r.source as MemoryRecord['source'],
+    tags: parseTags(r.tags as string),
+    embedding: r.embedding === null ? null : vector(r.embedding),
+    embeddingModel: textOrNull(r.embeddingmodel),
+    contentHash: text(r.contenthash),
+    createdAt: text(r.createdat),
+    updatedAt: text(r.updatedat),
+    expiresAt: textOrNull(r.expiresat),
+    accessCount: Number(r.accesscount),
+    lastAccessedAt: textOrNull(r.lastaccessedat),
+    alpha: Number(r.alpha),
+    beta: Number(r.beta),
+    version: Number(r.version),
+  }),
+});
+
+/** The chunk record as its column list reads it, key by key: what the literal of `SQL_RECORDS.chunk` must equal. */
+export const describedChunk = (vector: (embedding: unknown) => Float32Array) =>
+  sqlRecord<MemoryRecord>(chunkColumns(vector));
 
 /**
  * Every record table of the structured ports, and the knowledge store's chunks; `episode(timeColumn)` since engines

@@ -23,7 +23,7 @@ import {
 } from '../../domain/ranking.js';
 import { redactSecrets } from '../../domain/secrets.js';
 import { countWords, queryTerms, termCoverage, termOverlap } from '../../domain/text.js';
-import { nearTimeCue, timeCue } from '../../domain/time-cue.js';
+import { nearTimeCue, type TimeCue, timeCue } from '../../domain/time-cue.js';
 import { MemError } from '../../errors.js';
 import type { FoundCandidates, KeywordHit, SearchFilter } from '../../ports/knowledge-store.js';
 import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
@@ -200,7 +200,8 @@ async function fusedSearch(
     ...fused,
     ...fresh.map((rec) => ({ id: rec.id, relevance: 0, keywordRank: null, vectorRank: null })),
   ];
-  const all = [...members, ...fresh.flatMap((rec) => memberOf(ctx, query, byId, rec.id, 0))];
+  // A neighbour's own relevance is 0: no period lifts it.
+  const all = [...members, ...fresh.flatMap((rec) => memberOf(ctx, null, byId, rec.id, 0))];
   const shared = neighbourShare(all, new Set(around), ctx.options.neighbours);
   const contextual = sessionContext(
     all.map((m) => ({ ...m, relevance: shared.get(m.id) ?? m.relevance })),
@@ -262,7 +263,9 @@ function fuseFound(
     ctx.options.fusion,
     ran,
   );
-  const members = fused.flatMap((f) => memberOf(ctx, query, byId, f.id, f.relevance));
+  // A period the query names lifts the memories said in it (docs/ranking.md): read from the query once.
+  const cue = ctx.options.timeCue.weight > 0 ? timeCue(query) : null;
+  const members = fused.flatMap((f) => memberOf(ctx, cue, byId, f.id, f.relevance));
   const around = [...members]
     .sort((a, b) => b.relevance - a.relevance)
     .slice(0, ctx.options.neighbours.depth)
@@ -273,14 +276,13 @@ function fuseFound(
 /** A candidate as the neighbour and session rules see it; a period the query names lifts what was said in it. */
 function memberOf(
   ctx: KnowledgeContext,
-  query: string,
+  cue: TimeCue | null,
   byId: ReadonlyMap<string, MemoryRecord>,
   id: string,
   own: number,
 ): SessionMember[] {
   const rec = byId.get(id);
   if (!rec) return [];
-  const cue = ctx.options.timeCue.weight > 0 ? timeCue(query) : null;
   const { weight: cueWeight, afterDays } = ctx.options.timeCue;
   const at = Date.parse(rec.createdAt);
   const relevance = cue ? (own * (nearTimeCue(cue, at, afterDays) ? 1 + cueWeight : 1)) / (1 + cueWeight) : own;
