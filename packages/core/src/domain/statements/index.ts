@@ -16,7 +16,6 @@
 import { saidTimes } from '../said-time.js';
 import { clauses, dateWords, objectAt, statementText, subjectAt, textOf } from './clauses.js';
 import {
-  constraintStatement,
   likeStatement,
   nameStatement,
   negatedPolarity,
@@ -28,6 +27,7 @@ import {
   readBeing,
   readHaving,
   readPossessive,
+  verbStatement,
 } from './readers.js';
 import type { Clause, Found, Maker, Statement, StatementKind, Word } from './types.js';
 import {
@@ -147,7 +147,7 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
       if (modal === 'can' || modal === 'could') {
         // "I can't eat gluten", "I can't stand jazz".
         if (w(k) === 'stand') return likeStatement(text, ws, k + 1, objectStop, 'dislike', make);
-        if (EAT_VERBS.has(w(k)!)) return constraintStatement(text, ws, k, objectStop, make, 'can-not');
+        if (EAT_VERBS.has(w(k)!)) return verbStatement(text, ws, k, objectStop, make, 'constraint');
         return null;
       }
     }
@@ -158,18 +158,8 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     k += 2;
     const verb = w(k);
     if (verb !== undefined && !LIKE_VERBS.has(verb) && verb !== 'live' && verb !== 'work' && verb !== 'have') {
-      const obj = objectAt(ws, k + 1, objectStop);
-      if (obj) {
-        return make(
-          'constraint',
-          ['habit', keyOf([verb, ...obj.words.map(singular)])],
-          false,
-          textOf(text, ws, obj.from, obj.to),
-          {
-            polarity: 'retracted',
-          },
-        );
-      }
+      const habit = verbStatement(text, ws, k, objectStop, make, 'habit');
+      if (habit) return habit;
     }
   } else if (w(k) === 'never') {
     negated = true;
@@ -278,7 +268,7 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     return readHaving(text, ws, k + 1, objectStop, make);
   }
   if (negated && (verb === 'eat' || verb === 'drink' || verb === 'smoke' || verb === 'use' || verb === 'take')) {
-    return constraintStatement(text, ws, k, objectStop, make, 'not');
+    return verbStatement(text, ws, k, objectStop, make, 'constraint');
   }
   if (!negated && (PLAN_VERBS.has(verb) || (verb === 'am' && PLAN_VERBS.has(w(k + 1) ?? '')))) {
     if (w(k + 1) !== 'to' && w(k + 2) !== 'to') return null;

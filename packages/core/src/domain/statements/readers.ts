@@ -150,27 +150,23 @@ export function occupationStatement(
   return make('occupation', ['occupation'], true, textOf(text, ws, obj.from, obj.to), negatedPolarity(negated));
 }
 
-export function constraintStatement(
+/**
+ * A verb and its object as one thing the speaker does or cannot do: "I can't eat gluten", "I don't drink" (a
+ * constraint that holds), "I no longer eat meat" (a habit retracted). Keyed by the verb and what follows it.
+ */
+export function verbStatement(
   text: string,
   ws: Word[],
   verbAt: number,
   stop: number,
   make: Maker,
-  how: 'not' | 'can-not',
+  kind: 'constraint' | 'habit',
 ): Statement | null {
   const obj = objectAt(ws, verbAt + 1, stop);
   if (!obj) return null;
-  const verb = ws[verbAt]!.w;
-  return make(
-    'constraint',
-    ['constraint', keyOf([verb, ...obj.words.map(singular)])],
-    false,
-    textOf(text, ws, obj.from, obj.to),
-    {
-      polarity: 'holds',
-      ...(how === 'can-not' ? {} : {}),
-    },
-  );
+  const key = [kind, keyOf([ws[verbAt]!.w, ...obj.words.map(singular)])];
+  const polarity = kind === 'habit' ? 'retracted' : 'holds';
+  return make('constraint', key, false, textOf(text, ws, obj.from, obj.to), { polarity });
 }
 
 export function nameStatement(text: string, ws: Word[], from: number, make: Maker): Statement | null {
