@@ -176,6 +176,27 @@ describe('firstPersonStatements', () => {
     }
   });
 
+  it('reads more ways of saying the same classes of thing', () => {
+    const cases: [string, string, Partial<Statement>][] = [
+      ["These days I'm really into jazz", 'like.jazz', {}],
+      ['I relocated to Denver in January', 'residence', { validFrom: '2024-01-01' }],
+      ["I'm a teacher", 'occupation', {}],
+      ["I'm gluten-free", 'constraint.avoid.gluten', {}],
+      ["I've switched to decaf", 'preference.decaf', {}],
+      ["I'm going to Japan in April", 'plan.going-japan', { validFrom: '2025-04-01' }],
+      ["I've got a golden retriever called Max", 'pet.retriever.max', { value: 'Max' }],
+      ["I'm originally from Lagos", 'origin', { value: 'Lagos' }],
+      ["my birthday's on 3 March", 'birthday', { validFrom: null, statement: "User's birthday is 3 March." }],
+    ];
+    for (const [text, attribute, more] of cases) expect(only(text), text).toMatchObject({ attribute, ...more });
+    const job = read("I'm no longer at Google, I joined Meta last month");
+    expect(job.map((s) => [s.attribute, s.polarity, s.value])).toEqual([
+      ['employer', 'retracted', 'Google'],
+      ['employer', 'holds', 'Meta'],
+    ]);
+    expect(read('I have a lab report due')).toEqual([]);
+  });
+
   it('says where each statement came from', () => {
     const text = 'Hi! I live in Berlin, Germany and I work at Acme. My favorite color is green.';
     const found = read(text);

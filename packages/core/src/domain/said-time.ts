@@ -11,6 +11,15 @@ import { MONTH_NAMES } from './time-cue.js';
 const own = <T>(table: Record<string, T>, key: string): T | undefined =>
   Object.hasOwn(table, key) ? table[key] : undefined;
 
+/** How `saidTimes` reads a text. */
+export interface SaidTimeOptions {
+  /**
+   * The text speaks of what lies ahead ("I'm going to Japan in April"): a month or date without a year is the next
+   * one not yet over, not the nearest (which may be past).
+   */
+  ahead?: boolean;
+}
+
 /** The length of the period a phrase names. */
 export type SaidTimeUnit = 'day' | 'week' | 'weekend' | 'month' | 'season' | 'year';
 
@@ -178,8 +187,11 @@ function readTime(
   today: number,
   relation: SaidTime['relation'] | null,
   nested = false,
+  ahead = false,
 ): { period: Period; used: number } | null {
   const word = w(i);
+  /** How a month or day without a year is placed: the relation's way, or the next one to come for a future sentence. */
+  const lean: Lean = ahead && relation !== 'since' && relation !== 'until' ? 'ahead' : relation;
   if (word === undefined) return null;
   const now = ymd(today);
   const year = now.getUTCFullYear();
@@ -201,7 +213,7 @@ function readTime(
   ) {
     const skip = word === 'the' ? 3 : 2;
     const after = w(i + skip) === 'the' ? skip + 1 : skip;
-    const inner = readTime(w, i + after, today, relation, true) ?? readUnitAlone(w(i + after), today);
+    const inner = readTime(w, i + after, today, relation, true, ahead) ?? readUnitAlone(w(i + after), today);
     if (inner) return day({ ...dayPeriod(inner.period.to - 1), unit: inner.period.unit }, after + inner.used);
   }
   // "in the summer", "on the weekend", "on the 3rd of May", "on the 5th" (the nearest such day of a month).
@@ -223,7 +235,7 @@ function readTime(
     }
     const inner =
       next !== undefined && (own(SEASONS, next) !== undefined || dd !== undefined)
-        ? readTime(w, i + 1, today, relation, true)
+        ? readTime(w, i + 1, today, relation, true, ahead)
         : null;
     if (inner) return day(inner.period, inner.used + 1);
   }
@@ -307,7 +319,7 @@ function readTime(
       const comma = w(i + 2 + of) === ',' ? 1 : 0;
       const y = yearOf(w(i + 2 + of + comma));
       const used = 2 + of + (y === undefined ? 0 : 1 + comma);
-      return day(dayPeriod(utcDay(y ?? nearestYear(today, mo, dd, relation), mo, dd)), used);
+      return day(dayPeriod(utcDay(y ?? nearestYear(today, mo, dd, lean), mo, dd)), used);
     }
   }
   const mo = monthOf(word);
@@ -318,11 +330,11 @@ function readTime(
     const y = yearOf(w(i + 1 + (d2 === undefined ? 0 : 1) + comma));
     if (d2 !== undefined) {
       const used = 2 + (y === undefined ? 0 : 1 + comma);
-      return day(dayPeriod(utcDay(y ?? nearestYear(today, mo, d2, relation), mo, d2)), used);
+      return day(dayPeriod(utcDay(y ?? nearestYear(today, mo, d2, lean), mo, d2)), used);
     }
     if (relation === null && y === undefined) return null;
     if (y !== undefined) return day(monthPeriod(y, mo), 2 + comma);
-    return day(monthPeriod(nearestYear(today, mo, 1, relation, true), mo), 1);
+    return day(monthPeriod(nearestYear(today, mo, 1, lean, true), mo), 1);
   }
   const season = own(SEASONS, word);
   if (season !== undefined && relation !== null) {
@@ -384,18 +396,15 @@ function readCount(
  * The year of a month (and day) said without one: for `since` the last time it began, for `until` the next time it
  * ends, otherwise the nearest one to `today` (a month said in December of "January" is next month).
  */
-function nearestYear(
-  today: number,
-  mo: number,
-  d: number,
-  relation: SaidTime['relation'] | null,
-  wholeMonth = false,
-): number {
+/** How a date without a year is placed: by its relation, or `ahead` (the next one not yet over). */
+type Lean = SaidTime['relation'] | null | 'ahead';
+
+function nearestYear(today: number, mo: number, d: number, relation: Lean, wholeMonth = false): number {
   const year = ymd(today).getUTCFullYear();
   const at = (y: number) => utcDay(y, mo, d);
   const endOf = (y: number) => (wholeMonth ? utcDay(y, mo + 1, 1) : at(y) + 1);
   if (relation === 'since') return at(year) <= today ? year : year - 1;
-  if (relation === 'until') return endOf(year) > today ? year : year + 1;
+  if (relation === 'until' || relation === 'ahead') return endOf(year) > today ? year : year + 1;
   const candidates = [year - 1, year, year + 1];
   let best = year;
   for (const y of candidates) {
@@ -411,7 +420,7 @@ function nearestYear(
  * time ("since", "from", "as of", "until", "by", "in", "on") say how the sentence stands to it; "from now on" is
  * `since` today. Words that only look like times ("may I", "a second", "next time") name none.
  */
-export function saidTimes(text: string, at: Date | string): SaidTime[] {
+export function saidTimes(text: string, at: Date | string, how: SaidTimeOptions = {}): SaidTime[] {
   const ms = typeof at === 'string' ? Date.parse(at) : at.getTime();
   if (!Number.isFinite(ms)) return [];
   const today = dayOf(ms);
@@ -432,7 +441,7 @@ export function saidTimes(text: string, at: Date | string): SaidTime[] {
       relation = own(RELATIONS, w(i)!)!;
       lead = 1;
     }
-    const found = readTime(w, i + lead, today, relation);
+    const found = readTime(w, i + lead, today, relation, false, how.ahead ?? false);
     if (found === null) {
       i += 1;
       continue;

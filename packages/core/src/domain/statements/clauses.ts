@@ -97,6 +97,8 @@ export function open(ws: Word[]): Clause[] {
     else if (at(0) === 'please') i += 1;
     else if (FILLERS.has(at(0) ?? '') && at(1) !== 'on' && !(at(0) === 'now' && at(1) === 'that')) i += 1;
     else if (at(0) === 'by' && at(1) === 'the' && at(2) === 'way') i += 3;
+    else if ((at(0) === 'these' && at(1) === 'days') || (at(0) === 'right' && at(1) === 'now')) i += 2;
+    else if (at(0) === 'at' && at(1) === 'the' && at(2) === 'moment') i += 3;
     else if (at(0) === 'just' && at(1) === 'so' && at(2) === 'you' && at(3) === 'know') i += 4;
     else if (at(0) === 'for' && at(1) === 'the' && at(2) === 'record') {
       explicit = true;

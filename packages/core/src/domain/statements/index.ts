@@ -35,6 +35,7 @@ import {
   DISLIKE_VERBS,
   EAT_VERBS,
   FIRM_PLAN,
+  isName,
   keyOf,
   LIKE_VERBS,
   MOVE_VERBS,
@@ -42,6 +43,7 @@ import {
   PREFERENCE_VERBS,
   RATHER_VERBS,
   singular,
+  TRAVEL_VERBS,
   words,
 } from './words.js';
 
@@ -66,7 +68,16 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
   const w = (k: number) => ws[k]?.w;
   if (w(first) === 'if' || w(first) === 'when' || w(first) === 'whether') return null;
   const clauseText = textOf(text, ws, 0, end);
-  const times = saidTimes(clauseText, at).map((t) => ({ ...t, index: t.index + ws[0]!.start }));
+  // A sentence about what lies ahead places a month without a year in the future ("I'm going to Japan in April").
+  const ahead = ws.some(
+    (x, k) =>
+      x.w === 'will' ||
+      x.w === 'gonna' ||
+      FIRM_PLAN.has(x.w) ||
+      (x.w === 'going' && ws[k + 1]?.w === 'to') ||
+      ((x.w === 'am' || x.w === 'are') && (TRAVEL_VERBS.has(ws[k + 1]?.w ?? '') || MOVE_VERBS.has(ws[k + 1]?.w ?? ''))),
+  );
+  const times = saidTimes(clauseText, at, { ahead }).map((t) => ({ ...t, index: t.index + ws[0]!.start }));
   const time = times[0];
   /** Words before the time phrase: where an object must end. */
   const stop = time ? ws.findIndex((x) => x.start >= time.index) : -1;
@@ -84,16 +95,18 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     attribute: string[],
     single: boolean,
     value: string,
-    opts: { polarity?: Statement['polarity']; statement?: string } = {},
+    opts: { polarity?: Statement['polarity']; statement?: string; stance?: Statement['stance'] } = {},
   ): Statement => ({
     kind,
     subject: 'user',
     attribute: attribute.map((a) => a).join('.'),
     single,
     polarity: opts.polarity ?? (retracting ? 'retracted' : 'holds'),
+    stance: opts.stance ?? 'for',
     value,
     statement: opts.statement ?? statementText(text, c, first, end, time),
-    ...world(),
+    // A birthday or a birth year is a fact about a date, not a time the fact starts to hold.
+    ...(attribute[0] === 'birthday' || attribute[0] === 'birth-year' ? { validFrom: null, validTo: null } : world()),
     ...(c.fromNow && !time
       ? { validFrom: new Date(typeof at === 'string' ? Date.parse(at) : at.getTime()).toISOString().slice(0, 10) }
       : {}),
@@ -262,6 +275,26 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     return make('identity', ['birth-year'], true, time.start.slice(0, 4));
   }
   if (verb === 'turned' && /^\d{1,3}$/.test(w(k + 1) ?? '')) return make('age', ['age'], true, w(k + 1)!);
+  // "I joined Meta last month", "I started at Acme in May": a new employer.
+  if ((verb === 'joined' || (verb === 'started' && w(k + 1) === 'at')) && !negated) {
+    const at2 = verb === 'joined' ? k + 1 : k + 2;
+    const org = ws[at2];
+    if (org && isName(text.slice(org.start, org.end))) {
+      const obj = objectAt(ws, at2, objectStop);
+      if (obj) return make('employer', ['employer'], true, textOf(text, ws, obj.from, obj.to));
+    }
+  }
+  // "I've switched to decaf", "I'm switching to Linux": a preference that replaces the one before.
+  if ((verb === 'switched' || verb === 'switching' || verb === 'switch') && w(k + 1) === 'to') {
+    return preferenceStatement(text, ws, k + 2, objectStop, make);
+  }
+  if (
+    (verb === 'have' || verb === 'am') &&
+    (w(k + 1) === 'switched' || w(k + 1) === 'switching') &&
+    w(k + 2) === 'to'
+  ) {
+    return preferenceStatement(text, ws, k + 3, objectStop, make);
+  }
   if (verb === 'got' && w(k + 1) === 'married') return make('relationship', ['relationship'], true, 'married');
   if (verb === 'have' || verb === 'got' || verb === 'adopted' || verb === 'has') {
     if (negated) return null;

@@ -34,10 +34,11 @@ export function likeStatement(
   ws: Word[],
   from: number,
   stop: number,
-  _how: 'like' | 'dislike',
+  how: 'like' | 'dislike',
   make: Maker,
 ): Found {
-  return listOf(text, ws, from, stop, make, (obj, _value) => ['like', keyOf(obj.words.map(singular))], 'like');
+  const stance = how === 'like' ? 'for' : 'against';
+  return listOf(text, ws, from, stop, make, (obj) => ['like', keyOf(obj.words.map(singular))], 'like', { stance });
 }
 
 /**
@@ -52,10 +53,13 @@ export function listOf(
   make: Maker,
   attribute: (obj: NonNullable<ReturnType<typeof objectAt>>, value: string) => string[],
   kind: StatementKind,
-  how: { single?: boolean; polarity?: Statement['polarity'] } = {},
+  how: { single?: boolean; polarity?: Statement['polarity']; stance?: Statement['stance'] } = {},
 ): Found {
   const single = how.single ?? true;
-  const polarity = how.polarity === undefined ? {} : { polarity: how.polarity };
+  const polarity = {
+    ...(how.polarity === undefined ? {} : { polarity: how.polarity }),
+    ...(how.stance === undefined ? {} : { stance: how.stance }),
+  };
   const objects: NonNullable<ReturnType<typeof objectAt>>[] = [];
   let at = from;
   for (let guard = 0; guard < 6; guard++) {
@@ -243,6 +247,8 @@ export function readBeing(
 ): Found {
   const ws = c.words;
   const w = (i: number) => ws[i]?.w;
+  // "I'm really into jazz", "I'm originally from Lagos".
+  while (k < stop && ADVERBS.has(w(k)!) && w(k) !== 'do') k += 1;
   const word = w(k);
   if (word === undefined) return null;
   if (DIETS.has(word) && !we) return make('diet', ['diet'], true, word, negatedPolarity(negated));
@@ -293,7 +299,9 @@ export function readBeing(
     if (obj.head === 'fan') {
       const liked = obj.words.slice(0, -1).filter((x) => !['big', 'huge', 'massive', 'great', 'real'].includes(x));
       if (liked.length === 0) return null;
-      return make('like', ['like', keyOf(liked.map(singular))], true, liked.join(' '), negatedPolarity(negated));
+      return make('like', ['like', keyOf(liked.map(singular))], true, liked.join(' '), {
+        ...(negated ? { stance: 'against' as const } : {}),
+      });
     }
     if (DIETS.has(obj.head)) return make('diet', ['diet'], true, obj.head, negatedPolarity(negated));
     // An occupation: a word for one ("a nurse"), or anything one is at a place of work ("a shooting guard for the team"
@@ -309,6 +317,19 @@ export function readBeing(
   if (OCCUPATIONS.has(word) && (word === 'retired' || w(k + 1) === undefined))
     return make('occupation', ['occupation'], true, word, negatedPolarity(negated));
   if (word === 'from') return placeStatement(text, ws, k + 1, stop, 'origin', make, negated);
+  // "I'm gluten-free", "I'm dairy free": something the speaker avoids.
+  if (w(k + 1) === 'free' && /^[a-z]+$/.test(word) && !negated) {
+    return make('constraint', ['constraint', 'avoid', word], false, `${word}-free`);
+  }
+  // "I'm no longer at Google": the employer no longer holds.
+  if (word === 'at' && negated) {
+    const org = ws[k + 1];
+    if (org && isName(text.slice(org.start, org.end))) {
+      const obj = objectAt(ws, k + 1, stop);
+      if (obj)
+        return make('employer', ['employer'], true, textOf(text, ws, obj.from, obj.to), { polarity: 'retracted' });
+    }
+  }
   if (word === 'working' && w(k + 1) === 'as') return occupationStatement(text, ws, k + 2, stop, make, negated);
   if (word === 'working' && (w(k + 1) === 'at' || w(k + 1) === 'for')) {
     const obj = objectAt(ws, k + 2, stop);
@@ -351,7 +372,7 @@ export function readBeing(
 /** "I have a dog named Rex", "I got a kitten", "I have two kids". */
 export function readHaving(text: string, ws: Word[], k: number, stop: number, make: Maker): Statement | null {
   const w = (i: number) => ws[i]?.w;
-  let p = k;
+  let p = w(k) === 'got' ? k + 1 : k;
   if (
     w(p) === 'a' ||
     w(p) === 'an' ||
@@ -367,6 +388,9 @@ export function readHaving(text: string, ws: Word[], k: number, stop: number, ma
     )
   )
     p += 1;
+  // "a golden retriever": a word or two before the animal.
+  for (let look = 0; look < 2 && !PETS.has(singular(w(p) ?? '')) && PETS.has(singular(w(p + 1) ?? '')); look++) p += 1;
+  if (!PETS.has(singular(w(p) ?? '')) && PETS.has(singular(w(p + 2) ?? '')) && w(p + 1) !== undefined) p += 2;
   const animal = singular(w(p) ?? '');
   if (PETS.has(animal) || (animal === 'guinea' && w(p + 1) === 'pig')) {
     const kindWord = animal === 'guinea' ? 'guinea-pig' : animal;
@@ -408,10 +432,11 @@ export function readPossessive(text: string, c: Clause, first: number, make: Mak
   if ((what === 'job' || what === 'occupation' || what === 'profession') && w(k + 1) === 'is') {
     return occupationStatement(text, ws, k + 2, ws.length, make, false);
   }
-  if ((what === 'birthday' || what === 'bday') && w(k + 1) === 'is') {
-    const obj = objectAt(ws, k + 2, ws.length);
+  if ((what === 'birthday' || what === 'bday') && (w(k + 1) === 'is' || w(k + 1) === "'s")) {
+    const obj = objectAt(ws, w(k + 2) === 'on' ? k + 3 : k + 2, ws.length);
     if (!obj) return null;
-    return make('identity', ['birthday'], true, textOf(text, ws, obj.from, obj.to));
+    const day = textOf(text, ws, obj.from, obj.to);
+    return make('identity', ['birthday'], true, day, { statement: `User's birthday is ${day}.` });
   }
   if ((what === 'home' || what === 'hometown') && w(k + 1) === 'is') {
     return placeStatement(text, ws, k + 2, ws.length, what === 'home' ? 'residence' : 'origin', make, false);

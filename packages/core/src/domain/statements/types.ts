@@ -33,6 +33,8 @@ export interface Statement {
   single: boolean;
   /** `holds`: the statement is true from now on; `retracted`: what the attribute said stopped being true. */
   polarity: 'holds' | 'retracted';
+  /** `against` for a dislike ("I hate sushi", "I'm not a fan of jazz"), `for` otherwise: the same attribute, the other way. */
+  stance: 'for' | 'against';
   /** The value as said ("Berlin", "afternoon flights", "Rex"). */
   value: string;
   /** The memory's text, standing on its own: third person, relative times replaced by the dates they name. */
@@ -71,7 +73,7 @@ export type Make = (
   attribute: string[],
   single: boolean,
   value: string,
-  opts?: { polarity?: Statement['polarity']; statement?: string },
+  opts?: { polarity?: Statement['polarity']; statement?: string; stance?: Statement['stance'] },
 ) => Statement;
 
 /** `make` of a clause, with the start of the day the clause was said (epoch ms). */

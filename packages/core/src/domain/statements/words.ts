@@ -65,13 +65,14 @@ export const CLAUSE_BREAK = new Set(['but', 'because', 'although', 'though', 'wh
 
 export const FILLERS = wordSet(
   'actually well oh ok okay so btw also and but um uh hey hi yeah yes no nope honestly anyway anyways ' +
-    'correction wait fyi now plus though still lol haha ah right sorry hmm basically',
+    'correction wait fyi now plus though still lol haha ah right sorry hmm basically nowadays lately currently ' +
+    'recently',
 );
 
 export const ADVERBS = wordSet(
   'really also still now usually always generally mostly totally absolutely definitely honestly ' +
     'actually just truly currently recently finally officially even personally genuinely seriously kinda ' +
-    'certainly do',
+    'certainly originally basically now kind sort do',
 );
 
 /** Objects that point back or name nothing: "I love it", "I like that". */
@@ -127,7 +128,8 @@ export const ONE_OF = wordSet('wife husband partner spouse boyfriend girlfriend 
 
 export const PETS = wordSet(
   'dog cat puppy kitten rabbit bunny hamster parrot bird horse fish turtle tortoise lizard snake guinea ' +
-    'ferret pony goldfish gecko',
+    'ferret pony goldfish gecko retriever labrador poodle terrier beagle bulldog spaniel shepherd husky collie ' +
+    'dachshund chihuahua pug corgi doodle greyhound schnauzer tabby siamese',
 );
 
 export const DIETS = wordSet(
@@ -148,7 +150,12 @@ export const OCCUPATIONS = wordSet(
     'student intern freelancer nanny tutor professor lecturer chemist mechanic carpenter model actor ' +
     'actress artist musician writer author journalist doctor physician therapist clerk cashier waiter ' +
     'waitress bartender soldier officer detective farmer baker butcher designer programmer manager ' +
-    'director founder ceo cto retiree retired',
+    'director founder ceo cto retiree retired teacher professor librarian photographer editor translator recruiter ' +
+    'banker broker realtor electrician technician researcher economist psychologist psychiatrist counselor ' +
+    'paralegal pharmacist dietitian nutritionist optometrist radiologist midwife caregiver receptionist secretary ' +
+    'salesperson marketer copywriter illustrator animator filmmaker producer dancer singer coach trainer ' +
+    'instructor mathematician physicist biologist geologist surveyor contractor welder machinist driver ' +
+    'courier janitor cleaner gardener landscaper tailor jeweler florist hairdresser barber stylist',
 );
 
 export const PREFERENCE_VERBS = new Set(['prefer', 'prefers']);
