@@ -87,6 +87,15 @@ export {
 } from './domain/facts.js';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './domain/file-modes.js';
 export { matchesFilter } from './domain/filter.js';
+export {
+  decideFormation,
+  type FormationCandidate,
+  type FormationDecision,
+  type FormationFact,
+  type FormedMemory,
+  normalValue,
+  sameValue,
+} from './domain/formation.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
 export { memoByKey } from './domain/memo.js';
@@ -100,8 +109,10 @@ export {
 } from './domain/procedure-ranking.js';
 export { seededRandom } from './domain/random.js';
 export { cosine, type KeywordLengthNorm } from './domain/ranking.js';
+export { type SaidTime, type SaidTimeOptions, type SaidTimeUnit, saidTimes } from './domain/said-time.js';
 export { episodeSearchText, procedureSearchText } from './domain/search-text.js';
 export { assertNoSecrets, findSecrets, redactSecrets, type SecretFinding } from './domain/secrets.js';
+export { firstPersonStatements, type Statement, type StatementKind } from './domain/statements/index.js';
 export { queryTerms } from './domain/text.js';
 export { MONTH_NAMES } from './domain/time-cue.js';
 export {
@@ -181,6 +192,15 @@ export type {
   ServicePlugin,
   ServicePorts,
 } from './ports/stack-services.js';
+export type {
+  DistillMessage,
+  ExtractionFailure,
+  ProposedMemory,
+  RelatedMemory,
+  StatementExtraction,
+  StatementExtractionInput,
+  StatementExtractor,
+} from './ports/statement-extractor.js';
 export type { StoreBundle, StoreBundleCapabilities, StructuredPort } from './ports/store-bundle.js';
 export type { StructuredStores } from './ports/structured-stores.js';
 export {
@@ -223,6 +243,7 @@ export {
   embedText,
   searchCandidates,
 } from './services/candidate-search.js';
+export { createOfflineStatementExtractor, OFFLINE_EXTRACTOR_VERSION } from './services/offline-extractor.js';
 export {
   guardFactStore,
   guardGoalStore,
