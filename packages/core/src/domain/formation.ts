@@ -5,6 +5,8 @@
  * the decision says what to close, the store keeps it. Pure; the same inputs give the same decision.
  */
 
+import { singular } from './statements/words.js';
+
 /** A fact as formation compares it: a candidate from an extractor, or a current memory formed before. */
 export interface FormationFact {
   /** Who it is about (`user`). */
@@ -38,13 +40,13 @@ export type FormationDecision =
   | { decision: 'invalidate'; closes: string }
   | { decision: 'noop'; known: string };
 
-/** Values in a comparable form: lower case, words only, plural -s dropped ("Afternoon flights!" → "afternoon flight"). */
+/** Values in a comparable form: lower case, words only, in the singular ("Afternoon flights!" → "afternoon flight"). */
 export function normalValue(value: string): string {
   return value
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 0 && w !== 'the' && w !== 'a' && w !== 'an' && w !== 'my' && w !== 'their')
-    .map((w) => (w.length > 3 && w.endsWith('s') && !/(ss|us|is)$/.test(w) ? w.slice(0, -1) : w))
+    .map(singular)
     .join(' ');
 }
 

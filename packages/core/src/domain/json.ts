@@ -23,3 +23,7 @@ export function jsonBytes(value: JsonValue): number {
 export function cloneJson<T extends JsonValue>(value: T): T {
   return value === null || typeof value !== 'object' ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
+
+/** `table[key]` for the table's own keys only: a word like "constructor" or "__proto__" in a text finds nothing. */
+export const own = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;

@@ -5,11 +5,8 @@
  * over the words of the text (each reading looks a few words ahead), so it runs in linear time on any input.
  */
 
+import { own } from './json.js';
 import { MONTH_NAMES } from './time-cue.js';
-
-/** `table[key]` for the table's own keys only ("constructor" or "__proto__" in a text name nothing). */
-const own = <T>(table: Record<string, T>, key: string): T | undefined =>
-  Object.hasOwn(table, key) ? table[key] : undefined;
 
 /** How `saidTimes` reads a text. */
 export interface SaidTimeOptions {

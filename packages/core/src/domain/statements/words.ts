@@ -1,8 +1,5 @@
+import { own } from '../json.js';
 import type { Word } from './types.js';
-
-/** `table[key]` for the table's own keys only ("constructor" or "__proto__" in a text name nothing). */
-export const own = <T>(table: Record<string, T>, key: string): T | undefined =>
-  Object.hasOwn(table, key) ? table[key] : undefined;
 
 export const WORD = /[a-z0-9]+(?:['’][a-z]+)*|[.,;:!?()"]/gi;
 
@@ -215,6 +212,16 @@ export function singular(word: string): string {
   return word;
 }
 
+/** Present forms whose third person is not the verb and an -s. */
+const IRREGULAR: Readonly<Record<string, string>> = {
+  am: 'is',
+  have: 'has',
+  do: 'does',
+  go: 'goes',
+  was: 'was',
+  can: 'can',
+};
+
 /** Past forms that take no -s: "I grew up" → "User grew up". */
 export const PAST = new Set(
   (
@@ -228,8 +235,8 @@ export const PAST = new Set(
 
 /** The third-person form of a present-tense verb: "live" → "lives", "go" → "goes", "try" → "tries". */
 export function thirdPerson(verb: string): string {
-  const irregular: Record<string, string> = { am: 'is', have: 'has', do: 'does', go: 'goes', was: 'was', can: 'can' };
-  if (own(irregular, verb)) return own(irregular, verb)!;
+  const irregular = own(IRREGULAR, verb);
+  if (irregular) return irregular;
   if (PAST.has(verb)) return verb;
   if (
     /(?:ed|s)$/.test(verb) ||
