@@ -20,6 +20,7 @@ export const GLOBAL_FLAGS = {
   space: { type: 'string' },
   agent: { type: 'string' },
   role: { type: 'string' },
+  user: { type: 'string' },
   json: { type: 'boolean' },
   embedder: { type: 'string' },
   workspace: { type: 'string' },
@@ -34,7 +35,7 @@ export function globalOptions(values: Record<string, unknown>, env: Env, cwd: st
 }
 
 export function principalOf(g: GlobalOptions): Principal {
-  return { space: g.space, agentId: g.agent, role: g.role };
+  return { space: g.space, agentId: g.agent, role: g.role, ...(g.user !== undefined ? { userId: g.user } : {}) };
 }
 
 /** Build the stack the global flags ask for (the environment was read into `g` already). */

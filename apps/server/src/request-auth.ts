@@ -1,9 +1,9 @@
 /**
  * Who a request is: its bearer key's principal, or the default principal while the server runs open (`--open`, which
- * ends for good once a key exists). Failed key checks are limited per client address and per key id, with a tarpit.
+ * ends for good once a key exists), for the end user `X-Mem-User` names. Failed key checks are limited per client address and per key id, with a tarpit.
  */
 import type { IncomingMessage } from 'node:http';
-import { MemError, type Principal } from '@mem/core';
+import { checkName, MemError, type Principal } from '@mem/core';
 import { HttpError } from './errors.js';
 import { KeyStore } from './keys.js';
 import type { ServerLogger } from './log.js';
@@ -16,6 +16,22 @@ export interface Authenticator {
   authenticate(req: IncomingMessage, state: RequestState): Promise<Principal>;
   /** Whether the server still runs open, as of the last check. */
   readonly open: boolean;
+}
+
+/**
+ * The end user a request acts for: the `X-Mem-User` header (an agent serving many users names one per request), else
+ * the one the principal came with. A malformed name is a 400 that says what a name may hold.
+ */
+function forUser(principal: Principal, req: IncomingMessage): Principal {
+  const header = req.headers['x-mem-user'];
+  const user = Array.isArray(header) ? header[0] : header;
+  if (user === undefined || user === '') return principal;
+  try {
+    checkName(user, 'user');
+  } catch (e) {
+    throw new HttpError(400, 'INVALID_INPUT', `X-Mem-User: ${(e as Error).message}`);
+  }
+  return { ...principal, userId: user };
 }
 
 export function createAuthenticator(
@@ -90,12 +106,15 @@ export function createAuthenticator(
   }
 
   async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
+    const principal = forUser(await keyPrincipal(req, state), req);
+    state.principal = principal;
+    return principal;
+  }
+
+  async function keyPrincipal(req: IncomingMessage, state: RequestState): Promise<Principal> {
     const token = bearer(req);
     if (token === null) {
-      if (await isOpen()) {
-        state.principal = options.defaultPrincipal;
-        return options.defaultPrincipal;
-      }
+      if (await isOpen()) return options.defaultPrincipal;
       throw new HttpError(
         401,
         'UNAUTHORIZED',
@@ -111,7 +130,6 @@ export function createAuthenticator(
         'www-authenticate': 'Bearer realm="mem", error="invalid_token"',
       });
     }
-    state.principal = verified.principal;
     state.keyId = verified.keyId;
     return verified.principal;
   }

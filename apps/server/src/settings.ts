@@ -5,7 +5,7 @@
  * docs/configuration.md lists each variable.
  */
 import { resolve } from 'node:path';
-import type { Role } from '@mem/core';
+import { checkName, type Role } from '@mem/core';
 import { UsageError } from '@mem/operations';
 import { type SqliteStoreOptions, sqliteIndexOptionsFromJson } from '@mem/store-sqlite';
 
@@ -34,6 +34,8 @@ export interface Settings {
   space: string;
   agent: string;
   role: Role;
+  /** `--user`, MEM_USER: the end user the agent acts for (memories formed about them follow them); none by default. */
+  user: string | undefined;
   /** `--embedder`, MEM_EMBEDDER. */
   embedder: (typeof EMBEDDERS)[number];
   /** MEM_HASHING_DIMENSION, for `--embedder hashing`. */
@@ -53,7 +55,10 @@ export interface Settings {
 
 /** The flags that name a setting, as `parseArgs` returns them (strings). */
 export type SettingFlags = Partial<
-  Record<'store' | 'db' | 'workspace' | 'transcripts' | 'space' | 'agent' | 'role' | 'embedder' | 'secretlint', unknown>
+  Record<
+    'store' | 'db' | 'workspace' | 'transcripts' | 'space' | 'agent' | 'role' | 'user' | 'embedder' | 'secretlint',
+    unknown
+  >
 >;
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
@@ -131,6 +136,14 @@ function embedSettings(env: Env, embedder: Settings['embedder']): Settings['embe
 }
 
 /**
+ * `--user`: a name like an agent's (letters, digits, `.`, `_`, `-`), or none. A bad name is the INVALID_INPUT every
+ * door answers for it (the notebook commands' own `--user` is the same flag).
+ */
+function userSetting(value: string): string | undefined {
+  return value === '' ? undefined : checkName(value, 'user');
+}
+
+/**
  * The settings from flags, then the environment, then the defaults. A bad value is a `UsageError` (the `mem` command
  * exits 2 with it) that names the flag or variable and what it accepts.
  */
@@ -167,6 +180,7 @@ export function readSettings(given: Env, flags: SettingFlags = {}, cwd = process
     space: pick('space', 'MEM_SPACE', 'default'),
     agent: pick('agent', 'MEM_AGENT', 'main'),
     role,
+    user: userSetting(pick('user', 'MEM_USER', '')),
     embedder,
     hashingDimension: whole(env.MEM_HASHING_DIMENSION, 'MEM_HASHING_DIMENSION', 2, 65_536, 256),
     embed: embedSettings(env, embedder),

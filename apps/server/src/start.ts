@@ -45,7 +45,12 @@ export async function startDefaultServer(options: DefaultServerOptions = {}): Pr
   const stack = await openStack(settings, overrides);
   try {
     return await serveStack(stack, settings, serve, {
-      principal: principal ?? { space: settings.space, agentId: settings.agent, role: settings.role },
+      principal: principal ?? {
+        space: settings.space,
+        agentId: settings.agent,
+        role: settings.role,
+        ...(settings.user !== undefined ? { userId: settings.user } : {}),
+      },
       openUntilKeyed: true,
       closeStack: true,
       ...(logger ? { logger } : {}),

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { knowledgeOperations, memoryStore, stateOperations, structuredOperations } from '@mem/operations';
+import {
+  formationOperations,
+  knowledgeOperations,
+  memoryStore,
+  stateOperations,
+  structuredOperations,
+} from '@mem/operations';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -147,7 +153,7 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     try {
       const { tools } = await asWorker.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        [...knowledgeOperations, ...structuredOperations, ...stateOperations]
+        [...knowledgeOperations, ...formationOperations, ...structuredOperations, ...stateOperations]
           .filter((op) => op.tool)
           .map((op) => op.tool!.name)
           .sort(),

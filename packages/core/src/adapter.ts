@@ -153,6 +153,10 @@ export type {
   CandidateQuery,
   CandidateSet,
   DeletedByAgent,
+  DocumentClose,
+  FormationDecisionName,
+  FormationEntry,
+  FormationWrite,
   FoundCandidates,
   HashLookup,
   KeywordHit,
@@ -256,7 +260,15 @@ export {
   type StructuredLimits,
 } from './services/structured-guards.js';
 export { missingPort } from './stack.js';
-export type { EmbeddingInfo, MemoryRecord, Rating, RatingOutcome } from './types.js';
+export {
+  type EmbeddingInfo,
+  type MemoryClaim,
+  type MemoryRecord,
+  type MemoryValidity,
+  OPEN_VALIDITY,
+  type Rating,
+  type RatingOutcome,
+} from './types.js';
 export type {
   FactUpsertResult,
   FactWrite,

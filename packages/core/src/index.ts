@@ -53,6 +53,7 @@ export {
   taskContextInput,
 } from './schemas.js';
 export { forgetInput, gcInput } from './schemas-forget.js';
+export { distillInput } from './schemas-formation.js';
 export {
   contextSettingsInput,
   conversationAddInput,
@@ -110,6 +111,7 @@ export {
   withEpisodeAuthor,
 } from './services/forget.js';
 export { type GcOptions, type GcReport, gc } from './services/gc.js';
+
 export {
   DEFAULT_KNOWLEDGE_OPTIONS,
   type DedupResult,

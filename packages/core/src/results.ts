@@ -6,9 +6,10 @@
 
 import { z } from 'zod';
 import type { RecalledMemory, SearchResult, SmartRecallResult } from './services/knowledge/index.js';
+import { SOURCES } from './types.js';
 
 const scope = z.enum(['agent', 'swarm']);
-const source = z.enum(['manual', 'file_index', 'task_completion', 'session_summary']);
+const source = z.enum(SOURCES);
 
 export const searchResultJson = z.object({
   id: z.string().describe('The memory (document) id: use it with memory-get, memory-edit, memory-delete, memory_rate.'),
@@ -29,6 +30,11 @@ export const searchResultJson = z.object({
     .number()
     .describe('relevance × the bounded effect of recency × access × quality × path weight × usefulness.'),
   createdAt: z.string(),
+  validFrom: z.string().nullable().describe('World time the memory holds from (null: since createdAt).'),
+  validTo: z.string().nullable().describe('World time it stopped holding (null: still holds).'),
+  supersedes: z.string().nullable().describe('The memory this one replaced (a changed fact), or null.'),
+  supersededBy: z.string().nullable().describe('The memory that replaced it, or null.'),
+  userId: z.string().nullable().describe('The end user it is about, or null.'),
 });
 
 export const smartRecallResultJson = searchResultJson.extend({
@@ -65,6 +71,11 @@ export function toSearchJson(r: SearchResult): SearchResultJson {
     relevance: r.relevance,
     score: r.score,
     createdAt: r.createdAt,
+    validFrom: r.validFrom,
+    validTo: r.validTo,
+    supersedes: r.supersedes,
+    supersededBy: r.supersededBy,
+    userId: r.userId,
   };
 }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { findHidden, hiddenProblem } from './domain/hidden-text.js';
 import { MemError } from './errors.js';
+import { SOURCES } from './types.js';
 
 /**
  * For one-line labels (names, tags): no line break, tab or other control character (C0, DEL, C1), and no character
@@ -33,8 +34,10 @@ export const scopeSchema = z
   .enum(['agent', 'swarm'])
   .describe('agent: only the owning agent recalls it (default); swarm: every agent of the space.');
 export const sourceSchema = z
-  .enum(['manual', 'file_index', 'task_completion', 'session_summary'])
-  .describe('Where the memory came from; sets expiry, decay and quality. Default manual.');
+  .enum(SOURCES)
+  .describe(
+    'Where the memory came from; sets expiry, decay and quality. Default manual. distilled: formed from a conversation by distill (not stored by hand).',
+  );
 export const tagSchema = z
   .string()
   .trim()
@@ -76,6 +79,26 @@ export const memoryStoreInput = z
   })
   .strict();
 
+/** A moment of world time: an ISO-8601 time, or a date (its start, UTC); stored as UTC with milliseconds. */
+export const momentSchema = z
+  .string()
+  .refine(
+    (s) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}.*)?$/.test(s) && !Number.isNaN(Date.parse(s)),
+    'must be an ISO-8601 date or time such as 2026-01-31 or 2026-01-31T09:30:00Z',
+  )
+  .transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
+
+/** The world-time fields of a search (docs/formation.md). */
+const worldTimeFields = {
+  asOf: momentSchema
+    .optional()
+    .describe('Answer as memory stood at this time: the memories that held then (default: what is current now).'),
+  history: z
+    .boolean()
+    .optional()
+    .describe('Every memory whatever its validity, superseded and closed ones too (a change history).'),
+};
+
 export const memorySearchInput = z
   .object({
     query: z
@@ -109,6 +132,7 @@ export const memorySearchInput = z
       .describe(
         'Why you search, e.g. "dedup before store" or "context for the deploy task". Recorded and echoed back.',
       ),
+    ...worldTimeFields,
   })
   .strict();
 

@@ -13,6 +13,7 @@ import type { QueryRewriter } from './ports/query-rewriter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { SecretScanner } from './ports/secret-scanner.js';
 import type { Consolidation, ServicePlugin } from './ports/stack-services.js';
+import type { StatementExtractor } from './ports/statement-extractor.js';
 import type { StoreBundle, StoreBundleCapabilities } from './ports/store-bundle.js';
 import type { StructuredStores } from './ports/structured-stores.js';
 import type { Summarizer } from './ports/summarizer.js';
@@ -20,12 +21,14 @@ import type { Tokenizer } from './ports/tokenizer.js';
 import type { TranscriptStore } from './ports/transcript-store.js';
 import type { ConversationOptions } from './services/conversation/options.js';
 import { ConversationService } from './services/conversation/service.js';
+import { type ConversationDistillReport, distillConversation } from './services/distill-conversation.js';
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import type { Runner } from './services/runner/runner.js';
 import type { RunnerOptions } from './services/runner/types.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
 import { checkPlugins, type PluggedService, pluggedServices, runnerPool } from './stack-services.js';
+import type { Principal } from './types.js';
 
 /** Something that holds resources (a store bundle with a connection, say). */
 interface Closable {
@@ -52,6 +55,11 @@ export interface StackOptions {
    * Turns each search's query into a few searches (e.g. createLlmQueryRewriter from @mem/summarizer-llm), whose
    * results are merged; off when absent.
    */
+  /**
+   * Reads conversations into proposed memories for `distill` (docs/formation.md); default: the offline extractor of
+   * first-person statements (no model). An LLM-backed one comes from @mem/summarizer-llm.
+   */
+  extractor?: StatementExtractor;
   queryRewriter?: QueryRewriter;
   clock?: Clock;
   /** Options of the knowledge service: weights, limits, tiers, thresholds… (docs/configuration.md). */
@@ -140,6 +148,12 @@ export interface Stack {
    */
   release(space: string, agentId: string): number;
   /**
+   * distill (docs/formation.md): form memories from the given messages, or from the agent's transcript since its last
+   * distillation for the user it acts for (`since`: from that time). Each fact is added, supersedes the memory it
+   * changes, closes the one it retracts, or adds evidence to the one known; every decision is logged.
+   */
+  distill(p: Principal, raw: unknown): Promise<ConversationDistillReport>;
+  /**
    * The erasers of the stack's storage (see `Eraser`), one per target, read once at assembly from the ports, the
    * structured stores and the bundles; `forget` runs each after deleting. Empty when no store keeps deleted data.
    */
@@ -219,6 +233,7 @@ export function createStack(given: StackOptions): Stack {
     embedder: options.embedder,
     reranker: options.reranker,
     queryRewriter: options.queryRewriter,
+    extractor: options.extractor,
     clock,
     logger: options.logger,
     secretScanner,
@@ -278,6 +293,7 @@ export function createStack(given: StackOptions): Stack {
     },
     runner: (runnerOptions) => runners.runner(runnerOptions),
     release: (space, agentId) => runners.release(space, agentId),
+    distill: (p, raw) => distillConversation(stack, p, raw),
     erasers: distinctErasers([
       knowledgeStore,
       options.transcripts,

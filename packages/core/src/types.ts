@@ -1,18 +1,29 @@
 /** Shared record types of the knowledge memory (docs/keys-and-roots.md). */
 
 export type Scope = 'agent' | 'swarm';
-export type Source = 'manual' | 'file_index' | 'task_completion' | 'session_summary';
+/** Where a memory came from; `distilled`: formed from a conversation (docs/formation.md). */
+export type Source = 'manual' | 'file_index' | 'task_completion' | 'session_summary' | 'distilled';
 export type Role = 'lead' | 'worker';
 
 export const SCOPES: readonly Scope[] = ['agent', 'swarm'];
-export const SOURCES: readonly Source[] = ['manual', 'file_index', 'task_completion', 'session_summary'];
+export const SOURCES = [
+  'manual',
+  'file_index',
+  'task_completion',
+  'session_summary',
+  'distilled',
+] as const satisfies readonly Source[];
 export const ROLES: readonly Role[] = ['lead', 'worker'];
 
-/** Who acts: the space (tenant), the agent, and its role. */
+/**
+ * Who acts: the space (tenant), the agent, its role and, when the agent serves one, the end user. Memories about a user
+ * (`userId`) are seen only by principals acting for that user, by any agent of the space.
+ */
 export interface Principal {
   space: string;
   agentId: string;
   role: Role;
+  userId?: string | undefined;
 }
 
 /** What every view of a memory carries: its address, its text and who owns it. */
@@ -42,10 +53,55 @@ export interface MemoryUse {
 }
 
 /**
+ * What a formed memory says, in the form formation compares (docs/formation.md): who it is about, what about them (the
+ * unit of supersession), whether that holds one value at a time, the value and which way. Null on a memory written
+ * on purpose.
+ */
+export interface MemoryClaim {
+  /** What kind of thing it says (`preference`, `residence`, `plan`…). */
+  kind: string;
+  /** Who it is about (`user`). */
+  subject: string;
+  /** What about them (`residence`, `preference.flight`): only a memory with the same subject and attribute is superseded. */
+  attribute: string;
+  single: boolean;
+  value: string;
+  stance: 'for' | 'against';
+}
+
+/**
+ * A memory's two times and its place in a supersede chain (docs/formation.md). World time: `validFrom` (null: from
+ * `createdAt`) and `validTo` (exclusive; null: still holds). System time: `createdAt` is when the memory was recorded,
+ * `invalidatedAt` when it was closed. A closed memory is kept; it is only left out of what is current.
+ */
+export interface MemoryValidity {
+  validFrom: string | null;
+  validTo: string | null;
+  invalidatedAt: string | null;
+  /** The memory this one replaced, and the one that replaced it (null: none). */
+  supersedes: string | null;
+  supersededBy: string | null;
+  /** The end user it is about: recalled for that user by any agent of the space, never for another user. */
+  userId: string | null;
+  claim: MemoryClaim | null;
+}
+
+/** The validity of a memory written on purpose: valid from its creation, about no user, no claim. */
+export const OPEN_VALIDITY: Readonly<MemoryValidity> = Object.freeze({
+  validFrom: null,
+  validTo: null,
+  invalidatedAt: null,
+  supersedes: null,
+  supersededBy: null,
+  userId: null,
+  claim: null,
+});
+
+/**
  * One stored chunk. A document (one `memory-store` call) is one or more chunks sharing `docId`, key and name.
  * The document's id is `docId`, which is also the id of its first chunk.
  */
-export interface MemoryRecord extends MemoryFields, MemoryTimes, MemoryUse {
+export interface MemoryRecord extends MemoryFields, MemoryTimes, MemoryUse, MemoryValidity {
   id: string;
   docId: string;
   space: string;

@@ -179,14 +179,34 @@ describe('SQL_RECORDS.chunk', () => {
     expect(plain(fast.fields)).toEqual(plain(described.fields));
     const row: Record<string, unknown> = {};
     for (const [i, f] of described.fields.entries()) {
-      row[f.as] = f.type === 'int' ? String(i + 1) : f.type === 'list' ? '["a","b"]' : `${f.column}-value`;
+      row[f.as] =
+        f.type === 'int'
+          ? String(i + 1)
+          : f.type === 'list'
+            ? '["a","b"]'
+            : f.type === 'json'
+              ? '{"kind":"k"}'
+              : `${f.column}-value`;
     }
     for (const embedding of ['[0.5,0.25]', null]) {
       for (const nulls of [false, true]) {
         const r = {
           ...row,
           embedding,
-          ...(nulls ? { embeddingmodel: null, expiresat: null, lastaccessedat: null } : {}),
+          ...(nulls
+            ? {
+                embeddingmodel: null,
+                expiresat: null,
+                lastaccessedat: null,
+                validfrom: null,
+                validto: null,
+                invalidatedat: null,
+                supersedes: null,
+                supersededby: null,
+                userid: null,
+                claim: null,
+              }
+            : {}),
         };
         expect(fast.from(r)).toEqual(described.from(r));
         expect(Object.keys(fast.from(r))).toEqual(Object.keys(described.from(r)));

@@ -34,6 +34,7 @@ export { defined } from './operation-helpers.js';
 export { defaultOperations } from './operations.js';
 export { conversationOperations, conversationSettingsSet } from './operations-conversation.js';
 export { factUser } from './operations-facts.js';
+export { formationOperations } from './operations-formation.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
 export { notebookOperations } from './operations-notebook.js';
 export { runnerOperations } from './operations-runner.js';

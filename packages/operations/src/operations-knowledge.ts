@@ -94,7 +94,8 @@ export const memorySearch = defineOperation({
   cli: {
     command: 'search',
     summary: 'search memories by meaning and keyword',
-    usage: 'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S] [--intent I]',
+    usage:
+      'mem search <query> [--limit N] [--key-prefix P] [--scope S] [--tags a,b] [--source S] [--intent I] [--as-of TIME] [--history]',
     input: (cli) =>
       defined({
         query: text(cli, 'the search query'),
@@ -104,6 +105,8 @@ export const memorySearch = defineOperation({
         tags: tags(cli.flags),
         source: str(cli.flags, 'source'),
         intent: str(cli.flags, 'intent'),
+        asOf: str(cli.flags, 'as-of'),
+        history: cli.flags.history === true ? true : undefined,
       }),
     print: (r: { results: SearchResultJson[] }) => renderResults(r.results),
   },
@@ -321,26 +324,42 @@ export const memoryRate = defineOperation({
 export const memoryVersions = defineOperation({
   name: 'memory-versions',
   summary: 'Version history of a memory (oldest first)',
-  description: 'Every earlier version of a memory: old content, old key, intent, who and when. History is never lost.',
+  description:
+    'Every earlier version of a memory: old content, old key, intent, who and when; and, for a memory formed from a conversation, its supersede chain (the values it replaced and what replaced it, oldest first, each with its decisions). History is never lost.',
   group: 'knowledge',
   input: memoryRefInput,
   write: false,
   http: { method: 'GET', path: '/v1/memories/{id}/versions', input: ({ params }) => ({ id: params.id }) },
   cli: {
     command: 'history',
-    summary: 'version history of a memory',
+    summary: 'version history and supersede chain of a memory',
     usage: 'mem history <id> | mem history --key K [--scope S]',
     input: refFrom,
     print: (r: {
       versions: { version: number; at: string; agentId: string; intent: string; oldKey: string; oldContent: string }[];
+      chain: { id: string; content: string; current: boolean; validFrom: string | null; validTo: string | null }[];
     }) =>
-      linesOr(
-        r.versions,
-        'No earlier versions.',
-        (v) => `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`,
-      ),
+      [
+        linesOr(
+          r.versions,
+          'No earlier versions.',
+          (v) => `v${v.version} ${v.at} by ${v.agentId} — ${v.intent}\n   key ${v.oldKey}: ${oneLine(v.oldContent)}`,
+        ),
+        ...(r.chain.length > 1
+          ? [
+              'Supersede chain (oldest first, * current):',
+              ...r.chain.map(
+                (c) =>
+                  `${c.current ? '*' : ' '} ${c.id} ${c.validFrom ?? '…'} → ${c.validTo ?? 'now'}: ${oneLine(c.content)}`,
+              ),
+            ]
+          : []),
+      ].join('\n'),
   },
-  run: async ({ principal, stack }, input) => ({ versions: await stack.knowledge.versions(principal, input) }),
+  run: async ({ principal, stack }, input) => ({
+    versions: await stack.knowledge.versions(principal, input),
+    chain: (await stack.knowledge.history(principal, input)).chain,
+  }),
 });
 
 export const memoryDedupCheck = defineOperation({

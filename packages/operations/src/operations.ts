@@ -5,6 +5,7 @@
 import type { Stack } from '@mem/core';
 import type { Operation } from './operation.js';
 import { conversationOperations } from './operations-conversation.js';
+import { formationOperations } from './operations-formation.js';
 import { knowledgeOperations } from './operations-knowledge.js';
 import { notebookOperations } from './operations-notebook.js';
 import { runnerOperations } from './operations-runner.js';
@@ -15,6 +16,7 @@ import { structuredOperations } from './operations-structured.js';
 export function defaultOperations(stack: Stack): Operation[] {
   return [
     ...knowledgeOperations,
+    ...formationOperations,
     // Always listed: on a stack without a port (e.g. LanceDB has no facts) they answer 501 CAPABILITY_MISSING.
     ...structuredOperations,
     ...stateOperations,

@@ -2,7 +2,7 @@
  * Inputs of the operations that core has no schema for (they have no MCP tool of docs/ranking.md, or they are
  * HTTP-only views). Every other operation uses core's schemas directly (packages/core/src/schemas*.ts).
  */
-import { scopeSchema, sourceSchema, tagSchema } from '@mem/core';
+import { scopeSchema, searchResultJson, sourceSchema, tagSchema } from '@mem/core';
 import { z } from 'zod';
 
 /** The pre-task recall block (docs/ranking.md "Recall block"). */
@@ -113,6 +113,24 @@ export const storeResult = z.object({
 /** memory-index. */
 export const indexResult = storeResult.extend({ status: z.enum(['created', 'updated', 'unchanged']) });
 
+/** What formation compares about a memory formed from a conversation (docs/formation.md). */
+export const memoryClaimResult = z
+  .object({
+    kind: z.string(),
+    subject: z.string(),
+    attribute: z.string(),
+    single: z.boolean(),
+    value: z.string(),
+    stance: z.enum(['for', 'against']),
+  })
+  .nullable()
+  .describe('What formation compares (null for a memory written on purpose).');
+
+/** A memory's world and system time and its supersede links, as search results carry them, plus when it was closed. */
+export const memoryValidityResult = searchResultJson
+  .pick({ validFrom: true, validTo: true, supersedes: true, supersededBy: true, userId: true })
+  .extend({ invalidatedAt: isoTime.nullable().describe('System time it was closed, or null.') });
+
 /** memory-get: the whole memory, all chunks joined. */
 export const memoryDocumentResult = z.object({
   id: z.string(),
@@ -135,6 +153,8 @@ export const memoryDocumentResult = z.object({
   usefulness: z.number(),
   version: z.number().int(),
   embeddingModel: z.string().nullable(),
+  ...memoryValidityResult.shape,
+  claim: memoryClaimResult,
 });
 
 /** memory-edit. */

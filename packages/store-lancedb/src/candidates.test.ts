@@ -172,7 +172,7 @@ describe('lancedb episode and procedure stores', () => {
     await stores.episodes.insert('acme', episode('e1', 'first episode'), null);
     expect(readdirSync(uri).filter((f) => f.endsWith('.lance'))).toEqual(['episodes.lance']);
     await stores.ready();
-    expect(readdirSync(uri).filter((f) => f.endsWith('.lance')).length).toBe(7);
+    expect(readdirSync(uri).filter((f) => f.endsWith('.lance')).length).toBe(8);
     await stores.procedures.insert('acme', procedure('p1', 'Deploy'), null);
     expect(Object.keys(await stores.optimize())).toEqual(['knowledge', 'episodes', 'procedures']);
     await stores.knowledge.close();

@@ -11,6 +11,8 @@ export interface LanceTableNames {
   ratings?: string;
   meta?: string;
   access?: string;
+  /** The decision log of formation (default `knowledge_formation_log`). */
+  formationLog?: string;
   /** Episode store. */
   episodes?: string;
   /** Procedure store. */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { MemoryVersion, Scope, Source } from '@mem/core';
-import type { MemoryRecord, Rating } from '@mem/core/adapter';
+import type { FormationDecisionName, FormationEntry, MemoryClaim, MemoryRecord, Rating } from '@mem/core/adapter';
 
 /**
  * apache-arrow loaded through `require`: @lancedb/lancedb is a CommonJS package and checks `instanceof` against
@@ -9,8 +9,13 @@ import type { MemoryRecord, Rating } from '@mem/core/adapter';
  */
 export const arrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
 
-/** Schema version of the knowledge tables, recorded in the meta table. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Schema version of the knowledge tables, recorded in the meta table. 2: the validity columns of formation
+ * (`VALIDITY_COLUMNS`) and the decision-log table. A database at 1 is migrated on open (the columns added, null);
+ * a package that knows only 1 refuses a database at 2 — it would show memories about a user to everyone and closed
+ * memories as current, and its forget would leave decision-log lines behind.
+ */
+export const SCHEMA_VERSION = 2;
 
 /** Vector columns are named by dimension, so that re-embedding into another dimension never mixes spaces. */
 export const VECTOR_PREFIX = 'vec_';
@@ -67,7 +72,27 @@ export function chunkSchema() {
     float64('beta_base'),
     int32('version'),
     utf8(FTS_COLUMN),
+    ...validityFields(),
   ]);
+}
+
+/**
+ * The chunk columns of a memory's validity (docs/formation.md), every chunk of a document carrying the same values:
+ * world and system times as ISO text (compared as text), the supersede chain, the user it is about and the claim as
+ * JSON text. All nullable: a table written before they existed gets them added, null (`migrateChunks`).
+ */
+export const VALIDITY_COLUMNS = [
+  'valid_from',
+  'valid_to',
+  'invalidated_at',
+  'supersedes',
+  'superseded_by',
+  'user_id',
+  'claim',
+] as const;
+
+export function validityFields() {
+  return VALIDITY_COLUMNS.map((name) => utf8(name, true));
 }
 
 export function versionSchema() {
@@ -108,12 +133,37 @@ export function accessSchema() {
   return new arrow.Schema([utf8('space'), utf8('doc_id'), int32('count'), utf8('last_at')]);
 }
 
+/** The decision log of formation: one row per `FormationEntry`, evidence and related ids as JSON lists. */
+export function formationLogSchema() {
+  return new arrow.Schema([
+    utf8('id'),
+    utf8('space'),
+    utf8('memory_id'),
+    utf8('decision'),
+    utf8('previous_id', true),
+    utf8('text'),
+    utf8('evidence'),
+    utf8('extractor'),
+    utf8('model', true),
+    utf8('prompt_version'),
+    utf8('related'),
+    utf8('agent_id'),
+    utf8('user_id', true),
+    utf8('at'),
+  ]);
+}
+
 export function metaSchema() {
   return new arrow.Schema([utf8('key'), utf8('value')]);
 }
 
-/** Column names a chunks table must have (an older or foreign table is refused). */
-export const REQUIRED_CHUNK_COLUMNS = chunkSchema().fields.map((f) => f.name);
+/**
+ * Column names a chunks table must have (a foreign table is refused): every column but the validity ones, which a
+ * table of schema version 1 lacks until they are added on open.
+ */
+export const REQUIRED_CHUNK_COLUMNS = chunkSchema()
+  .fields.map((f) => f.name)
+  .filter((name) => !(VALIDITY_COLUMNS as readonly string[]).includes(name));
 
 export type Row = Record<string, unknown>;
 
@@ -184,6 +234,13 @@ export function rowToRecord(row: Row, counters?: DocCounters): MemoryRecord {
     alpha: num(row.alpha_base) + (counters?.useful ?? 0),
     beta: num(row.beta_base) + (counters?.useless ?? 0),
     version: num(row.version),
+    validFrom: strOrNull(row.valid_from),
+    validTo: strOrNull(row.valid_to),
+    invalidatedAt: strOrNull(row.invalidated_at),
+    supersedes: strOrNull(row.supersedes),
+    supersededBy: strOrNull(row.superseded_by),
+    userId: strOrNull(row.user_id),
+    claim: row.claim === null || row.claim === undefined ? null : (JSON.parse(String(row.claim)) as MemoryClaim),
   };
 }
 
@@ -231,6 +288,14 @@ export function recordToRow(
     beta_base: base.beta,
     version: base.version,
     [FTS_COLUMN]: `${rec.name}\n${rec.content}`,
+    // `?? null`: a record built before these fields existed is one written on purpose (open validity).
+    valid_from: rec.validFrom ?? null,
+    valid_to: rec.validTo ?? null,
+    invalidated_at: rec.invalidatedAt ?? null,
+    supersedes: rec.supersedes ?? null,
+    superseded_by: rec.supersededBy ?? null,
+    user_id: rec.userId ?? null,
+    claim: rec.claim ? JSON.stringify(rec.claim) : null,
   };
   for (const column of vectorColumns) row[column] = null;
   if (rec.embedding !== null) row[vectorColumn(rec.embedding.length)] = rec.embedding;
@@ -274,5 +339,46 @@ export function ratingToRow(r: Rating): Row {
     agent_id: r.agentId,
     at: r.at,
     counted: r.counted,
+  };
+}
+
+/** A decision-log line → a row, stored under `space` (the space the formation writes to). */
+export function entryToRow(space: string, e: FormationEntry): Row {
+  return {
+    id: e.id,
+    space,
+    memory_id: e.memoryId,
+    decision: e.decision,
+    previous_id: e.previousId,
+    text: e.text,
+    evidence: JSON.stringify(e.evidence),
+    extractor: e.extractor,
+    model: e.model,
+    prompt_version: e.promptVersion,
+    related: JSON.stringify(e.related),
+    agent_id: e.agentId,
+    user_id: e.userId,
+    at: e.at,
+  };
+}
+
+const idList = (value: unknown): string[] => (JSON.parse(String(value)) as unknown[]).map(String);
+
+export function rowToEntry(row: Row): FormationEntry {
+  return {
+    id: str(row.id),
+    space: str(row.space),
+    memoryId: str(row.memory_id),
+    decision: str(row.decision) as FormationDecisionName,
+    previousId: strOrNull(row.previous_id),
+    text: str(row.text),
+    evidence: idList(row.evidence),
+    extractor: str(row.extractor),
+    model: strOrNull(row.model),
+    promptVersion: str(row.prompt_version),
+    related: idList(row.related),
+    agentId: str(row.agent_id),
+    userId: strOrNull(row.user_id),
+    at: str(row.at),
   };
 }

@@ -51,7 +51,10 @@ export function docPredicate(space: string, docId: string): string {
  * the viewer's own agent scope), not expired, then the optional scope, key prefix (literal and case-sensitive:
  * `left(key, n) = prefix`, never LIKE, so `%`, `_` and `\` are plain characters — not `starts_with` either, which
  * LanceDB 0.31 answers from the BTREE index of `key` as an unescaped LIKE once that index covers the rows: `_`
- * then matched any character and a backslash nothing), tags (every tag listed, exact) and source.
+ * then matched any character and a backslash nothing), tags (every tag listed, exact) and source; then the user and
+ * the world time of formation (`matchesFilter` / `heldAt` of @mem/core, docs/formation.md): a row about a user only
+ * for a search for that user, and unless `history`, what is current (`valid_to` null or after now) or, with `asOf`,
+ * what held then (begun by `asOf` — `valid_from`, else `created_at` — and not ended). Times compare as ISO text.
  * LanceDB applies it before the top-k cut (prefilter) in both the vector and the full-text arm.
  */
 export function filterPredicate(filter: SearchFilter): string {
@@ -69,6 +72,14 @@ export function filterPredicate(filter: SearchFilter): string {
     parts.push(`array_has_all(tags, [${tags.map(sqlString).join(', ')}])`);
   }
   if (filter.source !== undefined) parts.push(`source = ${sqlString(filter.source)}`);
+  parts.push(
+    filter.userId === undefined ? 'user_id IS NULL' : `(user_id IS NULL OR user_id = ${sqlString(filter.userId)})`,
+  );
+  if (filter.history !== true) {
+    const at = sqlString(filter.asOf ?? filter.now);
+    parts.push(`(valid_to IS NULL OR valid_to > ${at})`);
+    if (filter.asOf !== undefined) parts.push(`coalesce(valid_from, created_at) <= ${at}`);
+  }
   return parts.join(' AND ');
 }
 

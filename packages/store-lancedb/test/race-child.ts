@@ -2,7 +2,7 @@
 // `createLanceStores`: 20 keyed writes, one contested key, 10 ratings of a shared document, 5 episodes, and 10
 // outcome reports of a shared procedure. Prints a JSON summary on stdout.
 import { MemError } from '@mem/core';
-import type { MemoryRecord } from '@mem/core/adapter';
+import { type MemoryRecord, OPEN_VALIDITY } from '@mem/core/adapter';
 import { createLanceStores } from '../src/index.js';
 
 const [uri, name, target] = process.argv.slice(2) as [string, string, string];
@@ -34,6 +34,7 @@ function record(docId: string, key: string, content: string): MemoryRecord {
     alpha: 1,
     beta: 1,
     version: 1,
+    ...OPEN_VALIDITY,
   };
 }
 

@@ -86,8 +86,9 @@ describe('createPostgresStores', () => {
       `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1`,
       [stores.schema],
     );
-    // chunks, versions, ratings, meta, schema_migrations + 4 transcript + 1 notebook + 8 structured + 2 episodic.
-    expect(tables[0]?.n).toBe(20);
+    // chunks, versions, ratings, meta, formation_log, schema_migrations + 4 transcript + 1 notebook + 8 structured
+    // + 2 episodic.
+    expect(tables[0]?.n).toBe(21);
   });
 
   it('closing one port leaves the others; close() ends the client it created, every port says closed', async () => {
@@ -204,6 +205,7 @@ describe('createPostgresStores', () => {
     }
     const result = await stores.migrate();
     expect(result.applied.map((a) => a.port)).toEqual([
+      'knowledge',
       'knowledge',
       'knowledge',
       'transcripts',

@@ -14,13 +14,17 @@ export interface BuiltQuery {
 
 /**
  * The WHERE clause every search arm shares (alias `c`), parameters appended to `p`: space, visibility, expiry,
- * then the optional scope, key prefix, tags and source. It sits inside each arm's query, before its LIMIT.
+ * then the optional scope, key prefix, tags and source, then the end user and the world time (docs/formation.md,
+ * `matchesFilter` of @mem/core). It sits inside each arm's query, before its LIMIT.
  */
 export function filterClause(filter: SearchFilter, p: Params): string {
+  const space = p.add(filter.space);
+  const viewer = p.add(filter.viewerAgentId);
+  const now = p.add(filter.now);
   const parts = [
-    `c.space = ${p.add(filter.space)}`,
-    `(c.scope = 'swarm' OR c.agent_id = ${p.add(filter.viewerAgentId)})`,
-    `(c.expires_at IS NULL OR c.expires_at > ${p.add(filter.now)}::text::timestamptz)`,
+    `c.space = ${space}`,
+    `(c.scope = 'swarm' OR c.agent_id = ${viewer})`,
+    `(c.expires_at IS NULL OR c.expires_at > ${now}::text::timestamptz)`,
   ];
   if (filter.scope !== undefined) parts.push(`c.scope = ${p.add(filter.scope)}`);
   // Literal and case-sensitive: starts_with has no wildcards; key is COLLATE "C", so the (space, key) index serves it.
@@ -31,6 +35,21 @@ export function filterClause(filter: SearchFilter, p: Params): string {
     parts.push(`c.tags @> ${p.add([...new Set(filter.tags)])}::text[]`);
   }
   if (filter.source !== undefined) parts.push(`c.source = ${p.add(filter.source)}`);
+  // A memory about a user is seen only by a search for that user.
+  parts.push(
+    filter.userId === undefined ? 'c.user_id IS NULL' : `(c.user_id IS NULL OR c.user_id = ${p.add(filter.userId)})`,
+  );
+  // World time: what is current (not ended by now), what held at `asOf` (begun by then and not ended), or everything.
+  if (filter.history !== true) {
+    if (filter.asOf === undefined) parts.push(`(c.valid_to IS NULL OR c.valid_to > ${now}::text::timestamptz)`);
+    else {
+      const asOf = p.add(filter.asOf);
+      parts.push(
+        `(c.valid_to IS NULL OR c.valid_to > ${asOf}::text::timestamptz)`,
+        `coalesce(c.valid_from, c.created_at) <= ${asOf}::text::timestamptz`,
+      );
+    }
+  }
   return parts.join(' AND ');
 }
 

@@ -1,4 +1,4 @@
-import type { KnowledgeStore, SearchFilter } from '@mem/core/adapter';
+import { type KnowledgeStore, OPEN_VALIDITY, type SearchFilter } from '@mem/core/adapter';
 import { keywordHits, vectorHits } from '@mem/testkit';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -71,10 +71,11 @@ describe('migrations', () => {
     const steps = [
       { port: 'knowledge', version: 1, name: 'knowledge' },
       { port: 'knowledge', version: 2, name: 'ratings-counted' },
+      { port: 'knowledge', version: 3, name: 'formation' },
       ...families.slice(1).map((port) => ({ port, version: 1, name: port })),
     ];
     expect(results.flatMap((r) => r.applied)).toEqual(steps);
-    const current = { ...Object.fromEntries(families.map((port) => [port, 1])), knowledge: 2 };
+    const current = { ...Object.fromEntries(families.map((port) => [port, 1])), knowledge: 3 };
     for (const r of results) expect(r.current).toEqual(current);
     const rows = await admin.unsafe(`SELECT port, version FROM "${schema}".schema_migrations`);
     expect(rows).toHaveLength(steps.length);
@@ -107,10 +108,57 @@ describe('migrations', () => {
       ],
     };
     const first = await runMigrations(c, { schema, ports: [knowledgeMigrations, notes] });
-    expect(first.current).toEqual({ knowledge: 2, notes: 1 });
+    expect(first.current).toEqual({ knowledge: 3, notes: 1 });
     expect((await runMigrations(c, { schema, ports: [notes] })).applied).toEqual([]);
     const store = await open(schema);
     expect((await store.migrate()).applied).toEqual([]);
+  });
+
+  it('a schema at knowledge version 2 with a row migrates to formation; the row reads back written on purpose', async () => {
+    const schema = schemaFor('v2');
+    const c = client();
+    const upToV2: PortMigrations = {
+      port: 'knowledge',
+      steps: knowledgeMigrations.steps.filter((step) => step.version <= 2),
+    };
+    expect((await runMigrations(c, { schema, ports: [upToV2] })).current).toEqual({ knowledge: 2 });
+    // A row as a store of version 2 wrote it (none of the formation columns exist yet).
+    await c.unsafe(
+      `INSERT INTO "${schema}".chunks (id, doc_id, space, scope, agent_id, key, name, content, chunk_index, chunk_count,
+         source, tags, content_hash, created_at, updated_at)
+       VALUES ('old-1', 'old-1', 'acme', 'swarm', 'alice', '/notes/old', 'old', 'Written before formation existed.',
+         0, 1, 'manual', '{kept}', 'h-old', '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z')`,
+    );
+    const store = await open(schema, { autoMigrate: false });
+    await expectCode(store.getChunk('acme', 'old-1'), 'STORE_UNAVAILABLE');
+    expect((await store.migrate()).applied).toEqual([{ port: 'knowledge', version: 3, name: 'formation' }]);
+    const [old] = await store.getDocument('acme', 'old-1');
+    expect(old).toMatchObject({
+      id: 'old-1',
+      content: 'Written before formation existed.',
+      tags: ['kept'],
+      createdAt: '2026-01-05T10:00:00.000Z',
+      ...OPEN_VALIDITY,
+    });
+    // Current by default and found by a search of no user; the new decision log is there and empty.
+    const hits = await keywordHits(store, { filter: filter(), terms: ['formation'], limit: 5 });
+    expect(hits.map((h) => h.id)).toEqual(['old-1']);
+    expect(await store.formationLog('acme', ['old-1'])).toEqual([]);
+    // It can be closed like any formed memory.
+    await store.form('acme', {
+      insert: [],
+      close: [
+        {
+          docId: 'old-1',
+          validTo: '2026-03-01T00:00:00.000Z',
+          invalidatedAt: '2026-03-01T00:00:00.000Z',
+          supersededBy: null,
+        },
+      ],
+      log: [],
+    });
+    expect(await keywordHits(store, { filter: filter(), terms: ['formation'], limit: 5 })).toEqual([]);
+    expect((await store.getChunk('acme', 'old-1'))?.validTo).toBe('2026-03-01T00:00:00.000Z');
   });
 });
 
@@ -334,6 +382,59 @@ describe('writes', () => {
     const [after] = await s2.getDocument('acme', doc.id);
     expect(after?.version).toBe(2);
     expect(await s1.listVersions('acme', doc.id)).toHaveLength(1);
+  });
+
+  it('two concurrent formations closing one memory: one wins, the other gets CONFLICT and writes nothing', async () => {
+    const schema = schemaFor('formrace');
+    const [s1, s2] = [await open(schema), await open(schema)];
+    for (let round = 0; round < 5; round++) {
+      const old = record({ content: `The user lives in town ${round}.` });
+      await s1.insertDocument([old]);
+      const distil = (store: KnowledgeStore, city: string) => {
+        const next = record({ content: `The user lives in ${city}.`, supersedes: old.id });
+        const at = '2026-03-01T12:00:01.000Z';
+        return store
+          .form('acme', {
+            insert: [[next]],
+            close: [{ docId: old.id, validTo: at, invalidatedAt: at, supersededBy: next.id }],
+            log: [
+              {
+                id: `log-${next.id}`,
+                space: 'acme',
+                memoryId: next.id,
+                decision: 'update',
+                previousId: old.id,
+                text: next.content,
+                evidence: ['m-1'],
+                extractor: 'offline',
+                model: null,
+                promptVersion: 'offline-1',
+                related: [old.id],
+                agentId: 'alice',
+                userId: null,
+                at,
+              },
+            ],
+          })
+          .then(() => next.id);
+      };
+      const settled = await Promise.allSettled([distil(s1, 'Lisbon'), distil(s2, 'Porto')]);
+      const won = settled.filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      const rejected = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect(rejected.reason).toMatchObject({ code: 'CONFLICT', retryable: true });
+      expect(String(rejected.reason.message)).toMatch(/already closed/);
+      const [closed] = await s2.getDocument('acme', old.id);
+      expect(closed?.supersededBy).toBe(won[0]!.value);
+      // The loser's memory and log line are not there: of the two, only the winner's.
+      const formed = (await s1.scan({ space: 'acme', limit: 100 })).filter((r) => r.supersedes === old.id);
+      expect(formed.map((r) => r.id)).toEqual([won[0]!.value]);
+      const lines = await s1.formationLog(
+        'acme',
+        formed.map((r) => r.id),
+      );
+      expect(lines.map((e) => e.memoryId)).toEqual([won[0]!.value]);
+    }
   });
 
   it('shares a caller’s client (even with a column transform) and leaves it open on close', async () => {

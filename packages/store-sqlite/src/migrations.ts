@@ -5,7 +5,13 @@
 import type { Database } from 'better-sqlite3';
 import { withBusyRetry } from './database.js';
 import { conversationV3 } from './migrations/conversation.js';
-import { chunksOwnerTimeV7, ftsDeferredV6, knowledgeV1, ratingsCountedV5 } from './migrations/knowledge.js';
+import {
+  chunksOwnerTimeV7,
+  formationV8,
+  ftsDeferredV6,
+  knowledgeV1,
+  ratingsCountedV5,
+} from './migrations/knowledge.js';
 import { structuredV2 } from './migrations/structured.js';
 import type { Migration } from './migrations/types.js';
 
@@ -37,6 +43,7 @@ export const migrations: readonly Migration[] = [
   ratingsCountedV5,
   ftsDeferredV6,
   chunksOwnerTimeV7,
+  formationV8,
 ];
 
 export interface MigrationResult {

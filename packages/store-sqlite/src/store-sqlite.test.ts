@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '@mem/core';
-import type { MemoryRecord } from '@mem/core/adapter';
+import { type MemoryRecord, OPEN_VALIDITY } from '@mem/core/adapter';
 import { keywordHits, neighbourRows, vectorHits } from '@mem/testkit';
 import { memoryRecord, modeOf, notPrivate, withUmask } from '@mem/testkit/internal';
+import Database from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, migrations, runMigrations, type SqliteKnowledgeStore } from './index.js';
@@ -66,6 +67,34 @@ describe('migrations', () => {
   });
 
   // autoMigrate off on a new file: the knowledge conformance suite (tooling/testkit), as for every store.
+
+  it('migration 8 gives the memories of an older file open validity and keeps them searchable', async () => {
+    const path = join(dir, 'old.db');
+    const old = new Database(path);
+    runMigrations(
+      old,
+      migrations.filter((m) => m.version < 8),
+    );
+    old
+      .prepare(
+        `INSERT INTO chunks (id, doc_id, space, scope, agent_id, key, name, content, body_start, chunk_index, chunk_count,
+           source, tags, content_hash, created_at, updated_at)
+         VALUES ('o1', 'o1', 'acme', 'swarm', 'a1', '/k/o1', 'old', 'the deploy runbook from before', 0, 0, 1, 'manual',
+           '[]', 'h1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+      )
+      .run();
+    old.close();
+    const store = make(path);
+    expect((await store.migrate()).current).toBe(migrations.at(-1)?.version);
+    expect(await store.getChunk('acme', 'o1')).toMatchObject({
+      content: 'the deploy runbook from before',
+      ...OPEN_VALIDITY,
+    });
+    const filter = { space: 'acme', viewerAgentId: 'a1', now: NOW };
+    const hits = await store.searchCandidates({ filter, terms: ['runbook'], limit: 5 });
+    expect(hits.keywordHits.map((h) => h.id)).toEqual(['o1']);
+    expect(await store.formationLog('acme', ['o1'])).toEqual([]);
+  });
 
   it('apply exactly once when several processes open a new file at the same moment', async () => {
     const path = join(dir, 'race', 'shared.db');

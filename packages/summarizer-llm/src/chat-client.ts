@@ -1,7 +1,8 @@
 /**
- * The one OpenAI-compatible chat client of this package, shared by the summariser and the fact extractor: option
- * checks, client construction (no Authorization header without a key, no organisation/project headers), one chat
- * completion per call, token usage, and the mapping of SDK errors to a reason in words plus whether a retry may help.
+ * The one OpenAI-compatible chat client of this package, shared by the summariser, the extractors and the rewriter:
+ * option checks, client construction (no Authorization header without a key, no organisation/project headers), one
+ * chat completion per call (optionally asking for structured output), token usage, a refusal when the model gave one,
+ * and the mapping of SDK errors to a reason in words plus whether a retry may help.
  * Nothing here ever puts the API key into a message.
  */
 import { openAIUsage, type TokenUsage } from '@mem/core/adapter';
@@ -30,9 +31,19 @@ export interface ChatEndpointOptions {
 }
 
 export interface ChatMessage {
-  role: 'system' | 'user';
+  /** `assistant` only to show the model an earlier answer of its own (a correction asks again). */
+  role: 'system' | 'user' | 'assistant';
   content: string;
 }
+
+/**
+ * How the answer is asked to be shaped: `json_schema` (structured output: the schema, strict), `json_object` (any
+ * JSON object), or `none` (the prompt alone says so; for servers that refuse `response_format`).
+ */
+export type ResponseFormat =
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown> }
+  | { type: 'json_object' }
+  | { type: 'none' };
 
 /** One answer of the model. */
 export interface ChatAnswer {
@@ -41,6 +52,8 @@ export interface ChatAnswer {
   /** `stop`, `length` (cut by maxTokens)… or null when the server said nothing. */
   finishReason: string | null;
   usage: TokenUsage;
+  /** What the model said instead of answering when it refused (the SDK's `message.refusal`), else null. */
+  refusal: string | null;
 }
 
 /** Why a request failed, never naming the key. */
@@ -58,7 +71,7 @@ export interface ChatClient {
   readonly model: string;
   readonly timeoutMs: number;
   /** One chat completion. Throws whatever the SDK throws: map it with `describeFailure`. */
-  complete(messages: readonly ChatMessage[]): Promise<ChatAnswer>;
+  complete(messages: readonly ChatMessage[], request?: { responseFormat?: ResponseFormat }): Promise<ChatAnswer>;
   /** Maps an error thrown by `complete` to a reason in words (with the key removed) and whether a retry may help. */
   describeFailure(error: unknown): ChatFailure;
   /** Removes the API key from a text (for reasons built elsewhere). */
@@ -153,18 +166,31 @@ export function createChatClient(
     timeoutMs,
     describeFailure,
     redactKey: (text) => redactKey(text, apiKey),
-    async complete(messages: readonly ChatMessage[]): Promise<ChatAnswer> {
+    async complete(
+      messages: readonly ChatMessage[],
+      request: { responseFormat?: ResponseFormat } = {},
+    ): Promise<ChatAnswer> {
+      const format = request.responseFormat;
+      const responseFormat =
+        format?.type === 'json_schema'
+          ? { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: true } }
+          : format?.type === 'json_object'
+            ? { type: 'json_object' }
+            : undefined;
       const response = await sdk.chat.completions.create({
         model,
         temperature,
         [maxTokensParam]: maxTokens,
         messages: messages.map((m) => ({ role: m.role, content: m.content })),
+        ...(responseFormat ? { response_format: responseFormat } : {}),
       } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
       const choice = response?.choices?.[0];
+      const refusal = choice?.message?.refusal;
       return {
         content: typeof choice?.message?.content === 'string' ? choice.message.content.trim() : '',
         finishReason: choice?.finish_reason ?? null,
         usage: openAIUsage(response?.usage),
+        refusal: typeof refusal === 'string' && refusal.trim() !== '' ? refusal.trim() : null,
       };
     },
   };

@@ -1,4 +1,4 @@
-export type { ChatEndpointOptions } from './chat-client.js';
+export type { ChatEndpointOptions, ResponseFormat } from './chat-client.js';
 export {
   DEFAULT_FACT_KINDS,
   FACT_KEY_PATTERN,
@@ -25,8 +25,16 @@ export {
   type LlmQueryRewriterOptions,
 } from './llm-query-rewriter.js';
 export {
+  createLlmStatementExtractor,
+  type LlmStatementExtraction,
+  type LlmStatementExtractor,
+  type LlmStatementExtractorOptions,
+  STATEMENT_BATCH_DEFAULTS,
+} from './llm-statement-extractor.js';
+export {
   createLlmSummarizer,
   DEFAULT_SUMMARY_PROMPT,
   type LlmSummarizerOptions,
   renderForSummary,
 } from './llm-summarizer.js';
+export { STATEMENT_ANSWER_SCHEMA, STATEMENT_PROMPT, STATEMENT_PROMPT_VERSION } from './statement-prompt.js';

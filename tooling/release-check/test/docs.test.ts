@@ -33,6 +33,7 @@ describe('the documentation', () => {
       'conversations',
       'notebooks',
       'structured',
+      'formation',
       'safety',
       'cli',
       'http-api',

@@ -14,7 +14,7 @@ export {
   type KnowledgeStoreSuiteOptions,
 } from './knowledge/index.js';
 export { describeKnowledgeCounterRaces } from './knowledge-races.js';
-export { memoryRecord } from './memory-record.js';
+export { formationEntry, memoryRecord } from './memory-record.js';
 export { describeNotebookStore, type NotebookStoreFactory, type NotebookStoreFixture } from './notebook.js';
 export { recordPortCalls } from './port-calls.js';
 export {

@@ -1,10 +1,10 @@
-import { chunkId, type MemoryRecord } from '@mem/core/adapter';
+import { chunkId, type FormationEntry, type MemoryRecord, OPEN_VALIDITY } from '@mem/core/adapter';
 
 let seq = 0;
 
 /**
  * A one-chunk memory as the core would build it, for adapter tests that write rows straight to a store: owner alice in
- * space acme, agent scope, stored at 2026-03-01T12:00Z; every field can be overridden. Document ids count up from
+ * space acme, agent scope, stored at 2026-03-01T12:00Z, written on purpose (open validity); every field can be overridden. Document ids count up from
  * `<prefix>000001` within a test process.
  */
 export function memoryRecord(over: Partial<MemoryRecord> & { content: string }, prefix = 'doc'): MemoryRecord {
@@ -34,6 +34,31 @@ export function memoryRecord(over: Partial<MemoryRecord> & { content: string }, 
     alpha: 1,
     beta: 1,
     version: 1,
+    ...OPEN_VALIDITY,
+    ...over,
+  };
+}
+
+/**
+ * A decision-log line of a distillation (docs/formation.md), for adapter tests of `form` and `formationLog`: an `add`
+ * by the offline extractor for agent alice in space acme, citing message m-1; every field can be overridden.
+ */
+export function formationEntry(memoryId: string, over: Partial<FormationEntry> = {}): FormationEntry {
+  return {
+    id: `log-${memoryId}-${over.decision ?? 'add'}`,
+    space: 'acme',
+    memoryId,
+    decision: 'add',
+    previousId: null,
+    text: 'The user prefers morning flights.',
+    evidence: ['m-1'],
+    extractor: 'offline',
+    model: null,
+    promptVersion: 'offline-1',
+    related: [],
+    agentId: 'alice',
+    userId: null,
+    at: '2026-03-02T09:00:05.000Z',
     ...over,
   };
 }

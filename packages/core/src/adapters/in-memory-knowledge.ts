@@ -7,6 +7,8 @@ import type {
   CandidateQuery,
   CandidateSet,
   DeletedByAgent,
+  FormationEntry,
+  FormationWrite,
   HashLookup,
   KnowledgeStats,
   KnowledgeStore,
@@ -17,7 +19,12 @@ import type {
 } from '../ports/knowledge-store.js';
 import type { EmbeddingInfo, MemoryRecord, MemoryVersion, Rating, RatingOutcome, Scope } from '../types.js';
 
-const clone = (r: MemoryRecord): MemoryRecord => ({ ...r, tags: [...r.tags] });
+const clone = (r: MemoryRecord): MemoryRecord => ({ ...r, tags: [...r.tags], claim: r.claim && { ...r.claim } });
+const cloneEntry = (e: FormationEntry): FormationEntry => ({
+  ...e,
+  evidence: [...e.evidence],
+  related: [...e.related],
+});
 
 /**
  * KnowledgeStore kept in process memory: for tests, demos and short-lived agents. Keyword arm: BM25 over
@@ -35,6 +42,7 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
   private readonly tokens = new Map<string, string[]>();
   private readonly versions: MemoryVersion[] = [];
   private readonly ratings: Rating[] = [];
+  private readonly log: FormationEntry[] = [];
   private embeddingInfo: EmbeddingInfo | null = null;
 
   private docKey(r: Pick<MemoryRecord, 'space' | 'scope' | 'agentId' | 'key'>): string {
@@ -101,6 +109,36 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
       }
     }
     for (const chunks of docs) for (const c of chunks) this.put(c);
+  }
+
+  async form(space: string, write: FormationWrite): Promise<void> {
+    // Every close is checked before anything is written, then the inserts are checked by insertDocuments.
+    for (const close of write.close) {
+      const first = this.docChunks(space, close.docId)[0];
+      if (!first || first.invalidatedAt !== null)
+        throw new MemError(
+          'CONFLICT',
+          `in-memory: memory ${close.docId} is ${first ? 'already closed' : 'gone'}; distil again to decide against what is current now.`,
+          { retryable: true },
+        );
+    }
+    await this.insertDocuments(write.insert);
+    for (const close of write.close)
+      for (const c of this.docChunks(space, close.docId))
+        Object.assign(c, {
+          validTo: close.validTo,
+          invalidatedAt: close.invalidatedAt,
+          supersededBy: close.supersededBy,
+        });
+    for (const e of write.log) this.log.push(cloneEntry({ ...e, space }));
+  }
+
+  async formationLog(space: string, memoryIds: readonly string[]): Promise<FormationEntry[]> {
+    const ids = new Set(memoryIds);
+    return this.log
+      .filter((e) => e.space === space && ids.has(e.memoryId))
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map(cloneEntry);
   }
 
   private checkVersion(space: string, docId: string, expected: number): MemoryRecord[] {
@@ -198,6 +236,10 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
         this.ratings.splice(i, 1);
         ratings++;
       }
+    }
+    for (let i = this.log.length - 1; i >= 0; i--) {
+      const e = this.log[i]!;
+      if (e.space === space && docIds.has(e.memoryId)) this.log.splice(i, 1);
     }
     return { versions, ratings };
   }

@@ -15,6 +15,8 @@ export const DEFAULT_TIERS: TierTable = {
   file_index: { expiresAfterDays: 30, halfLifeDays: 180, quality: 1.0 },
   task_completion: { expiresAfterDays: 7, halfLifeDays: 14, quality: 0.7 },
   session_summary: { expiresAfterDays: 3, halfLifeDays: 7, quality: 0.5 },
+  // Formed from a conversation: kept current by supersession, never by age.
+  distilled: { expiresAfterDays: null, halfLifeDays: null, quality: 1.2 },
 };
 
 const DAY_MS = 86_400_000;

@@ -17,6 +17,18 @@ export interface SearchFilter {
   /** A row must carry every tag listed (exact match). */
   tags?: string[];
   source?: Source;
+  /**
+   * The end user the search is for: rows about no user, plus rows about this user. Absent: only rows about no user
+   * (a memory about a user is never shown to a search that does not name them).
+   */
+  userId?: string;
+  /**
+   * World time (docs/formation.md). Absent: what is current, rows whose `validTo` is null or after `now`. An ISO time:
+   * the rows that held then, `coalesce(validFrom, createdAt) <= asOf < validTo` (validTo null: still holds).
+   */
+  asOf?: string;
+  /** True: every row whatever its validity (a supersede chain's history); `asOf` is then ignored. */
+  history?: boolean;
 }
 
 /**
@@ -126,6 +138,56 @@ export interface KnowledgeStats {
   byScope: Record<string, number>;
 }
 
+/** Closing a memory (docs/formation.md): every chunk gets these three; the memory stays, left out of what is current. */
+export interface DocumentClose {
+  docId: string;
+  /** World time it stopped holding (exclusive). */
+  validTo: string;
+  /** System time it was closed. */
+  invalidatedAt: string;
+  /** The memory that replaces it, or null when nothing does (invalidated). */
+  supersededBy: string | null;
+}
+
+/** What formation decided about one candidate. */
+export type FormationDecisionName = 'add' | 'update' | 'invalidate' | 'noop';
+
+/** One line of the decision log (docs/formation.md): why a formed memory is believed, or was closed. */
+export interface FormationEntry {
+  id: string;
+  space: string;
+  /** The memory the decision made (add, update), closed (invalidate) or found known (noop). */
+  memoryId: string;
+  decision: FormationDecisionName;
+  /** The memory an update superseded (null otherwise). */
+  previousId: string | null;
+  /** The candidate as the extractor said it. */
+  text: string;
+  /** Ids of the messages it rests on. */
+  evidence: string[];
+  /** The extractor (`offline`, `llm`), its model (null: none) and prompt version. */
+  extractor: string;
+  model: string | null;
+  promptVersion: string;
+  /** The current memories it was compared with. */
+  related: string[];
+  /** The agent whose conversation it came from, and the end user it is about (null: none). */
+  agentId: string;
+  userId: string | null;
+  at: string;
+}
+
+/**
+ * One distillation's changes, written atomically: the new memories, the memories they close, the log lines. A close
+ * of a memory that is already closed (or gone) fails the whole write with `CONFLICT` (another distillation got there
+ * first): nothing is written.
+ */
+export interface FormationWrite {
+  insert: MemoryRecord[][];
+  close: DocumentClose[];
+  log: FormationEntry[];
+}
+
 /**
  * The write role of the knowledge port: new documents, content edits, moves and deletions. Multi-row writes are atomic.
  * Errors: `KEY_TAKEN` when a document's (space, scope, agentId, key) is held by another document, `CONFLICT` when
@@ -160,15 +222,20 @@ export interface KnowledgeWriter {
     version: MemoryVersion,
     expectedVersion: number,
   ): Promise<void>;
-  /** Delete a document with its chunks, versions and ratings. Returns the number of chunks removed. */
+  /**
+   * Formation's write (see `FormationWrite`): insert, close and log in one transaction. The rules of
+   * `insertDocuments` hold for the inserts.
+   */
+  form(space: string, write: FormationWrite): Promise<void>;
+  /** Delete a document with its chunks, versions, ratings and decision-log lines. Returns the number of chunks removed. */
   deleteDocument(space: string, docId: string): Promise<number>;
   /**
    * `forget` an agent: delete every document the agent owns in the space (agent and swarm scope) with its chunks,
-   * versions, ratings and every derived row (tags, keyword index, embeddings, access counters), in one transaction
+   * versions, ratings, decision-log lines and every derived row (tags, keyword index, embeddings, access counters), in one transaction
    * where the engine has them. Other agents' documents and other spaces are untouched. Reports what went.
    */
   deleteByAgent(space: string, agentId: string): Promise<DeletedByAgent>;
-  /** Delete expired documents (expiresAt <= now). Returns chunks removed. */
+  /** Delete expired documents (expiresAt <= now) as `deleteDocument` does. Returns chunks removed. */
   deleteExpired(now: string, space?: string): Promise<number>;
 }
 
@@ -188,6 +255,8 @@ export interface KnowledgeReader {
   /** Rows ordered by (createdAt, id) after the cursor: export and re-embedding. */
   scan(options: ScanOptions): Promise<MemoryRecord[]>;
   listVersions(space: string, docId: string): Promise<MemoryVersion[]>;
+  /** The decision-log lines of these memories (by `memoryId`), oldest first (at, then id). */
+  formationLog(space: string, memoryIds: readonly string[]): Promise<FormationEntry[]>;
 }
 
 /** The search role of the knowledge port: one call per search for its candidates, and what the arms can do. The core ranks. */

@@ -2,7 +2,12 @@
  * `forget` (docs/safety.md): delete everything of one agent or one user in a space and report what was removed.
  * Lead only. Works over whatever ports a stack has; the report names the ports it lacks.
  */
-import { agentSessionPrefix, contextSettingsSessionId, openTasksSessionId } from '../domain/agent-sessions.js';
+import {
+  agentSessionPrefix,
+  contextSettingsSessionId,
+  distillCursorSessionId,
+  openTasksSessionId,
+} from '../domain/agent-sessions.js';
 import { checkName } from '../domain/names.js';
 import { mayForget } from '../domain/permissions.js';
 import { MemError } from '../errors.js';
@@ -63,7 +68,10 @@ export interface ForgetReport {
   /** Exactly the subject that was forgotten: `{ agentId }` or `{ userId }`. */
   subject: { agentId: string } | { userId: string };
   removed: {
-    /** Knowledge memories the agent owned (both scopes), with their chunks, version rows and rating rows. */
+    /**
+     * Knowledge memories the agent owned (both scopes), with their chunks, version rows and rating rows; for a user,
+     * the memories about them (`userId`) with their chunks.
+     */
     memories: DeletedByAgent;
     /** Transcripts removed (0 or 1 for an agent). */
     transcripts: number;
@@ -158,13 +166,38 @@ async function forgetSessions(stack: Stack, space: string, agentId: string, repo
   else report.skipped.push('summaries');
   if (sessionState) {
     removed.states = await sessionState.deleteSessions(space, prefix);
-    for (const id of [contextSettingsSessionId(agentId), openTasksSessionId(agentId)])
+    for (const id of [contextSettingsSessionId(agentId), openTasksSessionId(agentId), distillCursorSessionId(agentId)])
       if (await sessionState.delete(space, id)) removed.states++;
   } else report.skipped.push('sessionState');
   if (phases) removed.phases = await phases.deleteSessions(space, prefix);
   else report.skipped.push('phases');
   if (toolEvents) removed.toolEvents = await toolEvents.deleteSessions(space, prefix);
   else report.skipped.push('toolEvents');
+}
+
+/**
+ * Delete every knowledge memory about `userId` (formed for them by any agent, current or closed) with its chunks,
+ * versions and decision log. One scan of the space in (createdAt, id) order, then one delete per memory.
+ */
+async function forgetUserMemories(stack: Stack, space: string, userId: string): Promise<DeletedByAgent> {
+  const gone: DeletedByAgent = { documents: 0, chunks: 0, versions: 0, ratings: 0 };
+  const docs = new Set<string>();
+  let after: { createdAt: string; id: string } | undefined;
+  for (;;) {
+    const page = await stack.knowledgeStore.scan({ space, limit: 500, ...(after ? { after } : {}) });
+    for (const row of page) if (row.userId === userId) docs.add(row.docId);
+    const last = page.at(-1);
+    if (!last || page.length < 500) break;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+  for (const docId of docs) {
+    const chunks = await stack.knowledgeStore.deleteDocument(space, docId);
+    if (chunks > 0) {
+      gone.documents++;
+      gone.chunks += chunks;
+    }
+  }
+  return gone;
 }
 
 /**
@@ -184,7 +217,7 @@ async function eraseDeleted(stack: Stack, report: ForgetReport): Promise<ForgetR
  *   stack has notebooks); the episodes it wrote (`metadata.agentId`, when the stack has episodes); the summaries,
  *   session states, phases and tool events of its sessions (`<agent>/<session>`) and its context settings and open
  *   tasks (for each of those ports the stack has).
- * - User: its facts, goals and user record (when the stack has those ports); its per-user notebooks under every
+ * - User: every knowledge memory about them (`userId`, formed by any agent); its facts, goals and user record (when the stack has those ports); its per-user notebooks under every
  *   agent forget can name — agents with a transcript, the calling lead and `options.agents` — and, with
  *   `options.topics`, its per-topic notebooks there.
  *
@@ -228,6 +261,7 @@ export async function forget(
 
   const userId = input.userId as string;
   const report = emptyReport(space, { userId });
+  report.removed.memories = await forgetUserMemories(stack, space, userId);
   const { facts, goals, users } = stack.structured;
   if (facts) report.removed.facts = await facts.deleteUser(space, userId);
   else report.skipped.push('facts');

@@ -4,7 +4,7 @@ import type { LanceKnowledgeStore } from '../knowledge-store.js';
 import { optimizeTables } from '../optimize-tables.js';
 import { baseOf, type Row, recordToRow, rowToRecord } from '../schema.js';
 import { chunked, rows, sqlIn, sqlString } from '../sql.js';
-import { type LanceKnowledgeContext, META_DIMENSION, META_MODEL, metaPut } from './context.js';
+import { type LanceKnowledgeContext, META_DIMENSION, META_MODEL, metaPut, plainTables } from './context.js';
 
 /**
  * The admin role: the embedder of the stored vectors (kept while the meta table does not change), re-embedding,
@@ -98,9 +98,7 @@ export function createAdmin(
     },
 
     optimize(opts = {}) {
-      return write('optimize', (t) =>
-        optimizeTables(t.upkeep.chunks, [t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access], opts),
-      );
+      return write('optimize', (t) => optimizeTables(t.upkeep.chunks, plainTables(t), opts));
     },
 
     indexState() {

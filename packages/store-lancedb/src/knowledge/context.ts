@@ -8,6 +8,7 @@ import {
   chunkSchema,
   type DocCounters,
   FTS_COLUMN,
+  formationLogSchema,
   metaSchema,
   REQUIRED_CHUNK_COLUMNS,
   type Row,
@@ -15,6 +16,7 @@ import {
   ratingSchema,
   rowToRecord,
   SCHEMA_VERSION,
+  validityFields,
   versionSchema,
 } from '../schema.js';
 import { chunked, rows, sqlIn, sqlString } from '../sql.js';
@@ -25,7 +27,9 @@ import { ManagedTable, type ScalarIndexKind } from '../upkeep.js';
  * Chunk columns with a scalar index: those looked up by equality (get, hydration, dedup, keys) and those the search
  * filter tests on every query (space, visibility, expiry, source; created_at for the neighbouring turns). Without
  * them every search evaluated its filter by reading these columns of the whole table: at 100,000 memories the
- * prefilter of each arm and each scan of the neighbours lookup cost 13–22 ms that way.
+ * prefilter of each arm and each scan of the neighbours lookup cost 13–22 ms that way. `valid_to` and `user_id` are
+ * tested by every search too (`valid_to IS NULL OR valid_to > now`, the same shape as the expiry, and `user_id IS
+ * NULL`); `valid_from` only by `asOf` searches, inside a `coalesce` no index answers.
  */
 const CHUNK_SCALAR_INDEXES: Readonly<Record<string, ScalarIndexKind>> = {
   id: 'btree',
@@ -38,6 +42,8 @@ const CHUNK_SCALAR_INDEXES: Readonly<Record<string, ScalarIndexKind>> = {
   agent_id: 'btree',
   expires_at: 'btree',
   created_at: 'btree',
+  valid_to: 'btree',
+  user_id: 'btree',
 };
 const META_SCHEMA = 'schema.version';
 export const META_MODEL = 'embedding.model';
@@ -56,6 +62,8 @@ export interface Tables {
   ratings: lancedb.Table;
   meta: lancedb.Table;
   access: lancedb.Table;
+  /** The decision log of formation (`form`, `formationLog`). */
+  formationLog: lancedb.Table;
   /** The same tables with their index upkeep. */
   upkeep: {
     chunks: ManagedTable;
@@ -63,7 +71,31 @@ export interface Tables {
     ratings: ManagedTable;
     meta: ManagedTable;
     access: ManagedTable;
+    formationLog: ManagedTable;
   };
+}
+
+/** The tables without search (history, counters, meta, decision log), for upkeep and `optimizeTables`. */
+export const plainTables = (t: Tables): ManagedTable[] => [
+  t.upkeep.versions,
+  t.upkeep.ratings,
+  t.upkeep.meta,
+  t.upkeep.access,
+  t.upkeep.formationLog,
+];
+
+/**
+ * Under the write lock, when the port opens its tables: the columns added since a table was written, all null (a
+ * metadata-only commit, no data file rewritten) — the validity columns of formation on the chunks (old memories read
+ * back as written on purpose: open validity, no user, no claim) and `counted` on the ratings (null: the old votes
+ * count). Each is looked for again under the lock, so two processes opening an old database add it once.
+ */
+async function migrate(chunks: lancedb.Table, ratings: lancedb.Table): Promise<void> {
+  const names = async (table: lancedb.Table) => new Set((await table.schema()).fields.map((f) => f.name));
+  const chunkColumns = await names(chunks);
+  const missing = validityFields().filter((f) => !chunkColumns.has(f.name));
+  if (missing.length > 0) await chunks.addColumns(missing);
+  if (!(await names(ratings)).has('counted')) await ratings.addColumns(ratingCountedField());
 }
 
 export async function metaGet(t: Tables, key: string): Promise<string | null> {
@@ -157,6 +189,7 @@ export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions
     ratings: options.tableNames?.ratings ?? 'knowledge_ratings',
     meta: options.tableNames?.meta ?? 'knowledge_meta',
     access: options.tableNames?.access ?? 'knowledge_access',
+    formationLog: options.tableNames?.formationLog ?? 'knowledge_formation_log',
   };
   const settings = indexSettings(options);
 
@@ -164,7 +197,7 @@ export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions
     auto: settings.auto,
     logger: options.logger,
     delayMs: settings.upkeepDelayMs,
-    tables: (t) => [t.upkeep.chunks, t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access],
+    tables: (t) => [t.upkeep.chunks, ...plainTables(t)],
     background: backgroundSettings(options),
   });
   const read = runner.read.bind(runner);
@@ -173,7 +206,7 @@ export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions
   const chunksChanged = (t: Tables) => [t.upkeep.chunks];
 
   async function open(): Promise<Tables> {
-    const [chunks, versions, ratings, meta, access] = await db.openTables([
+    const [chunks, versions, ratings, meta, access, formationLog] = await db.openTables([
       {
         name: names.chunks,
         schema: chunkSchema(),
@@ -185,11 +218,14 @@ export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions
       { name: names.ratings, schema: ratingSchema(), kind: 'knowledge', option: 'tableNames.ratings' },
       { name: names.meta, schema: metaSchema(), kind: 'knowledge', option: 'tableNames.meta' },
       { name: names.access, schema: accessSchema(), kind: 'knowledge', option: 'tableNames.access' },
+      {
+        name: names.formationLog,
+        schema: formationLogSchema(),
+        kind: 'knowledge',
+        option: 'tableNames.formationLog',
+        required: formationLogSchema().fields.map((f) => f.name),
+      },
     ]);
-    // A ratings table written before votes said whether they count gets the column (null: the old rows count).
-    if (!(await ratings!.schema()).fields.some((f) => f.name === 'counted')) {
-      await ratings!.addColumns(ratingCountedField());
-    }
     const plain = (name: string, table: lancedb.Table) => new ManagedTable(name, table, settings, false);
     const t: Tables = {
       chunks: chunks!,
@@ -197,29 +233,36 @@ export function createLanceContext(db: LanceDatabase, options: LanceStoreOptions
       ratings: ratings!,
       meta: meta!,
       access: access!,
+      formationLog: formationLog!,
       upkeep: {
         chunks: new ManagedTable(names.chunks, chunks!, settings, true, CHUNK_SCALAR_INDEXES),
         versions: plain(names.versions, versions!),
         ratings: plain(names.ratings, ratings!),
         meta: plain(names.meta, meta!),
         access: plain(names.access, access!),
+        formationLog: plain(names.formationLog, formationLog!),
       },
     };
     // The write lookups read the indexed part of the chunks table and this connection's newer rows from memory.
     t.upkeep.chunks.tail = new TailRows();
     await t.upkeep.chunks.refreshIndexInfo();
     await db.exclusive(async () => {
-      await t.upkeep.chunks.ensureFtsIndex();
-      await t.upkeep.chunks.ensureScalarIndexes();
-      await t.upkeep.chunks.checkTail();
       const stored = await metaGet(t, META_SCHEMA);
-      if (stored === null) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
-      else if (Number(stored) > SCHEMA_VERSION) {
+      if (stored !== null && Number(stored) > SCHEMA_VERSION) {
         throw new MemError(
           'STORE_UNAVAILABLE',
           `${ADAPTER}: ${uri} has knowledge schema version ${stored}, newer than this @mem/store-lancedb understands (${SCHEMA_VERSION}). Upgrade the package.`,
         );
       }
+      // Before the indexes: the scalar indexes of the added columns are created next, and the tail is checked
+      // against the version the additions made.
+      await migrate(chunks!, ratings!);
+      await t.upkeep.chunks.ensureFtsIndex();
+      await t.upkeep.chunks.ensureScalarIndexes();
+      await t.upkeep.chunks.checkTail();
+      // Recorded once the tables have every column of this version (a crash before leaves the old number: the next
+      // open migrates again, finding what is already there).
+      if (stored !== String(SCHEMA_VERSION)) await metaPut(t, { [META_SCHEMA]: String(SCHEMA_VERSION) });
     });
     return t;
   }

@@ -4,8 +4,9 @@ import { type Row, rowToVersion } from '../schema.js';
 import { chunked, docPredicate, rows, sqlIn, sqlString, wellFormed } from '../sql.js';
 import { lookupRows } from '../tail-rows.js';
 import { type LanceKnowledgeContext, recordColumns, toRecords } from './context.js';
+import { readLog } from './formation.js';
 
-/** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
+/** The read role: chunks, documents, lookups by key and content hash, scans, versions and the decision log. */
 export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
   const { read } = ctx;
 
@@ -134,6 +135,10 @@ export function createReader(ctx: LanceKnowledgeContext): KnowledgeReader {
         }
         return [...byVersion.values()].map(rowToVersion).sort((a, b) => a.version - b.version);
       });
+    },
+
+    formationLog(space, memoryIds) {
+      return read('formationLog', async (t) => (memoryIds.length === 0 ? [] : readLog(t, space, memoryIds)));
     },
 
     scan(options: ScanOptions) {

@@ -9,14 +9,15 @@ import { optimizeTables } from '../optimize-tables.js';
 import { baseOf, type Row, recordToRow, vectorDimension, versionToRow } from '../schema.js';
 import { chunked, docPredicate, rows, sqlIn, sqlString, wellFormed } from '../sql.js';
 import { lookupRows, tailRow } from '../tail-rows.js';
-import { type LanceKnowledgeContext, notFound, type Tables } from './context.js';
+import { type LanceKnowledgeContext, notFound, plainTables, type Tables } from './context.js';
+import { appendLog, checkCloses, closeDocuments, reopenDocuments } from './formation.js';
 
 const keyTaken = (key: string, scope: Scope, agentId: string, holder: string): MemError =>
   keyTakenByStore(key, scope, agentId, holder);
 
 /**
  * The write role: inserts (grouped into one append while the write lock is busy), edits and moves (version row first,
- * undone when the chunk write fails), deletions with their history.
+ * undone when the chunk write fails), formations (insert, close, log), deletions with their history.
  */
 export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
   const { runner, read, write, chunksChanged } = ctx;
@@ -194,11 +195,20 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
       .catch(() => undefined);
   }
 
-  /** Delete the history rows of documents; `erase`: so that no copy stays in the files (`eraseRows`, forget). */
+  /**
+   * Delete the history rows of documents (versions, ratings, access, decision-log lines); `erase`: so that no copy
+   * stays in the files (`eraseRows`, forget).
+   */
   async function deleteHistory(t: Tables, space: string, docIds: string[], erase = false): Promise<void> {
     for (const batch of chunked(docIds)) {
-      const where = `space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`;
-      for (const table of [t.versions, t.ratings, t.access]) {
+      const inSpace = `space = ${sqlString(space)}`;
+      for (const [table, column] of [
+        [t.versions, 'doc_id'],
+        [t.ratings, 'doc_id'],
+        [t.access, 'doc_id'],
+        [t.formationLog, 'memory_id'],
+      ] as const) {
+        const where = `${inSpace} AND ${sqlIn(column, batch)}`;
         if (erase) await eraseRows(table, where);
         else await table.delete(where);
       }
@@ -230,8 +240,17 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
         }
       }
     }
-    const all = calls.filter((_, i) => outcomes[i] === undefined).flat(2);
-    if (all.length === 0) return outcomes;
+    await appendDocuments(t, calls.filter((_, i) => outcomes[i] === undefined).flat());
+    return outcomes;
+  }
+
+  /**
+   * Under the lock, after `checkNewDocuments`: every chunk of `docs` in one append = one LanceDB commit (readers see
+   * every chunk of every document, or none), the rows as an Arrow table of the table's schema (see rowsToTable).
+   */
+  async function appendDocuments(t: Tables, docs: readonly MemoryRecord[][]): Promise<void> {
+    const all = docs.flat();
+    if (all.length === 0) return;
     const schema = await t.upkeep.chunks.ensureVectorSchema(
       all.flatMap((c) => (c.embedding ? [c.embedding.length] : [])),
     );
@@ -245,11 +264,17 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
         version: c.version,
       }),
     );
-    // One append = one LanceDB commit: readers see every chunk of every document of the batch, or none. The rows
-    // go as an Arrow table of the table's schema, built here (see rowsToTable).
     const { version } = await t.chunks.add(rowsToTable(schema, data));
     t.upkeep.chunks.tail?.appended(version, data.map(tailRow));
-    return outcomes;
+  }
+
+  /** Undo the inserts of a formation whose close or log failed (best effort: the write's own error is reported). */
+  async function removeDocuments(t: Tables, docs: readonly MemoryRecord[][]): Promise<void> {
+    const bySpace = new Map<string, string[]>();
+    for (const [first] of docs) if (first) bySpace.set(first.space, [...(bySpace.get(first.space) ?? []), first.docId]);
+    for (const [space, ids] of bySpace)
+      for (const batch of chunked(ids))
+        await t.chunks.delete(`space = ${sqlString(space)} AND ${sqlIn('doc_id', batch)}`);
   }
 
   /** Inserts arriving while the write lock is busy wait together and commit as one append (group commit). */
@@ -267,6 +292,34 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
       const batch = docs.filter((chunks) => chunks.length > 0);
       if (batch.length === 0 || runner.isClosed) return read('insertDocuments', async () => undefined);
       return inserts.submit(batch);
+    },
+
+    form(space, { insert, close, log }) {
+      const docs = insert.filter((chunks) => chunks.length > 0);
+      if ((docs.length === 0 && close.length === 0 && log.length === 0) || runner.isClosed)
+        return read('form', async () => undefined);
+      return write(
+        'form',
+        async (t) => {
+          // Every check before the first write: a refused formation writes nothing.
+          const before = await checkCloses(t, space, close);
+          await checkNewDocuments(t, docs);
+          // Insert, close, log: each one commit, in this order, so a crash in between leaves at worst the new memory
+          // current beside the one it replaces (never a closed memory without its successor). A failed step undoes
+          // the earlier ones.
+          await appendDocuments(t, docs);
+          try {
+            await closeDocuments(t, space, close);
+            await appendLog(t, space, log);
+          } catch (error) {
+            await reopenDocuments(t, space, before)
+              .then(() => removeDocuments(t, docs))
+              .catch(() => undefined);
+            throw error;
+          }
+        },
+        (t) => [t.upkeep.chunks, t.upkeep.formationLog],
+      );
     },
 
     replaceDocument(space, docId, chunks, version, expectedVersion) {
@@ -368,9 +421,7 @@ export function createWriter(ctx: LanceKnowledgeContext): KnowledgeWriter {
           // compaction drops the wholly deleted fragments and cleanup the older table versions that still hold them.
           const chunks = await eraseRows(t.chunks, owned);
           await deleteHistory(t, space, docIds, true);
-          await optimizeTables(t.upkeep.chunks, [t.upkeep.versions, t.upkeep.ratings, t.upkeep.meta, t.upkeep.access], {
-            cleanupOlderThan: new Date(),
-          });
+          await optimizeTables(t.upkeep.chunks, plainTables(t), { cleanupOlderThan: new Date() });
           return { documents: docIds.length, chunks, versions, ratings };
         },
         chunksChanged,

@@ -1,11 +1,16 @@
 import type { MemoryVersion } from '@mem/core';
-import { inOrder, type KnowledgeReader, type ScanOptions } from '@mem/core/adapter';
+import { inOrder, type KnowledgeReader, type ScanOptions, SQL_RECORDS, selectList } from '@mem/core/adapter';
 import { exec, Params } from '../connection.js';
 import { iso } from '../queries.js';
+import { postgresRead } from '../sql-layer.js';
 import type { PgKnowledgeContext } from './context.js';
 import { type ChunkRow, COLUMNS, rowToRecord } from './rows.js';
 
-/** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
+const LOG = SQL_RECORDS.formationEntry;
+// Times as ISO-8601 UTC text with milliseconds, evidence and related ids as JSON lists; aliases without underscores.
+const LOG_COLUMNS = selectList({ read: postgresRead }, LOG.fields, 'l');
+
+/** The read role: chunks, documents, lookups by key and content hash, scans, versions and the decision log. */
 export function createReader(pg: PgKnowledgeContext): KnowledgeReader {
   const { sql, s, run } = pg;
   return {
@@ -107,6 +112,21 @@ export function createReader(pg: PgKnowledgeContext): KnowledgeReader {
             at: row.at,
           }),
         );
+      });
+    },
+
+    formationLog(space, memoryIds) {
+      return run('formationLog', async () => {
+        const unique = [...new Set(memoryIds)];
+        if (unique.length === 0) return [];
+        // Ids compare bytewise (COLLATE "C"), as the core orders them; the (space, memory_id, at, id) index serves it.
+        const rows = await exec<Record<string, unknown>[]>(
+          sql,
+          `SELECT ${LOG_COLUMNS} FROM ${s}.formation_log l
+           WHERE l.space = $1 AND l.memory_id = ANY($2::text[]) ORDER BY l.at, l.id`,
+          [space, unique],
+        );
+        return rows.map(LOG.from);
       });
     },
 

@@ -1,6 +1,12 @@
 import type { MemoryVersion, Scope } from '@mem/core';
 import { MemError } from '@mem/core';
-import { type KnowledgeWriter, keyTakenByStore, type MemoryRecord } from '@mem/core/adapter';
+import {
+  type DocumentClose,
+  type FormationEntry,
+  type KnowledgeWriter,
+  keyTakenByStore,
+  type MemoryRecord,
+} from '@mem/core/adapter';
 import { ADAPTER, constraintOf, exec, Params, type Sql, sqlState, type TransactionSql } from '../connection.js';
 import { iso } from '../queries.js';
 import { vectorLiteral } from '../vectors.js';
@@ -33,6 +39,14 @@ function chunkJson(chunk: MemoryRecord, version?: number): Record<string, unknow
     alpha: chunk.alpha,
     beta: chunk.beta,
     version: version ?? chunk.version,
+    valid_from: chunk.validFrom,
+    valid_to: chunk.validTo,
+    invalidated_at: chunk.invalidatedAt,
+    supersedes: chunk.supersedes,
+    superseded_by: chunk.supersededBy,
+    user_id: chunk.userId,
+    // A JSON object in the payload, read by the recordset as jsonb (JSON null: SQL NULL).
+    claim: chunk.claim ?? null,
   };
 }
 
@@ -42,7 +56,31 @@ const INSERT_BATCH = 1000;
 const RECORDSET = `r(id text, doc_id text, space text, scope text, agent_id text, key text, name text, content text,
   body_start integer, chunk_index integer, chunk_count integer, source text, tags text[], embedding text,
   embedding_model text, content_hash text, created_at timestamptz, updated_at timestamptz, expires_at timestamptz,
-  access_count integer, last_accessed_at timestamptz, alpha double precision, beta double precision, version integer)`;
+  access_count integer, last_accessed_at timestamptz, alpha double precision, beta double precision, version integer,
+  valid_from timestamptz, valid_to timestamptz, invalidated_at timestamptz, supersedes text, superseded_by text,
+  user_id text, claim jsonb)`;
+
+/** The JSON shape one decision-log line travels in (the space is the write's, bound once). */
+function logJson(e: FormationEntry): Record<string, unknown> {
+  return {
+    id: e.id,
+    memory_id: e.memoryId,
+    decision: e.decision,
+    previous_id: e.previousId,
+    text: e.text,
+    evidence: e.evidence,
+    extractor: e.extractor,
+    model: e.model,
+    prompt_version: e.promptVersion,
+    related: e.related,
+    agent_id: e.agentId,
+    user_id: e.userId,
+    at: e.at,
+  };
+}
+
+const LOG_RECORDSET = `r(id text, memory_id text, decision text, previous_id text, text text, evidence text[],
+  extractor text, model text, prompt_version text, related text[], agent_id text, user_id text, at timestamptz)`;
 
 /** The write role: inserts, edits, moves and deletions, each atomic (edits under the document lock). */
 export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
@@ -55,14 +93,86 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
       db,
       `INSERT INTO ${s}.chunks (id, doc_id, space, scope, agent_id, key, name, content, body_start, chunk_index,
          chunk_count, source, tags, embedding, embedding_model, content_hash, created_at, updated_at, expires_at,
-         access_count, last_accessed_at, alpha, beta, version)
+         access_count, last_accessed_at, alpha, beta, version, valid_from, valid_to, invalidated_at, supersedes,
+         superseded_by, user_id, claim)
        SELECT r.id, r.doc_id, r.space, r.scope, r.agent_id, r.key, r.name, r.content, r.body_start, r.chunk_index,
          r.chunk_count, r.source, coalesce(r.tags, '{}'), r.embedding::${v()}.vector, r.embedding_model,
          r.content_hash, r.created_at, r.updated_at, r.expires_at, r.access_count, r.last_accessed_at, r.alpha,
-         r.beta, r.version
+         r.beta, r.version, r.valid_from, r.valid_to, r.invalidated_at, r.supersedes, r.superseded_by, r.user_id,
+         r.claim
        FROM jsonb_to_recordset($1::text::jsonb) AS ${RECORDSET}`,
       [payload],
     );
+  }
+
+  /**
+   * Insert the chunks of `batch` (each document all its chunks), INSERT_BATCH per statement. Inside `tx` when given;
+   * on the pool otherwise: one statement when they fit in one (atomic by itself), else a transaction of their own.
+   */
+  async function insertBatch(batch: MemoryRecord[][], tx?: TransactionSql): Promise<void> {
+    const all = batch.flat();
+    if (tx === undefined && all.length <= INSERT_BATCH) return insertChunks(sql, all);
+    const each = async (db: TransactionSql) => {
+      for (let i = 0; i < all.length; i += INSERT_BATCH) await insertChunks(db, all.slice(i, i + INSERT_BATCH));
+    };
+    await (tx === undefined ? sql.begin(each) : each(tx));
+  }
+
+  /**
+   * Inside the write's transaction: close every document of `closes` (its chunks' valid_to, invalidated_at and
+   * superseded_by), each only if it is still open. The document locks come first, in one order for every writer (so
+   * two formations closing the same memories cannot deadlock): a second formation closing the same memory waits for
+   * the first to commit, then its conditional UPDATE (a new snapshot, READ COMMITTED) finds no open chunk and the
+   * whole write fails with CONFLICT. A move, an edit or a counter of the document waits for the close, or it for them.
+   */
+  async function closeDocuments(tx: TransactionSql, space: string, closes: readonly DocumentClose[]): Promise<void> {
+    if (closes.length === 0) return;
+    for (const docId of [...new Set(closes.map((c) => c.docId))].sort()) await lockDocument(tx, space, docId);
+    for (const close of closes) {
+      const closed = await exec(
+        tx,
+        `UPDATE ${s}.chunks SET valid_to = $1::text::timestamptz, invalidated_at = $2::text::timestamptz,
+           superseded_by = $3
+         WHERE space = $4 AND doc_id = $5 AND invalidated_at IS NULL`,
+        [close.validTo, close.invalidatedAt, close.supersededBy, space, close.docId],
+      );
+      if (closed.count > 0) continue;
+      const [row] = await exec<{ found: boolean }[]>(
+        tx,
+        `SELECT EXISTS (SELECT 1 FROM ${s}.chunks WHERE space = $1 AND doc_id = $2) AS found`,
+        [space, close.docId],
+      );
+      throw new MemError(
+        'CONFLICT',
+        `${ADAPTER}: memory ${close.docId} is ${row?.found ? 'already closed' : 'gone'}; distil again to decide against what is current now.`,
+        { retryable: true, details: { space, docId: close.docId } },
+      );
+    }
+  }
+
+  /** Inside the write's transaction: the decision-log lines, stored under `space`. */
+  async function insertLog(tx: TransactionSql, space: string, log: readonly FormationEntry[]): Promise<void> {
+    if (log.length === 0) return;
+    try {
+      await exec(
+        tx,
+        `INSERT INTO ${s}.formation_log (space, id, memory_id, decision, previous_id, text, evidence, extractor, model,
+           prompt_version, related, agent_id, user_id, at)
+         SELECT $1, r.id, r.memory_id, r.decision, r.previous_id, r.text, coalesce(r.evidence, '{}'), r.extractor,
+           r.model, r.prompt_version, coalesce(r.related, '{}'), r.agent_id, r.user_id, r.at
+         FROM jsonb_to_recordset($2::text::jsonb) AS ${LOG_RECORDSET}`,
+        [space, JSON.stringify(log.map(logJson))],
+      );
+    } catch (error) {
+      if (sqlState(error) === '23505' && constraintOf(error) === 'formation_log_pkey') {
+        throw new MemError(
+          'CONFLICT',
+          `${ADAPTER}: a decision-log line with the same id already exists in space ${space}. Use a new id.`,
+          { cause: error, details: { space } },
+        );
+      }
+      throw error;
+    }
   }
 
   async function insertVersion(tx: TransactionSql, ver: MemoryVersion): Promise<void> {
@@ -160,6 +270,14 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
     throw error;
   }
 
+  /** After a failed insert of `batch` (rolled back): KEY_TAKEN naming the document whose key is held, CONFLICT, or the error. */
+  async function insertError(error: unknown, batch: MemoryRecord[][]): Promise<never> {
+    const firsts = batch.map((chunks) => chunks[0]!);
+    const culprit =
+      sqlState(error) === '23505' && constraintOf(error) === 'chunks_key' ? await keyClaimant(firsts) : firsts[0];
+    return chunkWriteError(error, culprit);
+  }
+
   const writer: KnowledgeWriter = {
     insertDocument(chunks) {
       return writer.insertDocuments([chunks]);
@@ -169,23 +287,30 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
       return run('insertDocuments', async () => {
         const batch = docs.filter((chunks) => chunks.length > 0);
         if (batch.length === 0) return;
-        const all = batch.flat();
         try {
-          if (all.length <= INSERT_BATCH) {
-            // One statement is atomic by itself.
-            await insertChunks(sql, all);
-          } else {
-            await sql.begin(async (tx) => {
-              for (let i = 0; i < all.length; i += INSERT_BATCH) {
-                await insertChunks(tx, all.slice(i, i + INSERT_BATCH));
-              }
-            });
-          }
+          await insertBatch(batch);
         } catch (error) {
-          const firsts = batch.map((chunks) => chunks[0]!);
-          const culprit =
-            sqlState(error) === '23505' && constraintOf(error) === 'chunks_key' ? await keyClaimant(firsts) : firsts[0];
-          await chunkWriteError(error, culprit);
+          await insertError(error, batch);
+        }
+      });
+    },
+
+    form(space, { insert, close, log }) {
+      return run('form', async () => {
+        const batch = insert.filter((chunks) => chunks.length > 0);
+        // The inserts' errors are mapped as insertDocuments maps them (after the rollback, outside the transaction).
+        let inserting = false;
+        try {
+          await sql.begin(async (tx) => {
+            await closeDocuments(tx, space, close);
+            inserting = true;
+            if (batch.length > 0) await insertBatch(batch, tx);
+            inserting = false;
+            await insertLog(tx, space, log);
+          });
+        } catch (error) {
+          if (inserting) await insertError(error, batch);
+          throw error;
         }
       });
     },
@@ -267,7 +392,8 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
           await lockDocument(tx, space, docId);
           const [row] = await exec<{ n: number }[]>(
             tx,
-            `WITH dv AS (DELETE FROM ${s}.versions WHERE space = $1 AND doc_id = $2),
+            `WITH dl AS (DELETE FROM ${s}.formation_log WHERE space = $1 AND memory_id = $2),
+                  dv AS (DELETE FROM ${s}.versions WHERE space = $1 AND doc_id = $2),
                   dr AS (DELETE FROM ${s}.ratings WHERE space = $1 AND doc_id = $2),
                   dc AS (DELETE FROM ${s}.chunks WHERE space = $1 AND doc_id = $2 RETURNING 1)
              SELECT count(*)::int AS n FROM dc`,
@@ -289,6 +415,7 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
             const [row] = await exec<{ chunks: number; versions: number; ratings: number; docs: string }[]>(
               tx,
               `WITH owned AS MATERIALIZED (SELECT DISTINCT doc_id FROM ${s}.chunks WHERE space = $1 AND agent_id = $2),
+                    dl AS (DELETE FROM ${s}.formation_log x USING owned o WHERE x.space = $1 AND x.memory_id = o.doc_id),
                     dv AS (DELETE FROM ${s}.versions x USING owned o WHERE x.space = $1 AND x.doc_id = o.doc_id
                            RETURNING 1),
                     dr AS (DELETE FROM ${s}.ratings x USING owned o WHERE x.space = $1 AND x.doc_id = o.doc_id
@@ -322,6 +449,8 @@ export function createWriter(pg: PgKnowledgeContext): KnowledgeWriter {
         const [row] = await exec<{ n: number }[]>(
           sql,
           `WITH expired AS MATERIALIZED (SELECT DISTINCT space, doc_id FROM ${s}.chunks WHERE ${cond}),
+                dl AS (DELETE FROM ${s}.formation_log x USING expired e
+                       WHERE x.space = e.space AND x.memory_id = e.doc_id),
                 dv AS (DELETE FROM ${s}.versions x USING expired e WHERE x.space = e.space AND x.doc_id = e.doc_id),
                 dr AS (DELETE FROM ${s}.ratings x USING expired e WHERE x.space = e.space AND x.doc_id = e.doc_id),
                 dc AS (DELETE FROM ${s}.chunks x USING expired e WHERE x.space = e.space AND x.doc_id = e.doc_id

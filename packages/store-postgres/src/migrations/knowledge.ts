@@ -93,5 +93,52 @@ const ratingsCountedV2: Migration = {
   },
 };
 
-/** The knowledge port's steps (chunks, versions, ratings, meta). */
-export const knowledgeMigrations: PortMigrations = { port: 'knowledge', steps: [knowledgeV1, ratingsCountedV2] };
+/**
+ * Memory that forms itself (docs/formation.md): every chunk gets its world time (`valid_from`, `valid_to`), the time it
+ * was closed (`invalidated_at`), its place in a supersede chain, the end user it is about and its claim (jsonb); the
+ * decision log (`formation_log`) keeps why each formed memory is believed, or was closed. Nullable columns without a
+ * default: adding them rewrites nothing, and the rows already stored read back as memories written on purpose (all
+ * NULL). No index on the new chunk columns: every search arm starts from its own index (GIN, HNSW, the id list) and
+ * the user and world-time conditions are cheap filters on rows it already reads, nearly all of which pass them.
+ */
+const formationV3: Migration = {
+  version: 3,
+  name: 'formation',
+  async up(tx, { schema: s }) {
+    await tx.unsafe(`
+      ALTER TABLE ${s}.chunks
+        ADD COLUMN valid_from     timestamptz,
+        ADD COLUMN valid_to       timestamptz,
+        ADD COLUMN invalidated_at timestamptz,
+        ADD COLUMN supersedes     text COLLATE "C",
+        ADD COLUMN superseded_by  text COLLATE "C",
+        ADD COLUMN user_id        text,
+        ADD COLUMN claim          jsonb;
+
+      CREATE TABLE ${s}.formation_log (
+        space          text NOT NULL,
+        id             text COLLATE "C" NOT NULL,
+        memory_id      text COLLATE "C" NOT NULL,
+        decision       text NOT NULL,
+        previous_id    text COLLATE "C",
+        text           text NOT NULL,
+        evidence       text[] NOT NULL DEFAULT '{}',
+        extractor      text NOT NULL,
+        model          text,
+        prompt_version text NOT NULL,
+        related        text[] NOT NULL DEFAULT '{}',
+        agent_id       text NOT NULL,
+        user_id        text,
+        at             timestamptz NOT NULL,
+        CONSTRAINT formation_log_pkey PRIMARY KEY (space, id)
+      );
+      CREATE INDEX formation_log_memory ON ${s}.formation_log (space, memory_id, at, id);
+    `);
+  },
+};
+
+/** The knowledge port's steps (chunks, versions, ratings, meta, formation_log). */
+export const knowledgeMigrations: PortMigrations = {
+  port: 'knowledge',
+  steps: [knowledgeV1, ratingsCountedV2, formationV3],
+};

@@ -15,7 +15,7 @@ import {
 import { ensureVectorIndexSchema } from '../vector-schema.js';
 
 /** Schema version the knowledge tables need. */
-const KNOWLEDGE_SCHEMA = 1;
+const KNOWLEDGE_SCHEMA = 8;
 /** Default memory for the keyword index's decoded posting lists, per connection. */
 const DEFAULT_KEYWORD_CACHE_MIB = 256;
 

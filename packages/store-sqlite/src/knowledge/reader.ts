@@ -1,12 +1,26 @@
 import type { MemoryVersion } from '@mem/core';
-import { inOrder, type KnowledgeReader, type ScanOptions } from '@mem/core/adapter';
+import { inOrder, type KnowledgeReader, type ScanOptions, SQL_RECORDS, selectList } from '@mem/core/adapter';
+import { sqliteDialect } from '../sql-layer.js';
 import type { SqliteKnowledgeContext } from './context.js';
 import { type ChunkRow, COLUMNS, rowToRecord } from './rows.js';
 
 /** The read role: chunks, documents, lookups by key and content hash, scans and versions. */
 export function createReader(ctx: SqliteKnowledgeContext): KnowledgeReader {
   const { stmt, run } = ctx;
+  const LOG = SQL_RECORDS.formationEntry;
+  const LOG_COLUMNS = selectList(sqliteDialect, LOG.fields);
   return {
+    formationLog(space, memoryIds) {
+      return run('formationLog', () => {
+        if (memoryIds.length === 0) return [];
+        const rows = stmt(
+          `SELECT ${LOG_COLUMNS} FROM formation_log
+           WHERE space = ? AND memory_id IN (SELECT value FROM json_each(?)) ORDER BY at, id`,
+        ).all(space, JSON.stringify([...new Set(memoryIds)])) as Record<string, unknown>[];
+        return rows.map(LOG.from);
+      });
+    },
+
     getChunk(space, id) {
       return run('getChunk', () => {
         const row = stmt(`SELECT ${COLUMNS} FROM chunks c WHERE c.id = ? AND c.space = ?`).get(id, space) as

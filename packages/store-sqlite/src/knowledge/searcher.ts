@@ -31,7 +31,8 @@ export function buildMatchExpression(terms: readonly string[]): string | null {
 
 /**
  * The WHERE clause every search arm shares (alias `c` for chunks), with its parameters appended to `params`.
- * Space, visibility, expiry, then the optional scope, key prefix, tags and source — all before any LIMIT.
+ * Space, visibility, expiry, then the optional scope, key prefix, tags and source, then the user and the world time
+ * (docs/formation.md) — all before any LIMIT.
  */
 export function filterClause(filter: K.SearchFilter, params: unknown[]): string {
   const parts = [
@@ -58,6 +59,21 @@ export function filterClause(filter: K.SearchFilter, params: unknown[]): string 
   if (filter.source !== undefined) {
     parts.push('c.source = ?');
     params.push(filter.source);
+  }
+  // A memory about a user is seen only by a search for that user.
+  if (filter.userId === undefined) parts.push('c.user_id IS NULL');
+  else {
+    parts.push('(c.user_id IS NULL OR c.user_id = ?)');
+    params.push(filter.userId);
+  }
+  // World time: what is current (not ended by now), what held at `asOf`, or everything.
+  if (filter.history !== true) {
+    parts.push('(c.valid_to IS NULL OR c.valid_to > ?)');
+    params.push(filter.asOf ?? filter.now);
+    if (filter.asOf !== undefined) {
+      parts.push('coalesce(c.valid_from, c.created_at) <= ?');
+      params.push(filter.asOf);
+    }
   }
   return parts.join(' AND ');
 }

@@ -13,9 +13,10 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
 
   const CHUNK_COLUMNS = `id, doc_id, space, scope, agent_id, key, name, content, body_start, chunk_index, chunk_count,
     source, tags, embedding, embedding_model, content_hash, created_at, updated_at, expires_at, access_count,
-    last_accessed_at, alpha, beta, version`;
-  // Positional parameters (in CHUNK_COLUMNS order): binding an array is cheaper than looking up 24 named ones per row.
-  const INSERT_CHUNK = `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${Array(24).fill('?').join(', ')})`;
+    last_accessed_at, alpha, beta, version, valid_from, valid_to, invalidated_at, supersedes, superseded_by, user_id,
+    claim`;
+  // Positional parameters (in CHUNK_COLUMNS order): binding an array is cheaper than looking up 31 named ones per row.
+  const INSERT_CHUNK = `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${Array(31).fill('?').join(', ')})`;
   const INSERT_TAG = 'INSERT OR IGNORE INTO chunk_tags (chunk_rid, tag) VALUES (?, ?)';
   const INSERT_VERSION = `INSERT INTO versions (space, doc_id, version, old_content, old_key, intent, agent_id, at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -47,6 +48,13 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
       chunk.alpha,
       chunk.beta,
       version ?? chunk.version,
+      chunk.validFrom,
+      chunk.validTo,
+      chunk.invalidatedAt,
+      chunk.supersedes,
+      chunk.supersededBy,
+      chunk.userId,
+      chunk.claim === null ? null : JSON.stringify(chunk.claim),
     );
     if (chunk.tags.length > 0) {
       const insertTag = stmt(INSERT_TAG);
@@ -97,9 +105,41 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
   }
 
   function deleteDocRows(space: string, docId: string): number {
+    stmt('DELETE FROM formation_log WHERE space = ? AND memory_id = ?').run(space, docId);
     stmt('DELETE FROM versions WHERE space = ? AND doc_id = ?').run(space, docId);
     stmt('DELETE FROM ratings WHERE space = ? AND doc_id = ?').run(space, docId);
     return stmt('DELETE FROM chunks WHERE space = ? AND doc_id = ?').run(space, docId).changes;
+  }
+
+  /**
+   * One write transaction: insert the documents of `batch` (each all its chunks), then `then`. A constraint that fails
+   * names the document being written (the transaction rolls back as a whole).
+   */
+  function insertThen<T>(what: string, batch: MemoryRecord[][], then: () => T): Promise<T> {
+    let current: MemoryRecord | undefined;
+    return write(
+      what,
+      () => {
+        ctx.vectorIndex?.refresh();
+        for (const chunks of batch) {
+          current = chunks[0];
+          for (const chunk of chunks) insertChunk(chunk);
+        }
+        current = undefined;
+        const done = then();
+        ctx.vectorIndex?.flush();
+        ctx.vectorIndex?.maintain();
+        return done;
+      },
+      (error) => {
+        const kind = constraintKind(error);
+        if (kind === 'key' && current) {
+          return keyTaken(current.space, current.scope, current.agentId, current.key, error);
+        }
+        if (kind === 'id') return duplicateId(error);
+        return null;
+      },
+    );
   }
 
   const writer: KnowledgeWriter = {
@@ -110,26 +150,47 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
     insertDocuments(docs) {
       const batch = docs.filter((chunks) => chunks.length > 0);
       if (batch.length === 0) return run('insertDocuments', () => undefined);
-      // The document being written when a constraint fails (the transaction rolls back as a whole).
-      let current: MemoryRecord | undefined;
-      return write(
-        'insertDocuments',
+      return insertThen('insertDocuments', batch, () => undefined);
+    },
+
+    form(space, { insert, close, log }) {
+      return insertThen(
+        'form',
+        insert.filter((chunks) => chunks.length > 0),
         () => {
-          ctx.vectorIndex?.refresh();
-          for (const chunks of batch) {
-            current = chunks[0];
-            for (const chunk of chunks) insertChunk(chunk);
+          const closeDoc = stmt(
+            `UPDATE chunks SET valid_to = ?, invalidated_at = ?, superseded_by = ?
+             WHERE space = ? AND doc_id = ? AND invalidated_at IS NULL`,
+          );
+          for (const c of close) {
+            if (closeDoc.run(c.validTo, c.invalidatedAt, c.supersededBy, space, c.docId).changes === 0)
+              throw new MemError(
+                'CONFLICT',
+                `${ADAPTER}: memory ${c.docId} is already closed or gone; distil again to decide against what is current now.`,
+                { retryable: true, details: { docId: c.docId } },
+              );
           }
-          ctx.vectorIndex?.flush();
-          ctx.vectorIndex?.maintain();
-        },
-        (error) => {
-          const kind = constraintKind(error);
-          if (kind === 'key' && current) {
-            return keyTaken(current.space, current.scope, current.agentId, current.key, error);
-          }
-          if (kind === 'id') return duplicateId(error);
-          return null;
+          const insertLine = stmt(
+            `INSERT INTO formation_log (space, id, memory_id, decision, previous_id, text, evidence, extractor, model,
+               prompt_version, related, agent_id, user_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          );
+          for (const e of log)
+            insertLine.run(
+              space,
+              e.id,
+              e.memoryId,
+              e.decision,
+              e.previousId,
+              e.text,
+              JSON.stringify(e.evidence),
+              e.extractor,
+              e.model,
+              e.promptVersion,
+              JSON.stringify(e.related),
+              e.agentId,
+              e.userId,
+              e.at,
+            );
         },
       );
     },
@@ -198,6 +259,7 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
           space,
           agentId,
         ) as { n: number };
+        stmt(`DELETE FROM formation_log WHERE space = ? AND memory_id IN (${owned})`).run(space, space, agentId);
         const versions = stmt(`DELETE FROM versions WHERE space = ? AND doc_id IN (${owned})`).run(
           space,
           space,
@@ -220,6 +282,7 @@ export function createWriter(ctx: SqliteKnowledgeContext): KnowledgeWriter {
             ? 'SELECT space, doc_id FROM chunks WHERE expires_at IS NOT NULL AND expires_at <= ?'
             : 'SELECT space, doc_id FROM chunks WHERE expires_at IS NOT NULL AND expires_at <= ? AND space = ?';
         const params = space === undefined ? [now] : [now, space];
+        stmt(`DELETE FROM formation_log WHERE (space, memory_id) IN (${expired})`).run(...params);
         stmt(`DELETE FROM versions WHERE (space, doc_id) IN (${expired})`).run(...params);
         stmt(`DELETE FROM ratings WHERE (space, doc_id) IN (${expired})`).run(...params);
         return stmt(`DELETE FROM chunks WHERE (space, doc_id) IN (${expired})`).run(...params).changes;

@@ -163,3 +163,44 @@ export function syncFts(db: Database): number {
   db.prepare('DELETE FROM fts_pending').run();
   return added;
 }
+
+/**
+ * Memory that forms itself (docs/formation.md): every chunk gets its world time (`valid_from`, `valid_to`), the time it
+ * was closed (`invalidated_at`), its place in a supersede chain, the end user it is about and its claim (JSON); the
+ * decision log keeps why each formed memory is believed. Old rows read back as memories written on purpose (all NULL).
+ * The search filter index is rebuilt on open with the new columns every search reads (`ensureFilterIndex`).
+ */
+export const formationV8: Migration = {
+  version: 8,
+  name: 'formation',
+  up(db) {
+    db.exec(`
+      ALTER TABLE chunks ADD COLUMN valid_from TEXT;
+      ALTER TABLE chunks ADD COLUMN valid_to TEXT;
+      ALTER TABLE chunks ADD COLUMN invalidated_at TEXT;
+      ALTER TABLE chunks ADD COLUMN supersedes TEXT;
+      ALTER TABLE chunks ADD COLUMN superseded_by TEXT;
+      ALTER TABLE chunks ADD COLUMN user_id TEXT;
+      ALTER TABLE chunks ADD COLUMN claim TEXT;
+      DROP INDEX IF EXISTS chunks_filter;
+      CREATE TABLE formation_log (
+        space          TEXT NOT NULL,
+        id             TEXT NOT NULL,
+        memory_id      TEXT NOT NULL,
+        decision       TEXT NOT NULL,
+        previous_id    TEXT,
+        text           TEXT NOT NULL,
+        evidence       TEXT NOT NULL,
+        extractor      TEXT NOT NULL,
+        model          TEXT,
+        prompt_version TEXT NOT NULL,
+        related        TEXT NOT NULL,
+        agent_id       TEXT NOT NULL,
+        user_id        TEXT,
+        at             TEXT NOT NULL,
+        PRIMARY KEY (space, id)
+      );
+      CREATE INDEX formation_log_memory ON formation_log (space, memory_id, at, id);
+    `);
+  },
+};

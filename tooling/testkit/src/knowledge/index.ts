@@ -3,6 +3,7 @@ import { type KnowledgeStore, ManualClock } from '@mem/core/adapter';
 import { afterEach, describe } from 'vitest';
 import { editAndRatingTests } from './edits-and-ratings.js';
 import type { KnowledgeStoreFactory, KnowledgeStoreFixture, KnowledgeStoreSuiteOptions } from './fixture.js';
+import { formationTests } from './formation.js';
 import { persistenceTests } from './persistence.js';
 import { recallAndDeletionTests } from './recall-and-deletion.js';
 import { refusalAndSearchTests } from './refusals-and-search.js';
@@ -17,7 +18,7 @@ export type { KnowledgeStoreFactory, KnowledgeStoreFixture, KnowledgeStoreSuiteO
  * rule belongs to the port itself (filters before the cut), through the port directly.
  *
  * The tests live in files by theme (./store-and-filters.ts, ./edits-and-ratings.ts, ./refusals-and-search.ts,
- * ./recall-and-deletion.ts, ./transfer-and-batch.ts, ./persistence.ts), each a function given the set-up below and
+ * ./recall-and-deletion.ts, ./transfer-and-batch.ts, ./persistence.ts, ./formation.ts), each a function given the set-up below and
  * called in this order inside the one `describe`.
  */
 export function describeKnowledgeStore(
@@ -68,5 +69,6 @@ export function describeKnowledgeStore(
     recallAndDeletionTests(suite);
     transferAndBatchTests(suite);
     persistenceTests(suite);
+    formationTests(suite);
   });
 }

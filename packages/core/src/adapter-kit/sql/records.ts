@@ -4,6 +4,7 @@
  * back to the record of @mem/core.
  */
 
+import type { FormationEntry } from '../../ports/knowledge-store.js';
 import type { MemoryRecord } from '../../types.js';
 import type * as T from '../../types-structured.js';
 import { parseTags } from '../rows.js';
@@ -113,6 +114,13 @@ export const chunkColumns = (
   col('alpha', 'int'),
   col('beta', 'int'),
   col('version', 'int'),
+  col('valid_from', 'time'),
+  col('valid_to', 'time'),
+  col('invalidated_at', 'time'),
+  col('supersedes'),
+  col('superseded_by'),
+  col('user_id'),
+  col('claim', 'json', { value: (v) => (v === null ? null : JSON.parse(v as string)) }),
 ];
 
 const text = (v: unknown) => v as string;
@@ -149,6 +157,13 @@ const chunkRecord = (vector: (embedding: unknown) => Float32Array): SqlRecord<Me
     alpha: Number(r.alpha),
     beta: Number(r.beta),
     version: Number(r.version),
+    validFrom: textOrNull(r.validfrom),
+    validTo: textOrNull(r.validto),
+    invalidatedAt: textOrNull(r.invalidatedat),
+    supersedes: textOrNull(r.supersedes),
+    supersededBy: textOrNull(r.supersededby),
+    userId: textOrNull(r.userid),
+    claim: r.claim === null ? null : JSON.parse(r.claim as string),
   }),
 });
 
@@ -215,6 +230,23 @@ export const SQL_RECORDS = {
     col('source'),
     col('created_at', 'time'),
     col('updated_at', 'time'),
+  ]),
+  /** The decision log of formation (docs/formation.md); evidence and related ids as JSON lists. */
+  formationEntry: sqlRecord<FormationEntry>([
+    col('id'),
+    col('space'),
+    col('memory_id'),
+    col('decision'),
+    col('previous_id'),
+    col('text'),
+    col('evidence', 'list'),
+    col('extractor'),
+    col('model'),
+    col('prompt_version'),
+    col('related', 'list'),
+    col('agent_id'),
+    col('user_id'),
+    col('at', 'time'),
   ]),
   goal: sqlRecord<T.Goal>([
     col('id'),

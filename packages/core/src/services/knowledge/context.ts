@@ -7,17 +7,24 @@ import { guardFields, guardText, personalDataPolicy } from '../../domain/secrets
 import { MemError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Embedder, EmbeddingResult } from '../../ports/embedder.js';
-import type { KnowledgeStore, KnowledgeStoreCapabilities } from '../../ports/knowledge-store.js';
+import type { KnowledgeStore, KnowledgeStoreCapabilities, SearchFilter } from '../../ports/knowledge-store.js';
 import { type Logger, silentLogger } from '../../ports/logger.js';
 import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import { NO_USAGE, type TokenUsage } from '../../ports/summarizer.js';
-import type { MemoryRecord, Principal, Scope, Source } from '../../types.js';
+import {
+  type MemoryRecord,
+  type MemoryValidity,
+  OPEN_VALIDITY,
+  type Principal,
+  type Scope,
+  type Source,
+} from '../../types.js';
 import { embedTexts } from '../embedding.js';
 import { EmbeddingSpace } from './embedding-space.js';
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from './options.js';
-import { notFound, type Ref } from './records.js';
+import { notFound, type Ref, validityOf } from './records.js';
 import type { KnowledgeServiceDeps } from './types.js';
 
 /** A document about to be chunked and written: what every chunk of it carries. */
@@ -35,6 +42,7 @@ export interface DocumentPlan {
   createdAt: string;
   updatedAt: string;
   expiresAt: string | null;
+  validity?: MemoryValidity | undefined;
 }
 
 /**
@@ -144,14 +152,31 @@ export class KnowledgeContext {
   checkPrincipal(p: Principal): void {
     checkName(p.space, 'space');
     checkName(p.agentId, 'agent');
+    if (p.userId !== undefined) checkName(p.userId, 'user');
     if (p.role !== 'lead' && p.role !== 'worker') {
       throw new MemError('INVALID_INPUT', `Invalid role "${String(p.role)}": use "lead" or "worker".`);
     }
   }
 
+  /**
+   * The filter every search of `p` starts from: the space, what the agent may see, the time, and the end user it acts
+   * for (memories about another user, or about a user when it acts for none, stay out). What is current unless `time`
+   * asks for a past moment or the whole history.
+   */
+  viewFilter(p: Principal, time: { asOf?: string | undefined; history?: boolean | undefined } = {}): SearchFilter {
+    return {
+      space: p.space,
+      viewerAgentId: p.agentId,
+      now: this.now().toISOString(),
+      ...(p.userId !== undefined ? { userId: p.userId } : {}),
+      ...(time.history === true ? { history: true } : time.asOf !== undefined ? { asOf: time.asOf } : {}),
+    };
+  }
+
   private visible(p: Principal, rec: MemoryRecord): boolean {
     if (rec.space !== p.space) return false;
     if (rec.scope === 'agent' && rec.agentId !== p.agentId) return false;
+    if (rec.userId !== null && rec.userId !== p.userId) return false;
     return !(rec.expiresAt !== null && Date.parse(rec.expiresAt) <= this.now().getTime());
   }
 
@@ -203,10 +228,15 @@ export class KnowledgeContext {
     args: DocumentPlan & {
       p: Principal;
       vectors: Float32Array[] | null;
-      carry?: Pick<MemoryRecord, 'accessCount' | 'lastAccessedAt' | 'alpha' | 'beta' | 'version'> | undefined;
+      carry?:
+        | (Pick<MemoryRecord, 'accessCount' | 'lastAccessedAt' | 'alpha' | 'beta' | 'version'> & MemoryValidity)
+        | undefined;
+      /** The times and chain of a formed memory; default: those `carry` holds, or a memory written on purpose. */
+      validity?: MemoryValidity | undefined;
     },
   ): MemoryRecord[] {
     const model = args.vectors ? this.embedder!.id : null;
+    const validity = validityOf(args.validity ?? args.carry ?? OPEN_VALIDITY);
     return args.pieces.map((piece, i) => ({
       id: chunkId(args.docId, i),
       docId: args.docId,
@@ -232,6 +262,7 @@ export class KnowledgeContext {
       alpha: args.carry?.alpha ?? 1,
       beta: args.carry?.beta ?? 1,
       version: args.carry ? args.carry.version + 1 : 1,
+      ...validity,
     }));
   }
 

@@ -63,6 +63,12 @@ async function prepareStore(
   await scanFields(ctx.secretScanner, { content, name: input.name, key: input.key, tag: input.tags });
   const scope = input.scope ?? 'agent';
   const source = input.source ?? 'manual';
+  if (source === 'distilled' && overrides.validity?.claim == null)
+    throw new MemError(
+      'INVALID_INPUT',
+      'source "distilled" is written only by distill (memories formed from a conversation, with their evidence). Store the memory as manual, or run distill on the messages.',
+      { details: { field: 'source' } },
+    );
   const agentId = overrides.agentId ?? p.agentId;
   const explicitKey = input.key !== undefined || input.name?.startsWith(`${LONGTERM_PREFIX}/`) === true;
   let key = input.key;
@@ -93,7 +99,7 @@ async function prepareStore(
   const twin = batch.byHash.get(hashKey);
   if (twin) return { deduplicatedOf: twin };
   const now = ctx.now();
-  const docId = newId(now);
+  const docId = overrides.docId ?? newId(now);
   key ??= autoKey(scope, source, docId);
   const ownerKey = JSON.stringify([scope, agentId, key]);
   if (explicitKey) {
@@ -117,6 +123,7 @@ async function prepareStore(
     createdAt,
     updatedAt: now.toISOString(),
     expiresAt: expiryFor(source, key, new Date(createdAt), ctx.options.tiers),
+    validity: overrides.validity,
   };
   batch.byHash.set(hashKey, planned);
   batch.byKey.set(ownerKey, planned);

@@ -2,7 +2,7 @@
 import { reassemble } from '../../domain/chunking.js';
 import { usefulnessFactor } from '../../domain/ranking.js';
 import { MemError } from '../../errors.js';
-import type { MemoryRecord, Scope } from '../../types.js';
+import type { MemoryRecord, MemoryValidity, Scope } from '../../types.js';
 import type { ExportRecord, MemoryDocument, SearchResult } from './types.js';
 
 /** A memory named by its id, or by its key (in a scope). */
@@ -78,6 +78,20 @@ export function toResult(
     createdAt: rec.createdAt,
     updatedAt: rec.updatedAt,
     expiresAt: rec.expiresAt,
+    ...validityOf(rec),
+  };
+}
+
+/** The validity fields of a record, copied (docs/formation.md). */
+export function validityOf(rec: MemoryValidity): MemoryValidity {
+  return {
+    validFrom: rec.validFrom,
+    validTo: rec.validTo,
+    invalidatedAt: rec.invalidatedAt,
+    supersedes: rec.supersedes,
+    supersededBy: rec.supersededBy,
+    userId: rec.userId,
+    claim: rec.claim && { ...rec.claim },
   };
 }
 
@@ -104,6 +118,7 @@ export function toDocument(chunks: MemoryRecord[]): MemoryDocument {
     usefulness: usefulnessFactor(first.alpha, first.beta),
     version: first.version,
     embeddingModel: first.embeddingModel,
+    ...validityOf(first),
   };
 }
 
@@ -122,6 +137,13 @@ const EXPORT_FIELDS = [
   'accessCount',
   'alpha',
   'beta',
+  'validFrom',
+  'validTo',
+  'invalidatedAt',
+  'supersedes',
+  'supersededBy',
+  'userId',
+  'claim',
 ] as const satisfies readonly (keyof ExportRecord & keyof MemoryDocument)[];
 
 export function toExport(chunks: MemoryRecord[]): ExportRecord {

@@ -54,9 +54,7 @@ export async function searchReport(
   }
   const limit = input.limit ?? ctx.options.searchLimit;
   const filter: SearchFilter = {
-    space: p.space,
-    viewerAgentId: p.agentId,
-    now: ctx.now().toISOString(),
+    ...ctx.viewFilter(p, input),
     ...(input.scope ? { scope: input.scope } : {}),
     ...(input.keyPrefix ? { keyPrefix: input.keyPrefix } : {}),
     ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
@@ -72,7 +70,7 @@ const MAX_QUERY_CHARS = 4000;
  * Ranked results for a query and the tokens spent on it: the query (and, with `rewrite` and a query rewriter, the
  * queries it was rewritten into, their rankings interleaved), then the reranker over the merged top.
  */
-async function rankedSearch(
+export async function rankedSearch(
   ctx: KnowledgeContext,
   query: string,
   filter: SearchFilter,
@@ -297,7 +295,7 @@ export async function dedupCheck(ctx: KnowledgeContext, p: Principal, raw: unkno
   const input = parseInput(dedupCheckInput, 'memory-dedup-check', raw);
   const threshold = input.threshold ?? ctx.options.dedupThreshold;
   const limit = input.limit ?? 10;
-  const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: ctx.now().toISOString() };
+  const filter = ctx.viewFilter(p);
   const searched = await rankedSearch(ctx, input.text, filter, Math.max(limit, 10));
   const calibration = searched.results.length > 0 ? await ctx.calibration() : { calibration: null, usage: NO_USAGE };
   const usage = sumUsage([searched.usage, calibration.usage]);
@@ -346,7 +344,7 @@ async function recallMany(
   queries: string[],
   limit: number,
 ): Promise<{ memories: SmartRecallResult[]; usage: TokenUsage }> {
-  const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: ctx.now().toISOString() };
+  const filter = ctx.viewFilter(p);
   const merged = new Map<string, { r: SearchResult; best: number; hits: number }>();
   const spent: TokenUsage[] = [];
   for (const query of queries) {
@@ -398,7 +396,7 @@ export async function recall(
   }
   const limit = options.limit ?? ctx.options.recallLimit;
   const threshold = options.threshold ?? ctx.options.injectionThreshold;
-  const filter: SearchFilter = { space: p.space, viewerAgentId: p.agentId, now: ctx.now().toISOString() };
+  const filter = ctx.viewFilter(p);
   const query = task.slice(0, MAX_QUERY_CHARS);
   const searched = await rankedSearch(ctx, query, filter, limit, { rewrite: true });
   const calibration = searched.results.length > 0 ? await ctx.calibration() : { calibration: null, usage: NO_USAGE };

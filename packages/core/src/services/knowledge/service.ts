@@ -3,10 +3,14 @@ import type { Embedder } from '../../ports/embedder.js';
 import type { KnowledgeStore } from '../../ports/knowledge-store.js';
 import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
+import type { DistillMessage, StatementExtractor } from '../../ports/statement-extractor.js';
 import type { TokenUsage } from '../../ports/summarizer.js';
 import type { MemoryVersion, Principal, Scope } from '../../types.js';
+import { createOfflineStatementExtractor } from '../offline-extractor.js';
 import { KnowledgeContext } from './context.js';
 import * as curation from './curation.js';
+import * as formation from './formation.js';
+import * as formationLog from './formation-log.js';
 import * as ingest from './ingest.js';
 import type { KnowledgeOptions } from './options.js';
 import * as search from './search.js';
@@ -23,10 +27,13 @@ export class KnowledgeService {
   readonly reranker: Reranker | undefined;
   readonly queryRewriter: QueryRewriter | undefined;
   readonly options: KnowledgeOptions;
+  /** What `distill` reads conversations with. */
+  readonly extractor: StatementExtractor;
   private readonly ctx: KnowledgeContext;
 
   constructor(deps: T.KnowledgeServiceDeps) {
     this.ctx = new KnowledgeContext(deps);
+    this.extractor = deps.extractor ?? createOfflineStatementExtractor();
     this.knowledge = this.ctx.knowledge;
     this.embedder = this.ctx.embedder;
     this.reranker = this.ctx.reranker;
@@ -100,6 +107,30 @@ export class KnowledgeService {
   /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
   recall(p: Principal, task: string, options: { limit?: number; threshold?: number } = {}): Promise<T.RecallBlock> {
     return search.recall(this.ctx, p, task, options);
+  }
+
+  // ---------- formation (docs/formation.md) ----------
+
+  /**
+   * distill: form memories from the given messages (or, when the input names none, `fallback.messages`): add,
+   * supersede, close or add evidence, in one atomic write, each decision logged.
+   */
+  distill(
+    p: Principal,
+    raw: unknown,
+    fallback: { messages?: readonly DistillMessage[] } = {},
+  ): Promise<formation.DistillReport> {
+    return formation.distill(this.ctx, this.extractor, p, raw, fallback);
+  }
+
+  /** why: the decisions behind a formed memory, the messages they cite and its supersede chain. */
+  why(p: Principal, raw: unknown): Promise<formationLog.WhyReport> {
+    return formationLog.why(this.ctx, p, raw);
+  }
+
+  /** history: the supersede chain of a memory, oldest first, each with its decisions. */
+  history(p: Principal, raw: unknown): Promise<formationLog.HistoryReport> {
+    return formationLog.history(this.ctx, p, raw);
   }
 
   // ---------- curation ----------

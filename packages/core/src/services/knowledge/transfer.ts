@@ -1,8 +1,12 @@
 /** Transfer: export, import (one record or JSON Lines), re-embedding and statistics (docs/writing.md). */
+
+import { z } from 'zod';
+import { newId } from '../../domain/ids.js';
 import { checkName } from '../../domain/names.js';
 import { MemError } from '../../errors.js';
 import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
-import type { EmbeddingInfo, MemoryRecord, Principal } from '../../types.js';
+import { momentSchema } from '../../schemas.js';
+import type { EmbeddingInfo, MemoryRecord, MemoryValidity, Principal } from '../../types.js';
 import { embedTexts } from '../embedding.js';
 import type { KnowledgeContext } from './context.js';
 import { store, storeMany } from './ingest.js';
@@ -65,10 +69,85 @@ export function importedTime(createdAt: string, now: Date): string {
   );
 }
 
+const claimSchema = z
+  .object({
+    kind: z.string().min(1).max(100),
+    subject: z.string().min(1).max(200),
+    attribute: z.string().min(1).max(200),
+    single: z.boolean(),
+    value: z.string().max(2000),
+    stance: z.enum(['for', 'against']),
+  })
+  .strict();
+
+/** Formation's fields of an exported memory (docs/formation.md), all optional; null where a memory has none. */
+const validitySchema = z.object({
+  validFrom: momentSchema.nullable().optional(),
+  validTo: momentSchema.nullable().optional(),
+  invalidatedAt: momentSchema.nullable().optional(),
+  supersedes: z.string().min(1).max(200).nullable().optional(),
+  supersededBy: z.string().min(1).max(200).nullable().optional(),
+  userId: z.string().nullable().optional(),
+  claim: claimSchema.nullable().optional(),
+});
+
+/**
+ * The validity an import record carries, its supersede links renamed through `ids` (exported id → the id the memory
+ * gets here); a link to a memory the import does not bring is dropped. Undefined for a memory written on purpose.
+ */
+function importedValidity(
+  p: Principal,
+  rest: Record<string, unknown>,
+  ids: ReadonlyMap<string, string>,
+): MemoryValidity | undefined {
+  const parsed = validitySchema.safeParse(rest);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MemError(
+      'INVALID_INPUT',
+      `${issue?.path.join('.') ?? 'validity'}: ${issue?.message ?? 'is not valid'} (formation fields are validFrom, validTo, invalidatedAt as ISO times, supersedes/supersededBy as exported ids, userId, claim).`,
+    );
+  }
+  const v = parsed.data;
+  if (Object.values(v).every((x) => x === undefined || x === null)) return undefined;
+  const userId = v.userId ?? null;
+  if (userId !== null) {
+    checkName(userId, 'user');
+    if (p.role !== 'lead' && userId !== p.userId)
+      throw new MemError(
+        'FORBIDDEN',
+        `Only a lead may import memories about user "${userId}"; a worker imports only for the user it acts for.`,
+      );
+  }
+  const link = (id: string | null | undefined) => (id ? (ids.get(id) ?? null) : null);
+  return {
+    validFrom: v.validFrom ?? null,
+    validTo: v.validTo ?? null,
+    invalidatedAt: v.invalidatedAt ?? null,
+    supersedes: link(v.supersedes),
+    supersededBy: link(v.supersededBy),
+    userId,
+    claim: v.claim ?? null,
+  };
+}
+
+/** New ids for the exported memories of an import that are linked in a supersede chain, made before any is stored. */
+function chainIds(records: readonly unknown[], now: Date): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const r of records) {
+    if (typeof r !== 'object' || r === null) continue;
+    const { id, supersedes, supersededBy } = r as Record<string, unknown>;
+    if (typeof id === 'string' && (typeof supersedes === 'string' || typeof supersededBy === 'string'))
+      ids.set(id, newId(now));
+  }
+  return ids;
+}
+
 function importInput(
   p: Principal,
   record: ImportRecord,
   now: Date,
+  ids: ReadonlyMap<string, string> = new Map(),
 ): { input: Record<string, unknown>; overrides: StoreOverrides } {
   if (typeof record !== 'object' || record === null)
     throw new MemError('INVALID_INPUT', 'Each import line must be a JSON object with at least "content".');
@@ -91,9 +170,13 @@ function importInput(
   const input = Object.fromEntries(Object.entries(rest).filter(([k]) => allowed.includes(k)));
   // An export of an injected learning carries its `injected-by:` tag: a lead may restore it, no one else.
   const lead = p.role === 'lead' && Array.isArray(rest.tags) ? injectedBy(rest.tags.map(String)) : null;
+  const validity = importedValidity(p, rest, ids);
+  const docId = typeof rest.id === 'string' ? ids.get(rest.id) : undefined;
   return {
     input,
     overrides: {
+      ...(validity ? { validity } : {}),
+      ...(docId ? { docId } : {}),
       ...(lead !== null ? { injectedBy: lead } : {}),
       ...(createdAt ? { createdAt: importedTime(createdAt, now) } : {}),
       ...(agentId ? { agentId: String(agentId) } : {}),
@@ -132,6 +215,16 @@ export async function importLines(
   const numbered: { line: number; text: string }[] = [];
   for (const [i, line] of lines.entries()) if (line.trim()) numbered.push({ line: i + 1, text: line });
   const total = numbered.length;
+  const ids = chainIds(
+    numbered.map(({ text: line }) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch {
+        return null;
+      }
+    }),
+    ctx.now(),
+  );
   const report: ImportReport = { imported: 0, duplicates: 0, skipped: 0, errors: [], usage: { ...NO_USAGE } };
   let done = 0;
   for (let start = 0; start < numbered.length; start += batchSize) {
@@ -152,7 +245,7 @@ export async function importLines(
         if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
           throw new MemError('INVALID_INPUT', 'each line must be a JSON object with "content"');
         }
-        const prepared = importInput(p, rec as ImportRecord, ctx.now());
+        const prepared = importInput(p, rec as ImportRecord, ctx.now(), ids);
         inputs.push(prepared.input);
         overrides.push(prepared.overrides);
         at.push(j);

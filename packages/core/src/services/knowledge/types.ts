@@ -6,8 +6,9 @@ import type { Logger } from '../../ports/logger.js';
 import type { QueryRewriter } from '../../ports/query-rewriter.js';
 import type { Reranker } from '../../ports/reranker.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
+import type { StatementExtractor } from '../../ports/statement-extractor.js';
 import type { TokenUsage } from '../../ports/summarizer.js';
-import type { MemoryFields, MemoryTimes, MemoryUse, Scope, Source } from '../../types.js';
+import type { MemoryFields, MemoryTimes, MemoryUse, MemoryValidity, Scope, Source } from '../../types.js';
 import type { KnowledgeOptions } from './options.js';
 
 export interface StoreResult {
@@ -22,7 +23,7 @@ export interface StoreResult {
   usage: TokenUsage;
 }
 
-export interface SearchResult extends MemoryFields, MemoryTimes {
+export interface SearchResult extends MemoryFields, MemoryTimes, MemoryValidity {
   id: string;
   docId: string;
   chunkIndex: number;
@@ -35,7 +36,7 @@ export interface SearchResult extends MemoryFields, MemoryTimes {
   score: number;
 }
 
-export interface MemoryDocument extends MemoryFields, MemoryTimes, MemoryUse {
+export interface MemoryDocument extends MemoryFields, MemoryTimes, MemoryUse, MemoryValidity {
   id: string;
   chunkCount: number;
   chunks: { id: string; chunkIndex: number; content: string }[];
@@ -95,7 +96,8 @@ export interface RecallBlock {
   usage: TokenUsage;
 }
 
-export interface ExportRecord {
+/** One exported memory; formation's fields (docs/formation.md) are null for a memory written on purpose. */
+export interface ExportRecord extends MemoryValidity {
   id: string;
   content: string;
   name: string;
@@ -153,11 +155,17 @@ export interface KnowledgeServiceDeps {
   queryRewriter?: QueryRewriter | undefined;
   /** An extra asynchronous secret scan after mem's own rules, awaited by every write (docs/safety.md). */
   secretScanner?: SecretScanner | undefined;
+  /** What `distill` reads conversations with (docs/formation.md); default: the offline extractor. */
+  extractor?: StatementExtractor | undefined;
 }
 /** Overrides of an import: the original creation time, and (for a lead) the agent it belongs to. */
 export interface StoreOverrides {
   createdAt?: string;
   agentId?: string;
+  /** Import only: the id the new memory gets (so that supersede links between imported memories hold). */
+  docId?: string;
+  /** Import only: a formed memory's times, chain, user and claim (docs/formation.md). */
+  validity?: MemoryValidity;
   /** Set by inject-learning only: the lead, allowed to write the reserved `injected-by:` tag. */
   injectedBy?: string;
 }
