@@ -1,5 +1,5 @@
 /**
- * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|report> [flags]`: runs a script of the
+ * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|formation|report> [flags]`: runs a script of the
  * @mem/bench package (apps/bench/README.md) in a child process. The bench is a development dependency: it is found
  * through its package.json in a clone of the repository, and is not part of the published mem command.
  */
@@ -23,6 +23,7 @@ const SCRIPTS: Record<string, string> = {
   writes: 'src/writes.ts',
   keyword: 'src/keyword.ts',
   secrets: 'src/secrets.ts',
+  formation: 'src/formation.ts',
   report: 'src/report-page.ts',
 };
 
@@ -41,7 +42,7 @@ function benchDir(): string | null {
 export const benchCommands: Record<string, Command> = {
   bench: {
     summary:
-      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets) or render their reports into one page (see apps/bench/README.md)',
+      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets, formation) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
@@ -62,6 +63,9 @@ export const benchCommands: Record<string, Command> = {
       '                  (the SQLite pruned keyword index against FTS5 bm25(): top-10 overlap and time)\n' +
       '       mem bench secrets [--code node_modules/.pnpm] [--datasets a.json,b.json] [--runs 5] [--no-secretlint] [--json]\n' +
       '                  (the secret scanner: µs per KB on chat, code and hostile text; findings per MB on real code)\n' +
+      '       mem bench formation [--stores in-memory,sqlite] [--only id,…] [--limit N] [--llm-url URL --llm-model M]\n' +
+      '                  [--concurrency 1] [--json]   (distill over multi-session dialogues: current facts, stale, duplicates,\n' +
+      '                  false memories, secrets, as-of; key in MEM_LLM_API_KEY)\n' +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     passthrough: true,
     async run(ctx) {
