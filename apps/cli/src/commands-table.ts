@@ -5,6 +5,7 @@
 
 import { MemError } from '@mem/core';
 import {
+  formationOperations,
   knowledgeOperations,
   type Operation,
   runnerOperations,
@@ -77,6 +78,6 @@ export const operationCommands = tableCommands([...structuredOperations, ...stat
 
 /**
  * The knowledge commands the table declares: store, search, get, edit, delete, rate, history, dedup-check, recall,
- * smart-recall, task-context, learn, stats.
+ * smart-recall, task-context, learn, stats; and memory that forms itself: distill, why.
  */
-export const knowledgeTableCommands = tableCommands(knowledgeOperations);
+export const knowledgeTableCommands = tableCommands([...knowledgeOperations, ...formationOperations]);

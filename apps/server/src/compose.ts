@@ -112,6 +112,7 @@ async function openParts(s: Settings): Promise<Partial<StackOptions>> {
   if (s.summarizer) parts.summarizer = (await import('@mem/summarizer-llm')).createLlmSummarizer(s.summarizer);
   if (s.queryRewriter)
     parts.queryRewriter = (await import('@mem/summarizer-llm')).createLlmQueryRewriter(s.queryRewriter);
+  if (s.extractor) parts.extractor = (await import('@mem/summarizer-llm')).createLlmStatementExtractor(s.extractor);
   if (s.rerank) {
     const { depth, ...http } = s.rerank;
     parts.reranker = (await import('@mem/rerank-http')).createHttpReranker(http);
