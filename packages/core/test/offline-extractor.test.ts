@@ -28,7 +28,7 @@ const extractor = createOfflineStatementExtractor();
 
 describe('createOfflineStatementExtractor', () => {
   it('names itself for the decision log', () => {
-    expect(extractor).toMatchObject({ id: 'offline', model: null, promptVersion: 'offline-1' });
+    expect(extractor).toMatchObject({ id: 'offline', model: null, promptVersion: 'offline-2' });
   });
 
   it('reads the user only: not the assistant, the system or tool results, nor anything untrusted', async () => {

@@ -104,10 +104,30 @@ describe('saidTimes', () => {
     expect(one('up to Friday')).toMatchObject(day('2024-05-17', '2024-05-18', 'until'));
   });
 
+  it('reads starts, middles and thirds of periods: "at the start of the month", "early next month", "mid-March"', () => {
+    expect(one('at the start of the month')).toMatchObject(day('2024-05-01', '2024-05-02', 'at', 'month'));
+    expect(one('at the beginning of next year')).toMatchObject(day('2025-01-01', '2025-01-02', 'at', 'year'));
+    expect(one('from the start of next month')).toMatchObject(day('2024-06-01', '2024-06-02', 'since', 'month'));
+    expect(one('at the end of last year')).toMatchObject(day('2023-12-31', '2024-01-01', 'at', 'year'));
+    expect(one('the end of June')).toMatchObject(day('2024-06-30', '2024-07-01', 'until', 'month'));
+    expect(one('in the middle of July')).toMatchObject(day('2024-07-11', '2024-07-21', 'at', 'month'));
+    expect(one('early next month')).toMatchObject(day('2024-06-01', '2024-06-11', 'at', 'month'));
+    expect(one('we moved in mid-March')).toMatchObject(day('2024-03-11', '2024-03-21', 'at', 'month'));
+    expect(one('mid March')).toMatchObject(day('2024-03-11', '2024-03-21', 'at', 'month'));
+    expect(one('late June')).toMatchObject(day('2024-06-21', '2024-07-01', 'at', 'month'));
+    expect(one('in early 2023')).toMatchObject({ start: '2023-01-01', unit: 'year' });
+    expect(one('late next week')).toMatchObject(day('2024-05-24', '2024-05-27', 'at', 'week'));
+    expect(saidTimes('early next month', AT)[0]!.approximate).toBe(true);
+    // The words themselves, with no period after them, name none.
+    for (const text of ['I woke up early', 'sorry I am late', 'the middle of the road', 'at the start of the race'])
+      expect(saidTimes(text, AT), text).toEqual([]);
+  });
+
   it('names no time where words only look like one', () => {
     for (const text of [
       'May I ask you something?',
       'Next time, bring the charger.',
+      'I live in Maré',
       'Give me a second.',
       'We march on.',
       'I have 3 days off and a few ideas.',
@@ -157,6 +177,8 @@ describe('saidTimes', () => {
       'may may 2024 may ',
       'in a few in a few ',
       'from now on from ',
+      'early mid- late the start of the middle of ',
+      'mid-mid-mid-March ',
     ];
     for (const piece of pieces)
       expect(

@@ -104,6 +104,17 @@ const RELATIONS: Record<string, SaidTime['relation']> = {
   during: 'at',
   over: 'at',
 };
+/** Words for a part of a period: "the start of next month", "the end of the year". */
+const PARTS = new Set(['start', 'beginning', 'middle', 'end']);
+const THIRDS: Record<string, number> = { early: 0, mid: 1, late: 2 };
+
+/** The `n`-th third (0, 1, 2) of a period: early June is the 1st to the 10th, mid-June the 11th to the 20th. */
+function third(p: Period, n: number): Period {
+  const size = Math.floor((p.to - p.from) / 3);
+  const from = p.from + n * size;
+  return { from, to: n === 2 ? p.to : from + size, unit: p.unit };
+}
+
 /** Words that name a part of a day: "this morning" is today, "tomorrow night" tomorrow. */
 const DAY_PARTS = new Set(['morning', 'afternoon', 'evening', 'night', 'tonight']);
 
@@ -121,7 +132,8 @@ interface Period {
   approximate?: boolean;
 }
 
-const TOKEN = /\d{4}-\d{2}-\d{2}|\d+(?:st|nd|rd|th)?|[a-z]+|[^\sa-z\d]/gi;
+/** A date, a number (with its ordinal ending), a word in letters of any script, or one other mark. */
+const TOKEN = /\d{4}-\d{2}-\d{2}|\d+(?:st|nd|rd|th)?|[\p{L}\p{M}]+|[^\s\p{L}\p{M}\d]/giu;
 
 function tokens(text: string): Token[] {
   const out: Token[] = [];
@@ -203,18 +215,31 @@ function readTime(
     if (w(i + 2) === 'after' && other === 'tomorrow') return day(dayPeriod(today + 2), 4);
     if (w(i + 2) === 'before' && other === 'yesterday') return day(dayPeriod(today - 2), 4);
   }
-  // "the end of the month / next week / this year": the period's last day (an `until` reading).
-  if (
-    !nested &&
-    ((word === 'the' && w(i + 1) === 'end' && w(i + 2) === 'of') || (word === 'end' && w(i + 1) === 'of'))
-  ) {
+  // "the end of the month / next week / this year": the period's last day (an `until` reading); "the start (the
+  // beginning) of next month": its first day; "the middle of June": its middle third.
+  const part = word === 'the' ? w(i + 1) : word;
+  if (!nested && part !== undefined && PARTS.has(part) && w(i + (word === 'the' ? 2 : 1)) === 'of') {
     const skip = word === 'the' ? 3 : 2;
     const after = w(i + skip) === 'the' ? skip + 1 : skip;
-    const inner = readTime(w, i + after, today, relation, true, ahead) ?? readUnitAlone(w(i + after), today);
-    if (inner) return day({ ...dayPeriod(inner.period.to - 1), unit: inner.period.unit }, after + inner.used);
+    const inner = readTime(w, i + after, today, relation ?? 'at', true, ahead) ?? readUnitAlone(w(i + after), today);
+    if (inner) {
+      const { from, to, unit } = inner.period;
+      const at = part === 'end' ? dayPeriod(to - 1) : part === 'middle' ? third(inner.period, 1) : dayPeriod(from);
+      return day({ ...at, unit, approximate: part === 'middle' }, after + inner.used);
+    }
+  }
+  // "early next month", "mid-March", "late 2023", "in early summer": a third of the period.
+  if (!nested && (word === 'early' || word === 'mid' || word === 'late')) {
+    const skip = w(i + 1) === '-' ? 2 : 1;
+    const inner = readTime(w, i + skip, today, relation ?? 'at', true, ahead);
+    if (inner) {
+      const whole = inner.period;
+      const cut = whole.unit === 'day' || whole.unit === 'weekend' ? whole : third(whole, THIRDS[word]!);
+      return day({ ...cut, unit: whole.unit, approximate: true }, skip + inner.used);
+    }
   }
   // "in the summer", "on the weekend", "on the 3rd of May", "on the 5th" (the nearest such day of a month).
-  if (!nested && word === 'the' && relation !== null && w(i + 1) !== 'the' && w(i + 1) !== 'end') {
+  if (!nested && word === 'the' && relation !== null && w(i + 1) !== 'the' && !PARTS.has(w(i + 1) ?? '')) {
     const next = w(i + 1);
     if (next === 'weekend') {
       const saturday = monday(today) + 5;
@@ -448,7 +473,8 @@ export function saidTimes(text: string, at: Date | string, how: SaidTimeOptions 
     if (w(i + used) === 'on' && (relation === 'since' || w(i + used - 1) === 'now')) used += 1;
     const first = words[i]!;
     const last = words[i + used - 1]!;
-    const isEnd = (w(i + lead) === 'the' && w(i + lead + 1) === 'end') || w(i + lead) === 'end';
+    const isEnd =
+      (w(i + lead) === 'the' && w(i + lead + 1) === 'end') || (w(i + lead) === 'end' && w(i + lead + 1) === 'of');
     out.push({
       phrase: text.slice(first.start, last.end),
       index: first.start,

@@ -10,7 +10,7 @@ import { firstPersonStatements } from '../domain/statements/index.js';
 import type { ProposedMemory, StatementExtractor } from '../ports/statement-extractor.js';
 
 /** Bumped whenever the reader's rules change, so the decision log says which rules made a memory. */
-export const OFFLINE_EXTRACTOR_VERSION = 'offline-1';
+export const OFFLINE_EXTRACTOR_VERSION = 'offline-2';
 
 export function createOfflineStatementExtractor(): StatementExtractor {
   return {

@@ -5,15 +5,33 @@
  * "remember that…" / "from now on…" — each with a subject and an attribute, so that a later statement about the same
  * attribute supersedes it and a retraction ("I no longer…", "…not anymore", "I stopped…") closes it.
  *
+ * It reads chat as typed: contractions without their apostrophe or with a curly one ("im", "dont", "I’m"; "id" and
+ * "ill" only where they can be nothing else), a lower-case "i", names and words in any script ("Tomás", "Inês"), a
+ * lead-in before the subject ("Big news: we moved…", "Quick update - …", "So yeah, …", "In March, we…"), fillers
+ * before and after what is said ("btw", "lol", "tbh", "I guess", "these days" are never a value), emphasis that is no
+ * question ("…now??", "?!"), a statement before a question in the same sentence ("I live in Austin, best bbq near
+ * me?", "…, whats a good gym": the question is dropped and never part of the memory), and the "I" chat drops before a
+ * few life verbs at the start of a sentence or going on from one ("moved to leeds last month", "just got a puppy
+ * named Bo", "I moved to Leeds and started at Acme": moved, relocated, started, joined, quit, got, adopted, live,
+ * work — giving only where one lives, works and what as, pets, diet and relationship). Changes of job and diet are
+ * read with their common verbs ("got hired as", "was promoted to", "was made", "started at", "got laid off", "I'm on
+ * a keto diet", "doing keto", "went vegan", "not doing keto anymore"). A time says when a fact starts only inside the
+ * fact's own clause (or its lead-in) and with a verb of change or of what lies ahead, or as a start or end ("since",
+ * "from", "until"): "I hate driving in winter" and "my husband Tom turns 40 in August" give no start.
+ *
  * What it cannot do, by design (a model extractor does these): read third-person facts about others ("Anna moved to
  * Rome"), questions, hypotheticals and wishes ("if I lived…", "I'd love to…"), sarcasm, facts spread over several
- * messages, pronouns pointing back ("I love it"), and languages other than English. It prefers to miss a fact over
- * inventing one: small talk ("I'm tired", "I had pizza") gives nothing.
+ * messages, pronouns pointing back ("I love it"), a dropped "I" before any other verb ("allergic to nuts", "went
+ * vegan") or after a sentence about someone else ("My sister is great. Moved to Rome…" gives nothing), possessions
+ * other than pets ("I sold my car"), and languages other than English. It prefers to miss a fact over inventing one:
+ * small talk ("I'm tired", "I had pizza", "went to the shops", "got home late") gives nothing.
  *
  * Pure and deterministic; one pass over the words of each clause for each reading, so linear in the text.
  */
 
+import type { SaidTime } from '../said-time.js';
 import { saidTimes } from '../said-time.js';
+import { careerChange, dietAfterBe, dietVerb } from './changes.js';
 import { clauses, dateWords, objectAt, statementText, subjectAt, textOf } from './clauses.js';
 import {
   likeStatement,
@@ -32,9 +50,13 @@ import {
 import type { Clause, Found, Maker, Statement, StatementKind, Word } from './types.js';
 import {
   ADVERBS,
+  CHANGE_VERBS,
+  DETERMINERS,
   DISLIKE_VERBS,
   EAT_VERBS,
+  FILLERS,
   FIRM_PLAN,
+  HEARSAY,
   isName,
   keyOf,
   LIKE_VERBS,
@@ -42,10 +64,39 @@ import {
   PLAN_VERBS,
   PREFERENCE_VERBS,
   RATHER_VERBS,
+  STATUS,
   singular,
   TRAVEL_VERBS,
   words,
 } from './words.js';
+
+/** Words before a count that leave it as said: "for about six years". */
+const ROUGHLY = new Set(['about', 'around', 'almost', 'nearly', 'over', 'roughly', 'like']);
+
+/** What one lives in that is no place: "live in the moment", "live in fear". */
+const LIVE_IDIOMS = new Set(['fear', 'hope', 'peace', 'denial', 'harmony', 'sin', 'luxury', 'poverty']);
+
+/** "Last month I moved to Leeds", "In March we…": the subject right after a time phrase that opens the clause. */
+function subjectAfterTime(ws: readonly Word[], time: SaidTime | undefined): number | undefined {
+  if (!time || time.index !== ws[0]!.start) return undefined;
+  const after = ws.findIndex((x) => x.start >= time.index + time.phrase.length);
+  const w = ws[after]?.w;
+  return w === 'i' || w === 'we' || w === 'my' || w === 'our' ? after : undefined;
+}
+
+/**
+ * The time of a lead-in before the clause ("In March, we moved…", "Last week: got a puppy"), when the lead-in opens
+ * with it; its index points into the lead-in, before the clause.
+ */
+function leadTime(text: string, c: Clause, at: Date | string, ahead: boolean): SaidTime | undefined {
+  const lead = c.lead;
+  if (!lead || lead.length === 0) return undefined;
+  let k = 0;
+  while (k < lead.length && (FILLERS.has(lead[k]!.w) || lead[k]!.w === ',')) k += 1;
+  if (k >= lead.length) return undefined;
+  const said = saidTimes(textOf(text, lead, k, lead.length), at, { ahead })[0];
+  return said && said.index === 0 ? { ...said, index: said.index + lead[k]!.start } : undefined;
+}
 
 /**
  * Every statement about the speaker in `text`, in order, its times resolved against `at` (when the text was said).
@@ -53,20 +104,63 @@ import {
  */
 export function firstPersonStatements(text: string, at: Date | string): Statement[] {
   const out: Statement[] = [];
-  for (const c of clauses(words(text))) {
+  for (const c of clauses(words(text), text)) {
     const found = readClause(text, c, at);
-    if (Array.isArray(found)) out.push(...found);
-    else if (found) out.push(found);
+    const all = Array.isArray(found) ? found : found ? [found] : [];
+    // A clause whose "I" chat dropped ("moved to leeds", "got a puppy") says only a life fact, never a habit or a like.
+    if (!c.dropped) out.push(...all);
+    else if (!c.words.some((x) => HEARSAY.has(x.w)))
+      out.push(...all.filter((s) => DROPPED_KINDS.has(s.kind) || s.attribute.startsWith('family.')));
   }
   return out;
 }
 
+/** What a clause with a dropped "I" may say. */
+const DROPPED_KINDS: ReadonlySet<StatementKind> = new Set([
+  'residence',
+  'employer',
+  'occupation',
+  'pet',
+  'relationship',
+  'diet',
+]);
+
+/**
+ * The main verb after the subject at `first`, past adverbs, negation and auxiliaries: "I've just moved" → moved, "I
+ * was promoted" → promoted, "I'm moving" → moving.
+ */
+function mainVerb(ws: readonly Word[], first: number): string | undefined {
+  let k = first + 1;
+  while (k < ws.length && (ADVERBS.has(ws[k]!.w) || AUXILIARIES.has(ws[k]!.w))) k += 1;
+  return ws[k]?.w;
+}
+
+const AUXILIARIES = new Set([
+  'am',
+  'is',
+  'are',
+  'was',
+  'were',
+  'have',
+  'has',
+  'had',
+  'did',
+  'will',
+  'would',
+  'been',
+  'be',
+  'not',
+  'no',
+  'longer',
+  'never',
+  'gonna',
+]);
+
 export function readClause(text: string, c: Clause, at: Date | string): Found {
   const ws = c.words;
-  const first = subjectAt(ws);
   const end = ws.length;
   const w = (k: number) => ws[k]?.w;
-  if (w(first) === 'if' || w(first) === 'when' || w(first) === 'whether') return null;
+  if (w(0) === 'if' || w(0) === 'when' || w(0) === 'whether') return null;
   const clauseText = textOf(text, ws, 0, end);
   // A sentence about what lies ahead places a month without a year in the future ("I'm going to Japan in April").
   const ahead = ws.some(
@@ -78,10 +172,18 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
       ((x.w === 'am' || x.w === 'are') && (TRAVEL_VERBS.has(ws[k + 1]?.w ?? '') || MOVE_VERBS.has(ws[k + 1]?.w ?? ''))),
   );
   const times = saidTimes(clauseText, at, { ahead }).map((t) => ({ ...t, index: t.index + ws[0]!.start }));
-  const time = times[0];
-  /** Words before the time phrase: where an object must end. */
-  const stop = time ? ws.findIndex((x) => x.start >= time.index) : -1;
+  const said = times[0] ?? leadTime(text, c, at, ahead);
+  const first = subjectAfterTime(ws, said) ?? subjectAt(ws);
+  /** Words before the time phrase: where an object must end (a time before the subject ends none). */
+  const stop = said && said.index > ws[first]!.start ? ws.findIndex((x) => x.start >= said.index) : -1;
   const objectStop = stop < 0 ? end : stop;
+  // A time is when the fact starts only with a verb of change or of what lies ahead ("in March we moved", "next week
+  // I'm flying"), or said as a start or an end ("since May", "until June"); "I hate driving in winter" and "my
+  // husband Tom turns 40 in August" say no start of what they tell.
+  const main = mainVerb(ws, first);
+  const eventful =
+    ahead || (main !== undefined && (CHANGE_VERBS.has(main) || PLAN_VERBS.has(main) || TRAVEL_VERBS.has(main)));
+  const time = said && (said.relation !== 'at' || eventful) ? said : undefined;
   const world = (): Pick<Statement, 'validFrom' | 'validTo'> => {
     if (!time) return { validFrom: lastedSince(ws, first, at), validTo: null };
     if (time.relation === 'until') return { validFrom: null, validTo: time.end };
@@ -143,6 +245,12 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     return nameStatement(text, ws, first + 4, make);
   if (w(first) !== 'i' && w(first) !== 'we') return c.explicit ? noteStatement(text, c, make) : null;
   const we = w(first) === 'we';
+  /** "I am …" from `at`: a diet said with "on", "doing", "off", else the readings of `readBeing`. */
+  const being = (at2: number, negated2: boolean): Found => {
+    let b = at2;
+    while (b < objectStop && ADVERBS.has(w(b)!) && w(b) !== 'do') b += 1;
+    return dietAfterBe(ws, b, make, negated2, we) ?? readBeing(text, c, at2, objectStop, make, negated2, we, time);
+  };
 
   // After the subject: adverbs, then negation and the verb.
   let k = first + 1;
@@ -153,7 +261,7 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     w(k + 1) === 'not'
   ) {
     negated = true;
-    if (w(k) === 'am') return readBeing(text, c, k + 2, objectStop, make, true, we, time);
+    if (w(k) === 'am') return being(k + 2, true);
     {
       const modal = w(k);
       k += 2;
@@ -165,7 +273,7 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
       }
     }
   } else if (w(k) === 'am' && w(k + 1) === 'no' && w(k + 2) === 'longer') {
-    return readBeing(text, c, k + 3, objectStop, make, true, we, time);
+    return being(k + 3, true);
   } else if (w(k) === 'no' && w(k + 1) === 'longer') {
     // "I no longer eat meat": a habit that stopped (likes and places are read below with their own verbs).
     k += 2;
@@ -194,6 +302,10 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
       return preferenceStatement(text, ws, k + 3, objectStop, make);
     return null;
   }
+  const career = careerChange(text, ws, k, objectStop, make, negated, we);
+  if (career !== undefined) return career;
+  const diet = dietVerb(ws, k, make, negated, we);
+  if (diet !== undefined) return diet;
   if (!negated && PREFERENCE_VERBS.has(verb)) return preferenceStatement(text, ws, k + 1, objectStop, make);
   if (LIKE_VERBS.has(verb)) {
     if (w(k + 1) === 'to' && !negated && !retracting) return null; // "I'd love to", "I like to think": a wish or a habit.
@@ -223,6 +335,8 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
   ) {
     const at2 = verb === 'am' || verb === 'are' ? k + 2 : k + 1;
     if (w(at2) !== 'in' && w(at2) !== 'at' && w(at2) !== 'near' && w(at2) !== 'outside') return null;
+    // "live in the moment", "live in fear": with no "I" said, only a place named right after the preposition.
+    if (c.dropped && (DETERMINERS.has(w(at2 + 1) ?? '') || LIVE_IDIOMS.has(w(at2 + 1) ?? ''))) return null;
     return placeStatement(text, ws, at2 + 1, objectStop, 'residence', make, negated);
   }
   if (
@@ -251,17 +365,19 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     const p = verb === 'am' ? k + 2 : k + 1;
     if (w(p) === 'as') return occupationStatement(text, ws, p + 1, objectStop, make, negated);
     if (w(p) === 'at' || w(p) === 'for') {
+      // "work at the office today": with no "I" said, only an employer named right after the preposition.
+      if (c.dropped && DETERMINERS.has(w(p + 1) ?? '')) return null;
       const obj = objectAt(ws, p + 1, objectStop);
       if (!obj) return null;
       return make('employer', ['employer'], true, textOf(text, ws, obj.from, obj.to), negatedPolarity(negated));
     }
     return null;
   }
-  if (verb === 'am' || verb === 'are') return readBeing(text, c, k + 1, objectStop, make, negated, we, time);
+  if (verb === 'am' || verb === 'are') return being(k + 1, negated);
   // "I've been living in Toronto", "I have lived here since 2019", "I've moved to Oslo", "I've worked at Acme".
   if ((verb === 'have' || verb === 'had') && !negated) {
     const next = w(k + 1);
-    if (next === 'been') return readBeing(text, c, k + 2, objectStop, make, false, we, time);
+    if (next === 'been') return being(k + 2, false);
     if (next === 'lived' && (w(k + 2) === 'in' || w(k + 2) === 'at'))
       return placeStatement(text, ws, k + 3, objectStop, 'residence', make, false);
     if (next === 'moved' && w(k + 2) === 'to')
@@ -275,9 +391,9 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
     return make('identity', ['birth-year'], true, time.start.slice(0, 4));
   }
   if (verb === 'turned' && /^\d{1,3}$/.test(w(k + 1) ?? '')) return make('age', ['age'], true, w(k + 1)!);
-  // "I joined Meta last month", "I started at Acme in May": a new employer.
-  if ((verb === 'joined' || (verb === 'started' && w(k + 1) === 'at')) && !negated) {
-    const at2 = verb === 'joined' ? k + 1 : k + 2;
+  // "I joined Meta last month": a new employer ("started at" is read with the other changes of job).
+  if (verb === 'joined' && !negated) {
+    const at2 = k + 1;
     const org = ws[at2];
     if (org && isName(text.slice(org.start, org.end))) {
       const obj = objectAt(ws, at2, objectStop);
@@ -295,10 +411,12 @@ export function readClause(text: string, c: Clause, at: Date | string): Found {
   ) {
     return preferenceStatement(text, ws, k + 3, objectStop, make);
   }
-  if (verb === 'got' && w(k + 1) === 'married') return make('relationship', ['relationship'], true, 'married');
+  if (verb === 'got' && STATUS.has(w(k + 1) ?? '')) return make('relationship', ['relationship'], true, w(k + 1)!);
   if (verb === 'have' || verb === 'got' || verb === 'adopted' || verb === 'has') {
-    if (negated) return null;
-    return readHaving(text, ws, k + 1, objectStop, make);
+    // "I don't have a dog anymore": a pet retracted; "I don't have a car" is none.
+    if (negated && !(retracting && verb === 'have')) return null;
+    const had = readHaving(text, ws, k + 1, objectStop, make);
+    return had && retracting && had.kind !== 'pet' ? null : had;
   }
   if (negated && (verb === 'eat' || verb === 'drink' || verb === 'smoke' || verb === 'use' || verb === 'take')) {
     return verbStatement(text, ws, k, objectStop, make, 'constraint');
@@ -322,10 +440,12 @@ export function lastedSince(ws: readonly Word[], first: number, at: Date | strin
   if (ws[k]?.w !== 'have' && ws[k]?.w !== 'has') return null;
   for (let f = k + 1; f < ws.length; f++) {
     if (ws[f]!.w !== 'for') continue;
-    if (ws[f + 1]?.w === 'a' && ws[f + 2]?.w === 'decade') return saidTimes('10 years ago', at)[0]?.start ?? null;
+    // "for about six years", "for nearly a decade": the count as said.
+    const g = ROUGHLY.has(ws[f + 1]?.w ?? '') ? f + 1 : f;
+    if (ws[g + 1]?.w === 'a' && ws[g + 2]?.w === 'decade') return saidTimes('10 years ago', at)[0]?.start ?? null;
     for (const n of [2, 3, 4]) {
       const phrase = `${ws
-        .slice(f + 1, f + 1 + n)
+        .slice(g + 1, g + 1 + n)
         .map((x) => x.w)
         .join(' ')} ago`;
       const back = saidTimes(phrase, at);

@@ -117,6 +117,7 @@ export function placeStatement(
     to < stop &&
     ws[to]!.w !== ',' &&
     !OBJECT_END.has(ws[to]!.w) &&
+    !ADVERBS.has(ws[to]!.w) &&
     !['with', 'for', 'since', 'last', 'next', 'in', 'about', 'ago', 'two', 'three'].includes(ws[to]!.w)
   )
     to += 1;
@@ -185,7 +186,11 @@ export function noteStatement(text: string, c: Clause, make: Maker): Statement |
   const ws = c.words;
   const content = ws.filter(
     (x) =>
-      /^[a-z][a-z0-9]*$/.test(x.w) && !DETERMINERS.has(x.w) && !EMPTY_OBJECT.has(x.w) && x.w !== 'i' && x.w !== 'to',
+      /^\p{L}[\p{L}\p{M}\p{N}]*$/u.test(x.w) &&
+      !DETERMINERS.has(x.w) &&
+      !EMPTY_OBJECT.has(x.w) &&
+      x.w !== 'i' &&
+      x.w !== 'to',
   );
   if (content.length < 2) return null;
   // "remember, staying positive matters" is advice; a note is about the speaker or tells the assistant what to do.
@@ -212,7 +217,7 @@ export function planStatement(
 ): Found {
   // The plan's key: its verb ("to" + a verb after plan / intend / hope / want / going; otherwise the verb itself) and
   // the head of what follows.
-  const stop = time ? ws.findIndex((x) => x.start >= time.index) : -1;
+  const stop = time && time.index >= ws[k]!.start ? ws.findIndex((x) => x.start >= time.index) : -1;
   const until = stop < 0 ? end : stop;
   // "going to visit" (a verb after "to"), not "going to a conference" or "going to Rome".
   const next = ws[k + 2];
@@ -318,7 +323,7 @@ export function readBeing(
     return make('occupation', ['occupation'], true, word, negatedPolarity(negated));
   if (word === 'from') return placeStatement(text, ws, k + 1, stop, 'origin', make, negated);
   // "I'm gluten-free", "I'm dairy free": something the speaker avoids.
-  if (w(k + 1) === 'free' && /^[a-z]+$/.test(word) && !negated) {
+  if (w(k + 1) === 'free' && /^\p{L}+$/u.test(word) && !negated) {
     return make('constraint', ['constraint', 'avoid', word], false, `${word}-free`);
   }
   // "I'm no longer at Google": the employer no longer holds.

@@ -63,6 +63,10 @@ export interface Clause {
   explicit: boolean;
   /** True after "from now on" (the statement holds from when it was said). */
   fromNow: boolean;
+  /** True when chat dropped the "I" before a life verb ("moved to leeds"): `words` opens with an "I" of no length. */
+  dropped?: boolean;
+  /** A short lead-in before the clause, cut off by a comma, colon or dash ("In March, we moved…"): its time counts. */
+  lead?: Word[];
 }
 
 /** What a reading finds: nothing, one statement, or one per object of a list. */

@@ -1,7 +1,17 @@
 import { own } from '../json.js';
 import type { Word } from './types.js';
 
-export const WORD = /[a-z0-9]+(?:['’][a-z]+)*|[.,;:!?()"]/gi;
+/** A set of the words of a space-separated list. */
+export const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(' '));
+
+/**
+ * A word (letters of any script, digits, joined by apostrophes or "&": "Tomás", "don't", "I’m", "A&E"), a clock time
+ * ("10:30"), a punctuation mark ("&" alone reads "and"), or a dash standing between words ("Quick update - I moved",
+ * "moved—finally"). A hyphen inside a word ("gluten-free") is no token. Each repeated part starts with a mark its
+ * letters cannot match, so the match never backtracks: one pass.
+ */
+export const WORD =
+  /\d{1,2}:\d{2}|[\p{L}\p{M}\p{N}]+(?:['’ʼ`][\p{L}\p{M}]+|&[\p{L}\p{M}\p{N}]+)*|[.,;:!?()"&]|[–—]+|(?<![\p{L}\p{N}])-+(?![\p{L}\p{N}])/gu;
 
 export const CONTRACTIONS: Record<string, string[]> = {
   "i'm": ['i', 'am'],
@@ -11,6 +21,8 @@ export const CONTRACTIONS: Record<string, string[]> = {
   "we're": ['we', 'are'],
   "we've": ['we', 'have'],
   "we'll": ['we', 'will'],
+  "you're": ['you', 'are'],
+  "they're": ['they', 'are'],
   "don't": ['do', 'not'],
   "doesn't": ['does', 'not'],
   "didn't": ['did', 'not'],
@@ -20,22 +32,102 @@ export const CONTRACTIONS: Record<string, string[]> = {
   "isn't": ['is', 'not'],
   "aren't": ['are', 'not'],
   "wasn't": ['was', 'not'],
+  "weren't": ['were', 'not'],
   "haven't": ['have', 'not'],
   "hasn't": ['has', 'not'],
+  "hadn't": ['had', 'not'],
   "couldn't": ['could', 'not'],
   "wouldn't": ['would', 'not'],
+  "shouldn't": ['should', 'not'],
   "it's": ['it', 'is'],
   "that's": ['that', 'is'],
   "name's": ['name', 'is'],
 };
 
+/**
+ * Contractions typed without their apostrophe in chat ("im", "dont", "thats"): only spellings that are no other
+ * English word. "id" and "ill" are words too; they are read in context (`chatContraction`).
+ */
+const BARE_CONTRACTIONS: Record<string, string[]> = {
+  im: ['i', 'am'],
+  ive: ['i', 'have'],
+  dont: ['do', 'not'],
+  doesnt: ['does', 'not'],
+  didnt: ['did', 'not'],
+  cant: ['can', 'not'],
+  wont: ['will', 'not'],
+  isnt: ['is', 'not'],
+  arent: ['are', 'not'],
+  wasnt: ['was', 'not'],
+  werent: ['were', 'not'],
+  havent: ['have', 'not'],
+  hasnt: ['has', 'not'],
+  hadnt: ['had', 'not'],
+  couldnt: ['could', 'not'],
+  wouldnt: ['would', 'not'],
+  shouldnt: ['should', 'not'],
+  thats: ['that', 'is'],
+  whats: ['what', 'is'],
+  wheres: ['where', 'is'],
+  hows: ['how', 'is'],
+  youre: ['you', 'are'],
+  hes: ['he', 'is'],
+  shes: ['she', 'is'],
+  theyre: ['they', 'are'],
+  u: ['you'],
+};
+
+/** Words after which "ill" is the adjective ("I'm ill", "fell ill"), not "I'll". */
+const ILL_AFTER = wordSet(
+  'am is are was were be been being feel feels feeling felt fell fall falls get gets got getting became become look ' +
+    "looks very so too 's the a an",
+);
+/** Words after "ill" that make it the adjective or a noun ("ill health"). */
+const ILL_BEFORE = wordSet('health effects will feeling at with and or today now again lately too since for all');
+/** Words after "id" that make it "I'd" ("id rather", "id love to"); "my id expired" stays a word. */
+const ID_BEFORE = wordSet(
+  'rather love like prefer hate say be have go never also really probably definitely want need',
+);
+
+/** "id" / "ill" as "I'd" / "I'll", read from the words around them; null when they are the words themselves. */
+function chatContraction(raw: string, before: string | undefined, after: string | undefined): string[] | null {
+  const wordAfter = after !== undefined && /^\p{L}/u.test(after);
+  if (raw === 'id')
+    return wordAfter && ID_BEFORE.has(after!) && !DETERMINERS_AND_OWNERS.has(before ?? '') ? ['i', 'would'] : null;
+  if (raw === 'ill')
+    return wordAfter && !ILL_BEFORE.has(after!) && !ILL_AFTER.has(before ?? '') && !/^\p{L}+ly$/u.test(before ?? '')
+      ? ['i', 'will']
+      : null;
+  return null;
+}
+
+const DETERMINERS_AND_OWNERS = wordSet('the a an my your his her their our its this that student photo');
+
+const apostrophes = (s: string) => s.replace(/[’ʼ`]/g, "'");
+
 export function words(text: string): Word[] {
   const out: Word[] = [];
-  for (const m of text.matchAll(WORD)) {
-    const raw = m[0].toLowerCase().replaceAll('’', "'");
+  const found = [...text.matchAll(WORD)];
+  const lower = found.map((m) => apostrophes(m[0].toLowerCase()));
+  for (let i = 0; i < found.length; i++) {
+    const m = found[i]!;
+    const raw = lower[i]!;
     const start = m.index;
     const end = start + m[0].length;
-    const open = own(CONTRACTIONS, raw);
+    // Dashes of every length are one mark.
+    if (/^[-–—]+$/.test(raw)) {
+      out.push({ w: '-', start, end });
+      continue;
+    }
+    if (raw === '&') {
+      out.push({ w: 'and', start, end });
+      continue;
+    }
+    const open =
+      own(CONTRACTIONS, raw) ??
+      own(BARE_CONTRACTIONS, raw) ??
+      chatContraction(raw, lower[i - 1], lower[i + 1]) ??
+      undefined;
     if (open) for (const w of open) out.push({ w, start, end });
     else if (raw.endsWith("'s"))
       out.push({ w: raw.slice(0, -2), start, end: end - 2 }, { w: "'s", start: end - 2, end });
@@ -44,9 +136,6 @@ export function words(text: string): Word[] {
   return out;
 }
 
-/** A set of the words of a space-separated list. */
-export const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(' '));
-
 export const SENTENCE_END = new Set(['.', '!', '?', ';']);
 
 /** Words that start a question after a comma: "I prefer X, how can I …?" */
@@ -54,8 +143,25 @@ export const QUESTION_WORDS = wordSet(
   'how what why can could would should do does is are which where when any will who',
 );
 
+/** Words for someone else: a sentence with one may have dropped their name, not "I", before the next. */
+export const THIRD_PARTY = wordSet('he she they him her his hers their them');
+
 /** Words that start a new clause after "and" or a comma: a new subject. */
-export const SUBJECTS = new Set(['i', 'my', 'we', 'our', 'it', 'he', 'she', 'they', 'you', 'this', 'that', 'there']);
+export const SUBJECTS = new Set([
+  'i',
+  'my',
+  'we',
+  'our',
+  'it',
+  'its',
+  'he',
+  'she',
+  'they',
+  'you',
+  'this',
+  'that',
+  'there',
+]);
 
 /** Words that open a new clause (when a new subject follows for "and"). */
 export const CLAUSE_BREAK = new Set(['but', 'because', 'although', 'though', 'whereas', 'while', 'so', 'cause']);
@@ -63,13 +169,90 @@ export const CLAUSE_BREAK = new Set(['but', 'because', 'although', 'though', 'wh
 export const FILLERS = wordSet(
   'actually well oh ok okay so btw also and but um uh hey hi yeah yes no nope honestly anyway anyways ' +
     'correction wait fyi now plus though still lol haha ah right sorry hmm basically nowadays lately currently ' +
-    'recently',
+    'recently tbh ngl imo fwiw omg wow welp alright hm oops lmao ugh update',
 );
+
+/** Words that may end a clause without being part of what it says ("allergic to peanuts btw", "I love it now"). */
+export const TAIL_FILLERS = wordSet(
+  'btw fyi lol lmao lmfao rofl haha hahaha hehe xd tbh imo imho ngl honestly though tho anyway anyways anyhow now ' +
+    'lately nowadays currently too also ok okay yeah actually fwiw rn atm obviously',
+);
+
+/** Two-word tails of the same kind: "these days", "I guess". */
+export const TAIL_PAIRS = new Set([
+  'these days',
+  'right now',
+  'for now',
+  'as well',
+  'i think',
+  'i guess',
+  'i suppose',
+  'i believe',
+  'i reckon',
+  'you know',
+  'by now',
+]);
+
+/** Three-word tails: "at the moment", "to be honest". */
+export const TAIL_TRIPLES = new Set(['at the moment', 'to be honest', 'to be fair', 'at this point', 'by the way']);
+
+/** Laughter in any length: "haha", "hahaha", "ahah", "hehe", "lool", "lmaooo", "xddd". One pass, no nesting. */
+export const isLaugh = (w: string) => /^(?:ha)+h?$|^a(?:ha)+$|^(?:he)+$|^lo+l$|^lmf?ao+$|^xd+$/.test(w);
+
+/**
+ * Verbs that carry a life fact even when chat drops the "I" before them ("moved to leeds last month", "just got a
+ * puppy"): read only at the very start of a sentence.
+ */
+export const DROPPED_I_VERBS = wordSet('moved relocated started joined quit got adopted live work');
+
+/** Words that tell what someone else said: a clause with no "I" and one of them is hearsay ("moved to Rome apparently"). */
+export const HEARSAY = wordSet('apparently supposedly reportedly allegedly heard says said');
+
+/**
+ * Main verbs of a change: a time said with one is when the fact starts ("in March we moved", "last week I got a
+ * puppy"); with any other verb it is only a circumstance ("I hate driving in winter").
+ */
+export const CHANGE_VERBS = wordSet(
+  'moved move moving relocated relocate relocating started start starting joined join joining got get getting ' +
+    'adopted adopt adopting became become becoming switched switch switching married marry marrying engaged ' +
+    'divorced hired promoted made quit quitting left leave leaving turned turn turning began begin beginning ' +
+    'stopped stop stopping gave give giving retired retire retiring graduated graduate transferred went go gone ' +
+    'going returned return returning came come coming born bought sold welcomed rescued switched changed change ' +
+    'changing took',
+);
+
+/**
+ * What starts a question after a comma ("I live in Austin, whats a good gym", "…, any tips?"): a question word, or an
+ * auxiliary before its subject ("can you", "is there").
+ */
+export const QUESTION_OPENERS = wordSet(
+  'what where how why which any anyone anybody anything recommendations recs suggestions tips ideas thoughts advice',
+);
+const ASKING_AUX = wordSet('can could would will do does did should is are');
+const ASKED = wordSet('you i we there anyone someone it that this');
+
+/** A question word before an auxiliary ("… whats a good gym", "… where can I park"): a question, comma or not. */
+export function invertedAt(ws: readonly Word[], k: number): boolean {
+  const a = ws[k]?.w;
+  return (
+    (a === 'what' || a === 'where' || a === 'how' || a === 'which' || a === 'why') &&
+    (ASKING_AUX.has(ws[k + 1]?.w ?? '') || ws[k + 1]?.w === 'was' || ws[k + 1]?.w === "'s")
+  );
+}
+
+/** True when the words from `k` open a question: "what…", "any tips", "can you…", "is there…". */
+export function asksAt(ws: readonly Word[], k: number): boolean {
+  const a = ws[k]?.w;
+  if (a === undefined) return false;
+  if (QUESTION_OPENERS.has(a)) return true;
+  return ASKING_AUX.has(a) && ASKED.has(ws[k + 1]?.w ?? '');
+}
 
 export const ADVERBS = wordSet(
   'really also still now usually always generally mostly totally absolutely definitely honestly ' +
     'actually just truly currently recently finally officially even personally genuinely seriously kinda ' +
-    'certainly originally basically now kind sort do',
+    'certainly originally basically now kind sort do mostly mainly primarily largely partly already literally ' +
+    'technically then eventually',
 );
 
 /** Objects that point back or name nothing: "I love it", "I like that". */
@@ -107,7 +290,8 @@ export const LIST_END = new Set(['and', 'or', ',']);
 
 export const OBJECT_END = wordSet(
   'because but when if since and or than whenever unless which who that though although anymore now ' +
-    'these nowadays lately too either instead again as best most better more less',
+    'these nowadays lately too either instead again as best most better more less btw fyi lol lmao haha hehe ' +
+    'tbh imo imho ngl tho rn atm honestly whose where apparently supposedly',
 );
 
 export const TRAILING = wordSet('a lot very much so really the more any days well for me');
@@ -130,7 +314,7 @@ export const PETS = wordSet(
 );
 
 export const DIETS = wordSet(
-  'vegan vegetarian pescatarian pescetarian carnivore keto kosher halal flexitarian omnivore',
+  'vegan vegetarian pescatarian pescetarian carnivore keto kosher halal flexitarian omnivore paleo atkins fruitarian',
 );
 
 export const STATUS = new Set(['married', 'engaged', 'single', 'divorced', 'widowed', 'separated']);
@@ -186,17 +370,41 @@ export const EAT_VERBS = new Set([
   'stand',
 ]);
 
-export const isName = (text: string) => /^[A-Z][\p{L}'-]*$/u.test(text);
+/** A name as written: a capital first letter in any script ("Tomás", "Øystein"), or a letter of a script without case. */
+export const isName = (text: string) => /^[\p{Lu}\p{Lt}\p{Lo}][\p{L}\p{M}'’-]*$/u.test(text);
 
 export const CONNECT_NAME = new Set(['called', 'named', 'is']);
 
-/** A key segment: lower-case words joined by hyphens (a-z, 0-9). */
+/** Letters that no decomposition turns into a-z. */
+const FOLD: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ø: 'o',
+  æ: 'ae',
+  œ: 'oe',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+};
+
+/**
+ * A key segment: lower-case words joined by hyphens (a-z, 0-9). Accents fold away ("Tomás" → tomas, "Søren" → soren);
+ * a letter of another script keeps its code point ("美咲" → u7f8e-u54b2), so two names never share a key.
+ */
 export function keyOf(parts: readonly string[]): string {
   return parts
     .map((p) =>
       p
         .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
+        .normalize('NFKD')
+        .replace(/\p{M}+/gu, '')
+        .replace(/[^a-z0-9]/gu, (c) => {
+          const folded = own(FOLD, c);
+          if (folded !== undefined) return folded;
+          return /[\p{L}\p{N}]/u.test(c) ? `-u${c.codePointAt(0)!.toString(16)}-` : '-';
+        })
+        .replace(/-+/g, '-')
         .replace(/^-+|-+$/g, ''),
     )
     .filter((p) => p.length > 0)
