@@ -5,6 +5,7 @@
  * text: a plain word matches itself anywhere, `a|b` either. They name values ("aisle", "leeds"), never an
  * extractor's wording, so that any extractor's memory of the fact can match.
  */
+import { MONTH_NAMES } from '@mem/core/adapter';
 
 /** Who said a turn. `paste` is content the user pasted from outside (a web page, an e-mail): sent as untrusted. */
 export type Speaker = 'user' | 'assistant' | 'tool' | 'paste';
@@ -100,25 +101,10 @@ export const a = (text: string): Turn => ({ by: 'assistant', text });
 export const tool = (text: string): Turn => ({ by: 'tool', text });
 export const paste = (text: string): Turn => ({ by: 'paste', text });
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /** A day written the ways a memory may write it: `2026-03-10`, `March 10`, `10 March`, `10th of March`, `Mar 10`. */
 export function day(iso: string): string {
   const [, m, d] = iso.split('-').map(Number) as [number, number, number];
-  const name = MONTHS[m - 1]!;
+  const name = MONTH_NAMES[m - 1]!;
   const short = name.slice(0, 3);
   return [
     iso,
@@ -132,7 +118,7 @@ export function day(iso: string): string {
 /** A month written as `2026-03` or `March 2026`. */
 export function month(iso: string): string {
   const [y, m] = iso.split('-').map(Number) as [number, number];
-  return `${iso}|${MONTHS[m - 1]!},? ${y}`;
+  return `${iso}|${MONTH_NAMES[m - 1]!},? ${y}`;
 }
 
 /** A pattern that any memory matches: the dialogue should form none. */
