@@ -8,6 +8,7 @@ import {
   formationOperations,
   knowledgeOperations,
   type Operation,
+  reviewOperations,
   runnerOperations,
   stateOperations,
   structuredOperations,
@@ -80,4 +81,8 @@ export const operationCommands = tableCommands([...structuredOperations, ...stat
  * The knowledge commands the table declares: store, search, get, edit, delete, rate, history, dedup-check, recall,
  * smart-recall, task-context, learn, stats; and memory that forms itself: distill, why.
  */
-export const knowledgeTableCommands = tableCommands([...knowledgeOperations, ...formationOperations]);
+export const knowledgeTableCommands = tableCommands([
+  ...knowledgeOperations,
+  ...formationOperations,
+  ...reviewOperations,
+]);

@@ -90,7 +90,10 @@ export function moveLeadingGlobalFlags(argv: string[]): string[] {
 /** Run the CLI. Returns the exit code: 0 success, 1 refused request, 2 bad usage. */
 export async function run(argv: string[], io: Io): Promise<number> {
   let [name, ...rest] = moveLeadingGlobalFlags(argv);
-  if (name !== undefined && GROUPS.has(name)) {
+  // A word that is a command of its own and a group (`mem distill`, `mem distill review`) runs itself without a sub-command.
+  const sub0 = rest[0];
+  const subCommand = sub0 !== undefined && !sub0.startsWith('-') && commands[`${name} ${sub0}`] !== undefined;
+  if (name !== undefined && GROUPS.has(name) && (subCommand || !commands[name])) {
     const sub = rest[0];
     if (sub === undefined || sub.startsWith('-') || !commands[`${name} ${sub}`]) {
       const subs = Object.keys(commands).filter((k) => k.startsWith(`${name} `));

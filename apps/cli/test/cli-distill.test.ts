@@ -49,4 +49,46 @@ describe('mem distill, search --as-of and why', () => {
     const bad = await runCli(['distill', '--file', join(dir, 'missing.jsonl')], dir, env);
     expect(bad.code).not.toBe(0);
   });
+
+  it('review mode: the proposal waits, is listed, approved or rejected, each its own process', async () => {
+    const env = { MEM_EMBEDDER: 'hashing', MEM_USER: 'cy', MEM_AGENT: 'desk' };
+    const jazz = said('r1.jsonl', 'rv-1', 'I love jazz.', '2026-03-02T09:00:00Z');
+    const kept = await runCli(['distill', '--file', jazz, '--review'], dir, env);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).toContain('1 proposal(s) wait for approval: mem distill review');
+    const olives = said('r2.jsonl', 'rv-2', 'I hate olives.', '2026-03-02T09:05:00Z');
+    expect((await runCli(['distill', '--file', olives, '--review', '--json'], dir, env)).json().queued).toHaveLength(1);
+
+    const listed = await runCli(['distill', 'review', '--json'], dir, env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const items = listed.json().items as { id: string; text: string; decision: string }[];
+    expect(items.map((x) => [x.decision, x.text])).toEqual([
+      ['add', 'User loves jazz.'],
+      ['add', 'User hates olives.'],
+    ]);
+    expect((await runCli(['search', 'jazz olives', '--json'], dir, env)).json().results).toEqual([]);
+
+    const ok = await runCli(['distill', 'approve', items[0]!.id], dir, env);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('Approved 1 proposal.');
+    const no = await runCli(['distill', 'reject', items[1]!.id, '--json'], dir, env);
+    expect(no.json().ids).toEqual([items[1]!.id]);
+    const found = await runCli(['search', 'jazz olives', '--json'], dir, env);
+    expect(found.json().results.map((r: { content: string }) => r.content)).toEqual(['User loves jazz.']);
+    expect((await runCli(['distill', 'review', '--json'], dir, env)).json().items).toEqual([]);
+
+    const again = await runCli(['distill', 'approve', items[1]!.id], dir, env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('NOT_FOUND');
+    const none = await runCli(['distill', 'approve'], dir, env);
+    expect(none.code).toBe(2);
+
+    // MEM_DISTILL_REVIEW=on: every distillation keeps its proposals, no flag needed.
+    const tea = said('r3.jsonl', 'rv-3', 'I love green tea.', '2026-03-02T09:10:00Z');
+    const byEnv = await runCli(['distill', '--file', tea, '--json'], dir, { ...env, MEM_DISTILL_REVIEW: 'on' });
+    expect(byEnv.json().queued).toHaveLength(1);
+    const bad = await runCli(['distill', '--file', tea], dir, { ...env, MEM_DISTILL_REVIEW: 'yes' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('MEM_DISTILL_REVIEW');
+  });
 });

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Io } from '../src/io.js';
-import { run } from '../src/main.js';
+import { runCli } from './run-cli.js';
 
 let dir: string;
 beforeAll(() => {
@@ -11,18 +10,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function mem(args: string[], opts: { stdin?: string; store?: string } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    readStdin: async () => opts.stdin ?? '',
-    env: { MEM_DB: join(dir, 'structured.db'), MEM_EMBEDDER: 'hashing', MEM_STORE: opts.store ?? 'sqlite' },
-    cwd: dir,
-  };
-  const code = await run(args, io);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+function mem(args: string[], opts: { stdin?: string; store?: string } = {}) {
+  const env = { MEM_DB: join(dir, 'structured.db'), MEM_EMBEDDER: 'hashing', MEM_STORE: opts.store ?? 'sqlite' };
+  return runCli(args, dir, env, opts.stdin ?? '');
 }
 
 describe('mem facts / episodes / procedures / consolidate', () => {
@@ -128,18 +118,8 @@ describe('mem forget', () => {
   it('removes an agent (lead only) and a user, leaving others alone', async () => {
     const db = { MEM_DB: join(dir, 'forget.db') };
     const asAgent = (agent: string, role = 'worker') => ({ ...db, MEM_AGENT: agent, MEM_ROLE: role });
-    const run2 = async (args: string[], env: Record<string, string>) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await run(args, {
-        stdout: { write: (s: string) => (stdout += s) },
-        stderr: { write: (s: string) => (stderr += s) },
-        readStdin: async () => '',
-        env: { MEM_EMBEDDER: 'hashing', MEM_WORKSPACE_DIR: join(dir, 'forget-ws'), ...env },
-        cwd: dir,
-      });
-      return { code, stdout, stderr };
-    };
+    const run2 = (args: string[], env: Record<string, string>) =>
+      runCli(args, dir, { MEM_EMBEDDER: 'hashing', MEM_WORKSPACE_DIR: join(dir, 'forget-ws'), ...env });
     await run2(['store', 'Marker-okapi-7 from alice.'], asAgent('alice'));
     await run2(['store', 'Bob keeps this.'], asAgent('bob'));
     await run2(['notes', 'write', 'Marker-okapi-7 in the notebook.'], asAgent('alice'));
@@ -183,22 +163,53 @@ describe('mem forget', () => {
   });
 });
 
+describe('mem forget --message', () => {
+  it('removes the memories that rest only on the messages, keeps the rest, and refuses a bad line', async () => {
+    const env = { MEM_DB: join(dir, 'forget-messages.db'), MEM_EMBEDDER: 'hashing', MEM_AGENT: 'travel' };
+    const as = (args: string[], extra: Record<string, string>) => runCli(args, dir, { ...env, ...extra });
+    const ana = { MEM_USER: 'ana' };
+    const boss = { MEM_AGENT: 'boss', MEM_ROLE: 'lead' };
+    const file = join(dir, 'forget-messages.jsonl');
+    const line = (id: string, content: string) =>
+      JSON.stringify({ id, role: 'user', content, at: '2026-03-02T09:00:00Z' });
+    writeFileSync(
+      file,
+      `${[line('m1', 'I live in Lisbon. I have a dog named Rex.'), line('m2', 'I am allergic to peanuts.'), line('m3', 'As I said, I live in Lisbon')].join('\n')}\n`,
+    );
+    const distilled = await as(['distill', '--file', file, '--json'], ana);
+    expect(distilled.code, distilled.stderr).toBe(0);
+    const decisions = JSON.parse(distilled.stdout).decisions as { memoryId: string; value: string }[];
+    const id = (value: string) => decisions.find((d) => d.value === value)!.memoryId;
+
+    expect((await as(['forget', '--message', 'm1'], ana)).stderr).toContain('FORBIDDEN');
+    expect((await as(['forget', '--message', 'm1', '--agent', 'travel'], boss)).code).toBe(2);
+    const empty = await as(['forget', '--message', ''], boss);
+    expect([empty.code, empty.stderr.includes('INVALID_INPUT')]).toEqual([1, true]);
+
+    const r = await as(['forget', '--message', 'm1', '--message', 'm2', '--json'], boss);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.subject).toEqual({ messages: ['m1', 'm2'] });
+    expect(report.removed.memories).toMatchObject({ documents: 2, chunks: 2 });
+    expect(report.notes.join('\n')).toContain('1 formed memory citing these messages was kept');
+    for (const gone of ['Rex', 'peanuts']) expect((await as(['why', id(gone)], ana)).stderr).toContain('NOT_FOUND');
+    const why = await as(['why', id('Lisbon'), '--json'], ana);
+    expect(JSON.parse(why.stdout).evidence).toEqual(['m1', 'm3']);
+    // The memory that stayed still cites m1 in its log: m3 alone is not all of its evidence, m1 with m3 is.
+    const alone = await as(['forget', '--message', 'm3'], boss);
+    expect(alone.stdout).toContain('Forgot what rests only on 1 message(s) in space default:');
+    expect(alone.stdout).toContain('memories 0 (0 chunks');
+    const text = await as(['forget', '--message', 'm3', '--message', 'm1'], boss);
+    expect(text.stdout).toContain('memories 1 (1 chunks');
+    expect((await as(['why', id('Lisbon')], ana)).stderr).toContain('NOT_FOUND');
+  });
+});
+
 describe('mem gc', () => {
   it('prunes transcript archives by max count and max age; keeps them by default', async () => {
     const env = { MEM_DB: join(dir, 'gc.db'), MEM_WORKSPACE_DIR: join(dir, 'gc-ws'), MEM_EMBEDDER: 'hashing' };
     const as = (agent: string, role = 'worker') => ({ ...env, MEM_AGENT: agent, MEM_ROLE: role });
-    const run2 = async (args: string[], e: Record<string, string>) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await run(args, {
-        stdout: { write: (x: string) => (stdout += x) },
-        stderr: { write: (x: string) => (stderr += x) },
-        readStdin: async () => '',
-        env: e,
-        cwd: dir,
-      });
-      return { code, stdout, stderr };
-    };
+    const run2 = (args: string[], e: Record<string, string>) => runCli(args, dir, e);
     for (const agent of ['alice', 'bob']) {
       for (let i = 0; i < 3; i++) {
         expect((await run2(['convo', 'add', `turn ${i}`, '--role', 'user'], as(agent))).code).toBe(0);

@@ -18,10 +18,24 @@ export function setKey(key) {
   else sessionStorage.removeItem(KEY);
 }
 
+const USER = 'mem.user';
+
+/** The end user the inspector acts for (X-Mem-User): memories formed about them are seen only with it. */
+export function getUser() {
+  return sessionStorage.getItem(USER) ?? '';
+}
+
+export function setUser(user) {
+  if (user) sessionStorage.setItem(USER, user);
+  else sessionStorage.removeItem(USER);
+}
+
 export async function api(method, path, body) {
   const headers = {};
   const key = getKey();
   if (key) headers.authorization = `Bearer ${key}`;
+  const user = getUser();
+  if (user) headers['x-mem-user'] = user;
   let payload;
   if (body !== undefined) {
     headers['content-type'] = 'application/json';

@@ -1,6 +1,7 @@
 // mem inspector: search, read, edit, move, rate and delete memories through the HTTP API.
 // Every piece of memory text is put into the page with textContent, never as HTML.
-import { ApiError, api, getKey, setKey } from './api.js';
+import { ApiError, api, getKey, getUser, setKey, setUser } from './api.js';
+import { mountReview, renderWhy } from './formation.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -171,6 +172,7 @@ async function openMemory(id, scores) {
       api('GET', `/v1/memories/${encodeURIComponent(id)}/versions`),
     ]);
     renderDetail(doc, versions, scores);
+    await renderWhy({ api, el, $ }, doc);
   } catch (error) {
     fail(error);
   }
@@ -355,7 +357,17 @@ async function start() {
   $('move-form').addEventListener('submit', onMove);
   $('rate-form').addEventListener('submit', onRate);
   $('delete').addEventListener('click', onDelete);
-  for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab));
+  const loadReview = mountReview({ api, el, $, say, fail });
+  $('user').value = getUser();
+  $('user').addEventListener('change', () => {
+    setUser($('user').value.trim());
+    refreshList();
+  });
+  for (const b of document.querySelectorAll('#tabs button'))
+    b.addEventListener('click', () => {
+      showTab(b.dataset.tab);
+      if (b.dataset.tab === 'review') loadReview();
+    });
   await discover();
   if (await refreshStats()) browse();
 }

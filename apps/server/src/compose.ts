@@ -118,6 +118,7 @@ async function openParts(s: Settings): Promise<Partial<StackOptions>> {
     parts.reranker = (await import('@mem/rerank-http')).createHttpReranker(http);
     if (depth !== undefined) parts.knowledgeOptions = { rerankDepth: depth };
   }
+  if (s.distillReview) parts.knowledgeOptions = { ...parts.knowledgeOptions, distillReview: true };
   if (s.secretlint) parts.secretScanner = (await import('@mem/secrets-secretlint')).createSecretlintScanner();
   return parts;
 }

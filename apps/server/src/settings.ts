@@ -51,6 +51,8 @@ export interface Settings {
   queryRewriter: Endpoint | undefined;
   /** MEM_EXTRACTOR=llm: distill reads conversations with the chat model of MEM_LLM_* (default: the offline reader). */
   extractor: Endpoint | undefined;
+  /** MEM_DISTILL_REVIEW=on: distillations keep their proposals in the review queue until approved (default off). */
+  distillReview: boolean;
   /** MEM_RERANK_URL, MEM_RERANK_MODEL, MEM_RERANK_API_KEY, MEM_RERANK_FORMAT, MEM_RERANK_DEPTH. */
   rerank: { baseURL: string; model?: string; apiKey?: string; format: 'cohere' | 'tei'; depth?: number } | undefined;
 }
@@ -172,6 +174,7 @@ export function readSettings(given: Env, flags: SettingFlags = {}, cwd = process
   const summarizer = oneOf(env.MEM_SUMMARIZER ?? 'template', ['template', 'llm'] as const, 'MEM_SUMMARIZER');
   const queryRewrite = oneOf(env.MEM_QUERY_REWRITE ?? 'off', ['off', 'llm'] as const, 'MEM_QUERY_REWRITE');
   const extractor = oneOf(env.MEM_EXTRACTOR ?? 'offline', ['offline', 'llm'] as const, 'MEM_EXTRACTOR');
+  const distillReview = oneOf(env.MEM_DISTILL_REVIEW ?? 'off', ['off', 'on'] as const, 'MEM_DISTILL_REVIEW');
   let db = pick('db', 'MEM_DB', resolve(cwd, '.mem', 'mem.db'));
   // On PostgreSQL a `--db` that is no URL (a file path from a script's defaults) yields to a MEM_DB URL.
   if (store === 'postgres' && !isPostgresUrl(db) && isPostgresUrl(env.MEM_DB)) db = env.MEM_DB;
@@ -195,6 +198,7 @@ export function readSettings(given: Env, flags: SettingFlags = {}, cwd = process
     summarizer: summarizer === 'llm' ? llmEndpoint(env, 'MEM_SUMMARIZER=llm') : undefined,
     queryRewriter: queryRewrite === 'llm' ? llmEndpoint(env, 'MEM_QUERY_REWRITE=llm') : undefined,
     extractor: extractor === 'llm' ? llmEndpoint(env, 'MEM_EXTRACTOR=llm') : undefined,
+    distillReview: distillReview === 'on',
     rerank: rerankSettings(env),
   };
 }

@@ -1,5 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  createHashingEmbedder,
+  createInMemoryKnowledgeStore,
+  createInMemoryStructuredStores,
+  createInMemoryTranscriptStore,
+  createStack,
+} from '@mem/core';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
@@ -186,5 +193,75 @@ describe.skipIf(skip)('web inspector in headless Chromium', () => {
     expect(read.body.content).toContain('Lee this week');
     expect(read.body.content).not.toContain('Dana');
     await page.close();
+  });
+
+  it('reviews distilled proposals (approve, reject) and shows why a formed memory is believed', async () => {
+    const formed = await testServer({
+      keys,
+      stack: createStack({
+        knowledge: createInMemoryKnowledgeStore(),
+        embedder: createHashingEmbedder(),
+        transcripts: createInMemoryTranscriptStore(),
+        structured: createInMemoryStructuredStores(),
+      }),
+    });
+    try {
+      const travel = (await keys.create({ space: 'trips', agentId: 'travel', role: 'worker' })).key;
+      const as = { key: travel, headers: { 'x-mem-user': 'ben' } };
+      const say = (id: string, content: string, at: string) => ({ id, role: 'user', content, at });
+      const first = await call(formed.url, 'POST', '/v1/distill', {
+        ...as,
+        body: { messages: [say('turn-1', 'I prefer morning flights.', '2026-05-01T09:00:00Z')] },
+      });
+      expect(first.status).toBe(200);
+      const queued = await call(formed.url, 'POST', '/v1/distill', {
+        ...as,
+        body: {
+          review: true,
+          messages: [
+            say('turn-2', 'Actually, afternoon flights suit me better now.', '2026-05-08T09:00:00Z'),
+            say('turn-3', 'I love jazz.', '2026-05-08T09:01:00Z'),
+          ],
+        },
+      });
+      expect(queued.body.queued).toHaveLength(2);
+
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(formed.inspectorUrl);
+      await page.evaluate(
+        `sessionStorage.setItem('mem.apiKey', ${JSON.stringify(travel)}); sessionStorage.setItem('mem.user', 'ben')`,
+      );
+      await page.reload();
+      await page.getByTestId('whoami').filter({ hasText: 'agent travel' }).waitFor();
+      await page.getByTestId('tab-review').click();
+      const items = page.getByTestId('review-item');
+      await items.filter({ hasText: 'User prefers afternoon flights.' }).waitFor();
+      expect(await items.count()).toBe(2);
+      await page.screenshot({ path: join(ARTIFACTS, '7-review-queue.png'), fullPage: true });
+      await items.filter({ hasText: 'afternoon' }).getByTestId('review-approve').click();
+      await page.getByTestId('message').filter({ hasText: 'Approved' }).waitFor();
+      await items.filter({ hasText: 'jazz' }).getByTestId('review-reject').click();
+      await page.getByTestId('review-empty').waitFor();
+
+      await page.getByRole('tab', { name: 'Memories' }).click();
+      await page.getByTestId('query').fill('flights');
+      await page.getByTestId('search').click();
+      await page.getByTestId('result').filter({ hasText: 'afternoon' }).first().click();
+      await page.getByTestId('why-decision').first().waitFor();
+      const evidence = await page.getByTestId('why-evidence').allTextContents();
+      expect(evidence.join(' ')).toContain('turn-1');
+      expect(evidence.join(' ')).toContain('turn-2');
+      expect(await page.getByTestId('why-chain').count()).toBe(2);
+      await page.screenshot({ path: join(ARTIFACTS, '8-why.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+      // Only the approved proposal became a memory.
+      const jazz = await call(formed.url, 'POST', '/v1/memories/search', { ...as, body: { query: 'jazz' } });
+      expect(jazz.body.results.map((r: { content: string }) => r.content).join('\n')).not.toContain('jazz');
+    } finally {
+      await formed.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import {
   formationOperations,
   knowledgeOperations,
   memoryStore,
+  reviewOperations,
   stateOperations,
   structuredOperations,
 } from '@mem/operations';
@@ -153,7 +154,13 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     try {
       const { tools } = await asWorker.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        [...knowledgeOperations, ...formationOperations, ...structuredOperations, ...stateOperations]
+        [
+          ...knowledgeOperations,
+          ...formationOperations,
+          ...reviewOperations,
+          ...structuredOperations,
+          ...stateOperations,
+        ]
           .filter((op) => op.tool)
           .map((op) => op.tool!.name)
           .sort(),

@@ -327,4 +327,29 @@ describe('forget over HTTP', () => {
     const facts = await call(s.url, 'GET', '/v1/facts?user=ana', { key: k.lead });
     expect(facts.body.facts).toEqual([]);
   });
+
+  it('forgets the memories formed only from some messages (lead only), and refuses an empty list', async () => {
+    const { s, k } = await setup();
+    const at = '2026-03-02T09:00:00Z';
+    const distilled = await call(s.url, 'POST', '/v1/distill', {
+      key: k.worker,
+      body: {
+        messages: [
+          { id: 'm1', role: 'user', content: 'I have a dog named Rex.', at },
+          { id: 'm2', role: 'user', content: 'I am allergic to peanuts.', at },
+        ],
+      },
+    });
+    expect(distilled.status).toBe(200);
+    const rex = (distilled.body.decisions as { memoryId: string; value: string }[]).find((d) => d.value === 'Rex')!;
+    const empty = await call(s.url, 'POST', '/v1/forget', { key: k.lead, body: { messages: [] } });
+    expect([empty.status, empty.body.code]).toEqual([400, 'INVALID_INPUT']);
+    const denied = await call(s.url, 'POST', '/v1/forget', { key: k.worker, body: { messages: ['m1'] } });
+    expect(denied.status).toBe(403);
+    const forgot = await call(s.url, 'POST', '/v1/forget', { key: k.lead, body: { messages: ['m1'] } });
+    expect(forgot.status).toBe(200);
+    expect(forgot.body).toMatchObject({ subject: { messages: ['m1'] }, removed: { memories: { documents: 1 } } });
+    const why = await call(s.url, 'GET', `/v1/memories/${rex.memoryId}/why`, { key: k.worker });
+    expect(why.status).toBe(404);
+  });
 });

@@ -59,7 +59,11 @@ export interface MemoryMiddleware extends LanguageModelMiddleware {
    * results as soon as the tools ran — also the last step of a loop that stops right after a tool call.
    */
   readonly onStepEnd: (step: StepEndEvent) => Promise<void>;
-  /** Write a tool-calling answer still waiting for its tool results (without them). Resolves when written. */
+  /**
+   * Write a tool-calling answer still waiting for its tool results (without them), then distil what the transcript
+   * holds undistilled (unless `distill: false`). Resolves when both are done: call it before a short-lived process
+   * exits.
+   */
   flush(): Promise<void>;
 }
 
@@ -172,6 +176,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     serial(async () => {
       const messages = takeHeld();
       if (messages.length > 0) await runner.recordTurn({ principal, messages });
+      await runner.distill(principal);
     });
 
   const middleware: MemoryMiddleware = {

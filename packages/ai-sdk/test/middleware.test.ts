@@ -341,3 +341,54 @@ describe('memoryMiddleware with streamText', () => {
     expect(transcript[1]!.content).toMatch(/^Once upon\n\[interrupted: the answer was cut short here\]$/);
   });
 });
+
+describe('memoryMiddleware distils the conversation', () => {
+  const ben = { ...me, userId: 'ben' };
+  const recallOf = (prompt: Prompt) =>
+    prompt
+      .filter((m) => m.role === 'user')
+      .map((m) => promptText([m]))
+      .find((t) => t.includes('Relevant Past Knowledge')) ?? '';
+
+  it('with no extra code: a change of mind is current in the next process, the old one is not', async () => {
+    const w = world();
+    const first = w.boot();
+    const model1 = new MockLanguageModelV4({ doGenerate: textAnswer('Noted.') });
+    const memory = memoryMiddleware({ stack: first, principal: ben });
+    const agent = wrapLanguageModel({ model: model1, middleware: memory });
+    await generateText({ model: agent, prompt: 'I prefer morning flights.' });
+    await generateText({ model: agent, prompt: 'Actually, afternoon flights suit me better now.' });
+    await memory.flush();
+
+    const second = w.boot();
+    const model2 = new MockLanguageModelV4({ doGenerate: textAnswer('Booked.') });
+    const later = memoryMiddleware({ stack: second, principal: { ...ben, agentId: 'concierge' } });
+    await generateText({
+      model: wrapLanguageModel({ model: model2, middleware: later }),
+      prompt: 'Book me flights to Lisbon.',
+    });
+    const recall = recallOf(model2.doGenerateCalls[0]!.prompt);
+    expect(recall).toContain('afternoon flights');
+    expect(recall).not.toContain('morning flights');
+    const history = await second.knowledge.search(ben, { query: 'flights', history: true });
+    expect(history.map((r) => r.content).sort()).toEqual([
+      'User prefers afternoon flights.',
+      'User prefers morning flights.',
+    ]);
+  });
+
+  it('distill: false turns it off', async () => {
+    const w = world();
+    const stack = w.boot();
+    const model = new MockLanguageModelV4({ doGenerate: textAnswer('Noted.') });
+    const memory = memoryMiddleware({ stack, principal: ben, distill: false });
+    await generateText({
+      model: wrapLanguageModel({ model, middleware: memory }),
+      prompt: 'I prefer morning flights.',
+    });
+    await memory.flush();
+    expect(memory.lastReport!.distillation).toBeNull();
+    const found = await stack.knowledge.search(ben, { query: 'flights' });
+    expect(found.filter((r) => r.source === 'distilled')).toEqual([]);
+  });
+});

@@ -97,6 +97,7 @@ export {
   sameValue,
 } from './domain/formation.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
+export { itemText } from './domain/item-text.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
 export { memoByKey } from './domain/memo.js';
 export { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from './domain/notebook.js';
@@ -231,6 +232,7 @@ export type {
   TranscriptStoreCapabilities,
 } from './ports/transcript-store.js';
 export type { UserStore } from './ports/user-store.js';
+export { distillReviewDecisionInput, distillReviewInput } from './schemas-formation.js';
 export {
   type CandidateCommon,
   CandidateMemory,
@@ -247,7 +249,27 @@ export {
   embedText,
   searchCandidates,
 } from './services/candidate-search.js';
+export {
+  approveReview,
+  listReview,
+  MAX_REVIEW_ITEMS,
+  type ReviewDecision,
+  type ReviewItem,
+  rejectReview,
+} from './services/distill-review.js';
+export { forgetFormedByEvidence, formedBatches, transcriptEvidenceIds } from './services/forget-evidence.js';
+export { type FormationStats, formationStats } from './services/formation-stats.js';
+export type { ExtractorMeta, PendingProposal } from './services/knowledge/formation.js';
+export { distillMessageId } from './services/knowledge/formation.js';
 export { createOfflineStatementExtractor, OFFLINE_EXTRACTOR_VERSION } from './services/offline-extractor.js';
+export { BackgroundDistiller, DEFAULT_DISTILL_TOKENS } from './services/runner/distiller.js';
+export type {
+  DistillationCounts,
+  DistillationRun,
+  DistillationStatus,
+  DistillationTotals,
+  DistillationTrigger,
+} from './services/runner/types.js';
 export {
   guardFactStore,
   guardGoalStore,

@@ -1,6 +1,6 @@
 /**
- * Input of `forget` (docs/safety.md) for the server, the CLI and MCP: exactly one of `agentId` or `userId`.
- * An object (not a union) so that OpenAPI and MCP tool definitions can be derived from it.
+ * Input of `forget` (docs/safety.md) for the server, the CLI and MCP: exactly one of `agentId`, `userId` or
+ * `messages`. An object (not a union) so that OpenAPI and MCP tool definitions can be derived from it.
  */
 import { z } from 'zod';
 import { nameSchema } from './schemas-structured.js';
@@ -15,17 +15,31 @@ export const forgetInput = z
     userId: nameSchema('user')
       .optional()
       .describe('Forget a user: its facts, goals, user record and per-user notebooks in the space.'),
+    messages: z
+      .array(
+        z.string().trim().min(1, 'a message id must not be empty').max(200, 'a message id has at most 200 characters'),
+      )
+      .min(1, 'give at least one message id, e.g. {"messages": ["msg_3f2a"]}')
+      .max(1000, 'at most 1000 message ids per forget: split them')
+      .optional()
+      .describe(
+        'Forget messages (1 to 1000 ids, as the decision log cites them): every formed memory whose evidence lies entirely within these messages, with its decision log. Memories that other messages also support stay; the transcript messages themselves are not deleted.',
+      ),
   })
   .strict()
   .superRefine((value, ctx) => {
-    if ((value.agentId === undefined) === (value.userId === undefined)) {
+    const given = [value.agentId, value.userId, value.messages].filter((v) => v !== undefined).length;
+    if (given !== 1) {
       ctx.addIssue({
         code: 'custom',
-        message: 'give exactly one of agentId or userId, e.g. {"agentId": "researcher-1"}',
+        message:
+          'give exactly one of agentId, userId or messages, e.g. {"agentId": "researcher-1"} or {"messages": ["msg_3f2a"]}',
       });
     }
   })
-  .describe('Delete everything of one agent or one user in the space and report what was removed. Lead only.');
+  .describe(
+    'Delete everything of one agent or one user in the space, or the memories formed only from some messages, and report what was removed. Lead only.',
+  );
 
 export type ForgetInput = z.infer<typeof forgetInput>;
 

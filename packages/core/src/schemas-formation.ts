@@ -39,6 +39,12 @@ export const distillInput = z
         'Also read tool results and messages marked untrusted (default false: whatever lands in memory steers every later session).',
       ),
     dryRun: z.boolean().optional().describe('Decide and report, write nothing.'),
+    review: z
+      .boolean()
+      .optional()
+      .describe(
+        "Keep the proposals in the review queue for approval instead of applying them (default: the stack's review setting, off unless set).",
+      ),
   })
   .strict()
   .describe(
@@ -46,3 +52,25 @@ export const distillInput = z
   );
 
 export type DistillInput = z.infer<typeof distillInput>;
+
+const reviewAgent = z
+  .string()
+  .optional()
+  .describe('The agent whose review queue this is (default: yours; a lead may name any agent of its space).');
+
+/** Input of `distill-review`: the queue of an agent. */
+export const distillReviewInput = z
+  .object({ agent: reviewAgent })
+  .strict()
+  .describe('The proposals a review-mode distillation keeps waiting for approval, oldest first.');
+
+/** Input of `distill-approve` and `distill-reject`: proposals of one agent's queue. */
+export const distillReviewDecisionInput = z
+  .object({
+    ids: z
+      .array(z.string().trim().min(1, 'a proposal id must not be empty').max(200))
+      .min(1, 'give at least one proposal id (prop_…), as distill-review lists them')
+      .max(100, 'at most 100 proposals at a time'),
+    agent: reviewAgent,
+  })
+  .strict();

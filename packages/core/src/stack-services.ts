@@ -7,8 +7,9 @@ import type { EpisodicMemory } from './ports/episodic-memory.js';
 import type { ProceduralMemory } from './ports/procedural-memory.js';
 import type { Consolidation, ServicePlugin, ServicePorts } from './ports/stack-services.js';
 import type { Summarizer } from './ports/summarizer.js';
+import { sumTotals } from './services/runner/distiller.js';
 import { Runner } from './services/runner/runner.js';
-import type { RunnerOptions } from './services/runner/types.js';
+import type { DistillationTotals, RunnerOptions } from './services/runner/types.js';
 import type { Stack } from './stack.js';
 
 /** The services plug-ins provide. */
@@ -104,6 +105,8 @@ export function runnerPool(stack: () => Stack) {
       o.reserveTokens ?? null,
       o.recallLimit ?? null,
       o.recallRole ?? null,
+      o.distill ?? null,
+      o.distillTokens ?? null,
       summarizer,
     ]);
   };
@@ -116,6 +119,10 @@ export function runnerPool(stack: () => Stack) {
       runners.set(key, runner);
       if (runners.size > MAX_RUNNERS) runners.delete(runners.keys().next().value as string);
       return runner;
+    },
+    distillationStats(): DistillationTotals {
+      const all = [...runners.values()].map((r) => r.distillationStats()).filter((t) => t !== null);
+      return sumTotals(all);
     },
     release(space: string, agentId: string): number {
       let n = 0;

@@ -25,7 +25,7 @@ import { type ConversationDistillReport, distillConversation } from './services/
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import type { Runner } from './services/runner/runner.js';
-import type { RunnerOptions } from './services/runner/types.js';
+import type { DistillationTotals, RunnerOptions } from './services/runner/types.js';
 import { guardStructuredStores, type StructuredLimits } from './services/structured-guards.js';
 import { checkPlugins, type PluggedService, pluggedServices, runnerPool } from './stack-services.js';
 import type { Principal } from './types.js';
@@ -147,6 +147,8 @@ export interface Stack {
    * `forget` does. Returns how many entries were dropped.
    */
   release(space: string, agentId: string): number;
+  /** Counts and tokens of every distillation the stack's runners ran in this process (`Runner.distillationStats`). */
+  distillationStats(): DistillationTotals;
   /**
    * distill (docs/formation.md): form memories from the given messages, or from the agent's transcript since its last
    * distillation for the user it acts for (`since`: from that time). Each fact is added, supersedes the memory it
@@ -293,6 +295,7 @@ export function createStack(given: StackOptions): Stack {
     },
     runner: (runnerOptions) => runners.runner(runnerOptions),
     release: (space, agentId) => runners.release(space, agentId),
+    distillationStats: () => runners.distillationStats(),
     distill: (p, raw) => distillConversation(stack, p, raw),
     erasers: distinctErasers([
       knowledgeStore,

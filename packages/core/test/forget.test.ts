@@ -124,6 +124,7 @@ describe('forget (docs/safety.md)', () => {
         episodes: 2,
         users: 0,
         sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
+        proposals: 0,
       },
       skipped: [],
       notes: [expect.stringMatching(/^episodes: 1 episode\(s\) of the space record no writing agent/)],
@@ -268,6 +269,7 @@ describe('forget (docs/safety.md)', () => {
       episodes: 0,
       users: 1,
       sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
+      proposals: 0,
     });
     expect(report.skipped).toEqual([]);
     expect(report.notes.some((n) => n.startsWith('notebooks:') && n.includes('alice, bob, lead-1'))).toBe(true);

@@ -4,14 +4,35 @@ import {
   type ConversationService,
   checkName,
   MemError,
+  type Principal,
+  type Stack,
   type TranscriptMessage,
   type TranscriptRole,
 } from '@mem/core';
+import {
+  BackgroundDistiller,
+  DEFAULT_DISTILL_TOKENS,
+  type DistillationRun,
+  type DistillationStatus,
+  forgetFormedByEvidence,
+  transcriptEvidenceIds,
+} from '@mem/core/adapter';
 import type { AgentInputItem, Session } from '@openai/agents-core';
 
 export interface MemSessionOptions {
-  /** The conversation service of a mem stack (`createStack({ …, transcripts }).conversations`). */
-  conversations: ConversationService | undefined;
+  /**
+   * The mem stack (with a transcript store): its conversations hold the items, and what the user says is distilled
+   * into formed memories (docs/formation.md). Give this or `conversations`.
+   */
+  stack?: Stack | undefined;
+  /** The conversation service of a mem stack, for a session that only stores items (no distillation). */
+  conversations?: ConversationService | undefined;
+  /** The end user the session is with: the memories distilled about them carry their id and follow them. */
+  userId?: string | undefined;
+  /** Distil the session as it goes (default true with `stack`): in the background, before a compaction, on `flush()`. */
+  distill?: boolean | undefined;
+  /** Tokens of new items that start a background distillation (default 2,000). */
+  distillTokens?: number | undefined;
   /** The space (tenant) of the transcript. */
   space: string;
   /** The session id: the agent name whose transcript holds the items (mem name rules: letters, digits, `-`, `_`). */
@@ -36,22 +57,53 @@ export class MemSession implements Session {
   private readonly space: string;
   private readonly sessionId: string;
   private readonly compaction: Partial<ConversationOptions> | undefined;
+  private readonly principal: Principal;
+  private readonly stack: Stack | undefined;
+  private readonly distiller: BackgroundDistiller | null;
   /** The outcome of the last compaction `addItems` ran, or null. */
   lastCompaction: CompressionOutcome | null = null;
 
   constructor(options: MemSessionOptions) {
-    if (!options?.conversations) {
+    const conversations = options?.stack?.conversations ?? options?.conversations;
+    if (!conversations) {
       throw new MemError(
         'CAPABILITY_MISSING',
-        'MemSession needs the conversation service of a stack with a transcript store: createStack({ knowledge, transcripts: createSqliteTranscriptStore(...) or createMarkdownStores(...).transcripts }).conversations.',
+        'MemSession needs a stack with a transcript store: new MemSession({ stack: createStack({ knowledge, transcripts: createSqliteTranscriptStore(...) }), space, sessionId }) (or its `conversations`).',
       );
     }
     checkName(options.space, 'space');
     checkName(options.sessionId, 'agent');
-    this.conversations = options.conversations;
+    if (options.userId !== undefined) checkName(options.userId, 'user');
+    const distill = options.distill ?? options.stack !== undefined;
+    if (typeof distill !== 'boolean')
+      throw new MemError(
+        'INVALID_INPUT',
+        `MemSession: distill must be true or false (got ${JSON.stringify(distill)}).`,
+      );
+    if (distill && !options.stack)
+      throw new MemError(
+        'INVALID_INPUT',
+        'MemSession: distill needs `stack` (the whole stack, not only its conversations).',
+      );
+    const tokens = options.distillTokens ?? DEFAULT_DISTILL_TOKENS;
+    if (!(Number.isInteger(tokens) && tokens >= 1 && tokens <= 1_000_000))
+      throw new MemError(
+        'INVALID_INPUT',
+        `MemSession: distillTokens must be a whole number from 1 to 1000000 (got ${tokens}).`,
+      );
+    this.conversations = conversations;
+    this.stack = options.stack;
     this.space = options.space;
     this.sessionId = options.sessionId;
     this.compaction = options.compaction;
+    this.principal = {
+      space: options.space,
+      agentId: options.sessionId,
+      role: 'worker',
+      ...(options.userId !== undefined ? { userId: options.userId } : {}),
+    };
+    this.distiller =
+      distill && options.stack ? new BackgroundDistiller(options.stack, tokens, conversations.logger) : null;
     // Option values are checked now, not at the first compaction.
     this.open();
   }
@@ -89,8 +141,32 @@ export class MemSession implements Session {
     });
     if (messages.length === 0) return;
     const conversation = this.open();
+    await conversation.load();
+    const before = conversation.tokens();
     await conversation.addMany(messages);
+    this.distiller?.wrote(this.principal, conversation.tokens() - before);
+    // What a compaction archives is distilled first; a failed distillation postpones the compaction.
+    if (this.distiller && conversation.needsCompression()) {
+      const run = await this.distiller.drain(this.principal, 'compaction');
+      if (run.error) {
+        this.lastCompaction = null;
+        return;
+      }
+    }
     this.lastCompaction = await conversation.maybeCompress();
+  }
+
+  /**
+   * Distil now what the session holds undistilled and wait for it (null when distillation is off): call it when a
+   * run ends in a short-lived process.
+   */
+  async flush(): Promise<DistillationRun | null> {
+    return this.distiller ? this.distiller.drain(this.principal, 'flush') : null;
+  }
+
+  /** The distillation's state: pending tokens, a run in flight, the runs finished since the last call (null: off). */
+  distillation(): DistillationStatus | null {
+    return this.distiller?.take(this.principal) ?? null;
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
@@ -98,8 +174,15 @@ export class MemSession implements Session {
     return last ? toItem(last) : undefined;
   }
 
+  /**
+   * Empty the session (its transcript and archives). With `stack`, the memories distilled from this session alone go
+   * too, with their decision log; memories that other conversations also support stay.
+   */
   async clearSession(): Promise<void> {
+    // Forgetting the session forgets what was distilled from it alone (memories other sessions also support stay).
+    const evidence = this.stack ? await transcriptEvidenceIds(this.stack, this.space, this.sessionId) : null;
     await this.conversations.forget(this.space, this.sessionId);
+    if (this.stack && evidence) await forgetFormedByEvidence(this.stack, this.space, evidence);
   }
 }
 

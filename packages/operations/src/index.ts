@@ -37,6 +37,7 @@ export { factUser } from './operations-facts.js';
 export { formationOperations } from './operations-formation.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
 export { notebookOperations } from './operations-notebook.js';
+export { reviewOperations } from './operations-review.js';
 export { runnerOperations } from './operations-runner.js';
 export { stateOperations } from './operations-state.js';
 export { structuredOperations } from './operations-structured.js';

@@ -1,5 +1,6 @@
 /** The space's housekeeping: who am I (whoami), counts (stats), expiry and archive retention (gc), export and import. */
 import { gcInput, MemError, parseInput, gc as runGc } from '@mem/core';
+import { type FormationStats, formationStats } from '@mem/core/adapter';
 import { z } from 'zod';
 import { defineOperation } from './operation.js';
 import { emptyInput, importLine, tokenUsage } from './schemas.js';
@@ -17,10 +18,20 @@ export const whoami = defineOperation({
   run: async ({ principal }) => ({ space: principal.space, agentId: principal.agentId, role: principal.role }),
 });
 
+interface StatsJson {
+  space: string;
+  documents: number;
+  chunks: number;
+  bySource: unknown;
+  byScope: unknown;
+  formation: FormationStats;
+}
+
 export const stats = defineOperation({
   name: 'stats',
-  summary: 'Counts of memories per source and scope in your space',
-  description: 'How many memories (documents and chunks) the space holds, by source and by scope.',
+  summary: 'Counts of memories per source and scope in your space, and of memories formed from conversations',
+  description:
+    'How many memories (documents and chunks) the space holds, by source and by scope; and formation: formed memories open and closed, decision-log lines by decision, and the distillations (runs, decisions, tokens) run by this process since it started.',
   group: 'admin',
   input: emptyInput,
   write: false,
@@ -30,10 +41,20 @@ export const stats = defineOperation({
     summary: 'counts per source and scope',
     usage: 'mem stats',
     input: () => ({}),
-    print: (s: { space: string; documents: number; chunks: number; bySource: unknown; byScope: unknown }) =>
-      `${s.documents} memories (${s.chunks} chunks) in space ${s.space}\nby source: ${JSON.stringify(s.bySource)}\nby scope: ${JSON.stringify(s.byScope)}`,
+    print: (s: StatsJson) =>
+      [
+        `${s.documents} memories (${s.chunks} chunks) in space ${s.space}`,
+        `by source: ${JSON.stringify(s.bySource)}`,
+        `by scope: ${JSON.stringify(s.byScope)}`,
+        `formed: ${s.formation.memories.open} open, ${s.formation.memories.closed} closed; decisions ${JSON.stringify(s.formation.decisions)}`,
+        `distilled by this process: ${s.formation.runners.runs} run(s), ${s.formation.runners.usage.totalTokens} tokens`,
+      ].join('\n'),
   },
-  run: async ({ principal, stack }) => ({ space: principal.space, ...(await stack.knowledge.stats(principal)) }),
+  run: async ({ principal, stack }) => ({
+    space: principal.space,
+    ...(await stack.knowledge.stats(principal)),
+    formation: await formationStats(stack, principal.space),
+  }),
 });
 
 export const gc = defineOperation({

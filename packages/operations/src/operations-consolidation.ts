@@ -73,7 +73,11 @@ export const consolidate = defineOperation({
 
 const forgetReport = z.object({
   space: z.string(),
-  subject: z.union([z.object({ agentId: z.string() }), z.object({ userId: z.string() })]),
+  subject: z.union([
+    z.object({ agentId: z.string() }),
+    z.object({ userId: z.string() }),
+    z.object({ messages: z.array(z.string()) }),
+  ]),
   removed: z.object({
     memories: z.object({ documents: z.number(), chunks: z.number(), versions: z.number(), ratings: z.number() }),
     transcripts: z.number(),
@@ -89,6 +93,7 @@ const forgetReport = z.object({
       phases: z.number(),
       toolEvents: z.number(),
     }),
+    proposals: z.number().describe('Proposals taken from review queues.'),
   }),
   skipped: z.array(z.string()),
   notes: z.array(z.string()),
@@ -96,10 +101,11 @@ const forgetReport = z.object({
 
 export const forgetOperation = defineOperation({
   name: 'forget',
-  summary: 'Delete everything of an agent or a user in the space (lead only)',
+  summary: 'Delete everything of an agent or a user, or what was formed only from some messages (lead only)',
   description:
-    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives, its notebooks, the episodes it wrote, and the summaries, session states, phases and tool events of its sessions with its context settings and open tasks — or, for a user, its facts, goals, user record and notebooks. " +
-    'Give exactly one of agentId and userId. Lead only; cannot be undone. Returns what was removed.',
+    "Removes, in the caller's space, every memory an agent owns (with versions and ratings), its transcript and archives, its notebooks, the episodes it wrote, and the summaries, session states, phases and tool events of its sessions with its context settings and open tasks — or, for a user, its facts, goals, user record and notebooks — " +
+    'or, for messages (ids as the decision log cites them), every formed memory whose evidence lies entirely within them, with its decision log; memories other messages also support stay, and the messages themselves are not deleted. ' +
+    'Give exactly one of agentId, userId and messages. Lead only; cannot be undone. Returns what was removed.',
   group: 'structured',
   input: forgetInput,
   output: forgetReport,
@@ -110,22 +116,32 @@ export const forgetOperation = defineOperation({
   cli: {
     command: 'forget',
     summary:
-      'delete everything of an agent (memories, transcripts, archives, notebooks, episodes, session summaries, states, phases, tool events) or a user (facts, goals, notebooks); lead only',
-    usage: 'mem forget --agent A | --user U [--role lead] (the acting agent comes from MEM_AGENT)',
+      'delete everything of an agent (memories, transcripts, archives, notebooks, episodes, session summaries, states, phases, tool events) or a user (facts, goals, notebooks), or the memories formed only from some messages; lead only',
+    usage:
+      'mem forget --agent A | --user U | --message ID [--message ID]... [--role lead] (the acting agent comes from MEM_AGENT)',
+    flags: { message: { type: 'string', multiple: true } },
     ownsFlags: ['agent'],
     input: ({ flags }) => {
       const agentId = str(flags, 'agent');
       const userId = str(flags, 'user');
-      if ((agentId === undefined) === (userId === undefined))
-        throw new UsageError('give exactly one of --agent A and --user U.');
-      return agentId !== undefined ? { agentId } : { userId };
+      const messages = flags.message as string[] | undefined;
+      if ([agentId, userId, messages].filter((v) => v !== undefined).length !== 1)
+        throw new UsageError('give exactly one of --agent A, --user U and --message ID (repeated, once per id).');
+      return agentId !== undefined ? { agentId } : userId !== undefined ? { userId } : { messages };
     },
     print: (r: z.infer<typeof forgetReport>) => {
       const m = r.removed.memories;
+      const memories = `  memories ${m.documents} (${m.chunks} chunks, ${m.versions} versions, ${m.ratings} ratings)`;
+      if ('messages' in r.subject)
+        return [
+          `Forgot what rests only on ${r.subject.messages.length} message(s) in space ${r.space}:`,
+          memories,
+          ...r.notes.map((n) => `  note: ${n}`),
+        ].join('\n');
       const agent = 'agentId' in r.subject ? r.subject.agentId : undefined;
       return [
         `Forgot ${agent !== undefined ? `agent ${agent}` : `user ${(r.subject as { userId: string }).userId}`} in space ${r.space}:`,
-        `  memories ${m.documents} (${m.chunks} chunks, ${m.versions} versions, ${m.ratings} ratings)`,
+        memories,
         `  transcripts ${r.removed.transcripts}, archives ${r.removed.archives}, notebook files ${r.removed.notebookFiles}`,
         `  episodes ${r.removed.episodes}, facts ${r.removed.facts}, goals ${r.removed.goals}, users ${r.removed.users}`,
         ...(agent !== undefined

@@ -28,7 +28,7 @@ const distillDecision = z.object({
 
 const failure = z.object({ code: z.string(), message: z.string() });
 
-const distillResult = z.object({
+export const distillResult = z.object({
   messages: z.number().int().describe('Messages read.'),
   skipped: z.number().int().describe('Messages not read: tool results and untrusted content, unless allowed.'),
   dryRun: z.boolean(),
@@ -42,6 +42,10 @@ const distillResult = z.object({
     .object({ at: z.string(), ids: z.array(z.string()) })
     .nullable()
     .describe('Where the next distillation of the transcript starts (null for given messages).'),
+  queued: z
+    .array(z.string())
+    .optional()
+    .describe('Review mode: the proposals put in the review queue (distill-review), applied only when approved.'),
 });
 
 const logLine = z.object({
@@ -115,7 +119,7 @@ export const distill = defineOperation({
   tool: true,
   cli: {
     command: 'distill',
-    usage: 'mem distill [--file messages.jsonl|-] [--since TIME] [--allow-untrusted] [--dry-run]',
+    usage: 'mem distill [--file messages.jsonl|-] [--since TIME] [--allow-untrusted] [--dry-run] [--review]',
     input: async (cli) => {
       const file = str(cli.flags, 'file');
       const text =
@@ -129,6 +133,7 @@ export const distill = defineOperation({
         since: str(cli.flags, 'since'),
         allowUntrusted: cli.flags['allow-untrusted'] === true ? true : undefined,
         dryRun: cli.flags['dry-run'] === true ? true : undefined,
+        review: cli.flags.review === true ? true : undefined,
       });
     },
     print: (r: {
@@ -137,9 +142,10 @@ export const distill = defineOperation({
       dryRun: boolean;
       decisions: DecisionLine[];
       failures: { code: string; message: string }[];
+      queued?: string[];
     }) =>
       [
-        `${r.dryRun ? 'Would decide' : 'Distilled'} ${r.messages} message${r.messages === 1 ? '' : 's'}${r.skipped > 0 ? ` (${r.skipped} not read: tool results or untrusted)` : ''}:`,
+        `${r.queued ? 'Kept for review' : r.dryRun ? 'Would decide' : 'Distilled'} ${r.messages} message${r.messages === 1 ? '' : 's'}${r.skipped > 0 ? ` (${r.skipped} not read: tool results or untrusted)` : ''}:`,
         linesOr(
           r.decisions,
           'nothing to remember.',
@@ -147,6 +153,7 @@ export const distill = defineOperation({
             `${arrow[d.decision] ?? '?'} ${d.decision} ${d.memoryId}${d.previousId ? ` (supersedes ${d.previousId})` : ''}: ${d.text} [${d.evidence.join(', ')}]`,
         ),
         ...r.failures.map((f) => `! ${f.code}: ${f.message}`),
+        ...(r.queued ? [`${r.queued.length} proposal(s) wait for approval: mem distill review`] : []),
       ].join('\n'),
   },
   run: ({ principal, stack }, input) => stack.distill(principal, input),

@@ -8,6 +8,7 @@ import { conversationOperations } from './operations-conversation.js';
 import { formationOperations } from './operations-formation.js';
 import { knowledgeOperations } from './operations-knowledge.js';
 import { notebookOperations } from './operations-notebook.js';
+import { reviewOperations } from './operations-review.js';
 import { runnerOperations } from './operations-runner.js';
 import { stateOperations } from './operations-state.js';
 import { structuredOperations } from './operations-structured.js';
@@ -17,6 +18,7 @@ export function defaultOperations(stack: Stack): Operation[] {
   return [
     ...knowledgeOperations,
     ...formationOperations,
+    ...reviewOperations,
     // Always listed: on a stack without a port (e.g. LanceDB has no facts) they answer 501 CAPABILITY_MISSING.
     ...structuredOperations,
     ...stateOperations,

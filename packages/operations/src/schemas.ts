@@ -92,7 +92,7 @@ export const tokenUsage = z
 
 /** A model call a runner operation made and what it spent. */
 export const spentTokens = z.object({
-  operation: z.enum(['compaction', 'session-summary', 'recall-embedding', 'memory-embedding']),
+  operation: z.enum(['compaction', 'session-summary', 'recall-embedding', 'memory-embedding', 'distillation']),
   by: z.string().describe('The summariser or embedder id.'),
   usage: tokenUsage,
 });

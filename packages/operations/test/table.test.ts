@@ -127,6 +127,9 @@ describe('the operation table', () => {
     const forget = op('forget').cli!;
     expect(() => forget.input(cliArgs([], { agent: 'a', user: 'u' }))).toThrow(UsageError);
     expect(() => forget.input(cliArgs([]))).toThrow(UsageError);
+    expect(() => forget.input(cliArgs([], { agent: 'a', message: ['m1'] }))).toThrow(UsageError);
+    expect(await forget.input(cliArgs([], { message: ['m1', 'm2'] }))).toEqual({ messages: ['m1', 'm2'] });
+    expect(commandFlags(forget).message).toEqual({ type: 'string', multiple: true });
     expect(await op('goal-set').cli!.input(cliArgs(['-'], { user: 'ada' }))).toEqual({
       user: 'ada',
       goal: 'from stdin',
@@ -135,6 +138,28 @@ describe('the operation table', () => {
     expect(() => op('tool-event-record').cli!.input(cliArgs(['s1'], { tool: 'x' }))).toThrow(
       '--latency-ms N is required',
     );
+  });
+
+  it('forgets what rests only on some messages, and prints what it kept', async () => {
+    const s = stack();
+    const ann: Principal = { ...worker, userId: 'ann' };
+    const at = '2026-05-01T09:00:00.000Z';
+    await s.knowledge.distill(ann, {
+      messages: [
+        { id: 'm1', role: 'user', content: 'I live in Lisbon. I have a dog named Rex.', at },
+        { id: 'm2', role: 'user', content: 'As I said, I live in Lisbon', at },
+      ],
+    });
+    const forget = op('forget');
+    const report = await run(s, lead, 'forget', { messages: ['m1'] });
+    expect(forget.output!.parse(report)).toMatchObject({
+      subject: { messages: ['m1'] },
+      removed: { memories: { documents: 1, chunks: 1 } },
+    });
+    const text = forget.cli!.print(report as never, { messages: ['m1'] } as never);
+    expect(text).toContain('Forgot what rests only on 1 message(s) in space acme:');
+    expect(text).toContain('note: messages: 1 formed memory citing these messages was kept');
+    expect((await s.knowledge.stats(ann)).documents).toBe(1);
   });
 
   it("reads a command's flags from its usage line: a flag with a value is a string, a bare one a boolean", () => {

@@ -21,3 +21,6 @@ export const distillCursorSessionId = (agentId: string): string => `.distill-cur
 
 /** The session-state id under which an agent's open tasks persist (the runner). */
 export const openTasksSessionId = (agentId: string): string => `.open-tasks/${agentId}`;
+
+/** The session-state id of an agent's review queue: distilled proposals waiting for approval (distill review mode). */
+export const distillReviewSessionId = (agentId: string): string => `.distill-review/${agentId}`;

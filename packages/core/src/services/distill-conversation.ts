@@ -4,12 +4,14 @@
  * message gets an id from who said what when, so the decision log can cite it and distilling again cites the same.
  */
 import { distillCursorSessionId } from '../domain/agent-sessions.js';
+import { itemText } from '../domain/item-text.js';
 import type { DistillMessage } from '../ports/statement-extractor.js';
 import { parseInput } from '../schemas.js';
 import { distillInput } from '../schemas-formation.js';
 import { missingPort, type Stack } from '../stack.js';
 import type { Principal } from '../types.js';
 import type { JsonObject } from '../types-structured.js';
+import { enqueueReview } from './distill-review.js';
 import { type DistillReport, distillMessageId } from './knowledge/formation.js';
 
 /** Where a distillation of a transcript stopped: the time of the last message read and the ids read at that time. */
@@ -19,14 +21,31 @@ export interface DistillCursor {
 }
 
 export interface ConversationDistillReport extends DistillReport {
-  /** Where the next distillation of the transcript starts (null for given messages, or a stack without state). */
+  /** Where the next distillation of the transcript starts (null for given messages). */
   cursor: DistillCursor | null;
+  /** Review mode: the ids of the proposals put in the review queue (`mem distill review`). */
+  queued?: string[];
+}
+
+/** A review-mode report: its proposals go into the queue (which fails, queuing none, when full). */
+async function queued<T extends DistillReport>(
+  stack: Stack,
+  p: Principal,
+  report: T,
+): Promise<T & { queued?: string[] }> {
+  if (!report.pending) return report;
+  return { ...report, queued: await enqueueReview(stack, p, report.pending) };
 }
 
 const userKey = (p: Principal) => p.userId ?? '';
 
+/** Cursors of stacks without a session-state store: kept for the life of the stack object (one process). */
+const heldCursors = new WeakMap<Stack, Map<string, DistillCursor>>();
+const heldKey = (p: Principal) => `${p.space}\u0000${p.agentId}\u0000${userKey(p)}`;
+
 async function readCursor(stack: Stack, p: Principal): Promise<DistillCursor | null> {
-  const row = await stack.structured.sessionState?.get(p.space, distillCursorSessionId(p.agentId));
+  if (!stack.structured.sessionState) return heldCursors.get(stack)?.get(heldKey(p)) ?? null;
+  const row = await stack.structured.sessionState.get(p.space, distillCursorSessionId(p.agentId));
   const value = (row?.state as Record<string, unknown> | undefined)?.[userKey(p)];
   if (!value || typeof value !== 'object') return null;
   const { at, ids } = value as { at?: unknown; ids?: unknown };
@@ -34,9 +53,14 @@ async function readCursor(stack: Stack, p: Principal): Promise<DistillCursor | n
   return { at, ids: ids.filter((x): x is string => typeof x === 'string') };
 }
 
-async function saveCursor(stack: Stack, p: Principal, cursor: DistillCursor): Promise<boolean> {
+async function saveCursor(stack: Stack, p: Principal, cursor: DistillCursor): Promise<void> {
   const store = stack.structured.sessionState;
-  if (!store) return false;
+  if (!store) {
+    const held = heldCursors.get(stack) ?? new Map<string, DistillCursor>();
+    heldCursors.set(stack, held);
+    held.set(heldKey(p), { at: cursor.at, ids: [...cursor.ids] });
+    return;
+  }
   const id = distillCursorSessionId(p.agentId);
   const row = await store.get(p.space, id);
   const state: JsonObject = {
@@ -44,7 +68,6 @@ async function saveCursor(stack: Stack, p: Principal, cursor: DistillCursor): Pr
     [userKey(p)]: { at: cursor.at, ids: [...cursor.ids] },
   };
   await store.set(p.space, id, state, stack.clock.now().toISOString());
-  return true;
 }
 
 /** The transcript's messages after `cursor` (all of them without one), each with its id. */
@@ -74,20 +97,23 @@ export async function distillConversation(
   raw: unknown,
 ): Promise<ConversationDistillReport> {
   const input = parseInput(distillInput, 'distill', raw);
-  if (input.messages !== undefined) return { ...(await stack.knowledge.distill(p, input)), cursor: null };
+  if (input.messages !== undefined)
+    return { ...(await queued(stack, p, await stack.knowledge.distill(p, input))), cursor: null };
   const conversations = stack.conversations;
   if (!conversations) throw missingPort('transcripts', 'distill without messages needs a transcript: this stack');
   const transcript = await conversations.store.read(p.space, p.agentId);
+  // A framework's JSON items (an Agents SDK session) are read as their words; the id is the stored message's.
   const all: DistillMessage[] = (transcript?.messages ?? []).map((m) => ({
     ...m,
+    content: itemText(m.content),
     id: distillMessageId(p.agentId, m),
   }));
   const stored = await readCursor(stack, p);
   const from = input.since !== undefined ? { at: input.since, ids: [] } : stored;
   const pending = input.since !== undefined ? all.filter((m) => m.at >= input.since!) : after(all, from);
-  const report = await stack.knowledge.distill(p, input, { messages: pending });
-  if (report.dryRun || pending.length === 0) return { ...report, cursor: stored };
+  const report = await queued(stack, p, await stack.knowledge.distill(p, input, { messages: pending }));
+  if ((report.dryRun && !report.pending) || pending.length === 0) return { ...report, cursor: stored };
   const next = advanced(stored, pending);
-  const saved = next !== null && (await saveCursor(stack, p, next));
-  return { ...report, cursor: saved ? next : null };
+  if (next) await saveCursor(stack, p, next);
+  return { ...report, cursor: next };
 }

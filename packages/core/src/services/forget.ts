@@ -1,6 +1,6 @@
 /**
- * `forget` (docs/safety.md): delete everything of one agent or one user in a space and report what was removed.
- * Lead only. Works over whatever ports a stack has; the report names the ports it lacks.
+ * `forget` (docs/safety.md): delete everything of one agent or one user in a space, or the memories formed only from
+ * some messages, and report what was removed. Lead only. Works over whatever ports a stack has; the report names the ports it lacks.
  */
 import {
   agentSessionPrefix,
@@ -17,6 +17,8 @@ import { forgetInput } from '../schemas-forget.js';
 import type { Stack } from '../stack.js';
 import type { Principal } from '../types.js';
 import type { Episode, JsonObject } from '../types-structured.js';
+import { dropFromReview, type ReviewItem } from './distill-review.js';
+import { forgetFormedByEvidence } from './forget-evidence.js';
 
 /**
  * The metadata key under which an episode records the agent that wrote it. An episode has no owner field of its own,
@@ -37,10 +39,14 @@ export function episodeAuthor(episode: Pick<Episode, 'metadata'>): string | null
   return typeof v === 'string' ? v : null;
 }
 
-/** Whom to forget: exactly one of an agent or a user of the principal's space. */
+/**
+ * What to forget: exactly one of an agent, a user of the principal's space, or messages (by the ids the decision
+ * log cites as evidence).
+ */
 export interface ForgetSubject {
   agentId?: string | undefined;
   userId?: string | undefined;
+  messages?: readonly string[] | undefined;
 }
 
 export interface ForgetOptions {
@@ -65,12 +71,13 @@ export interface ForgetSessionsRemoved {
 /** What `forget` removed. Parts the stack has no port for are 0 and named in `skipped`. */
 export interface ForgetReport {
   space: string;
-  /** Exactly the subject that was forgotten: `{ agentId }` or `{ userId }`. */
-  subject: { agentId: string } | { userId: string };
+  /** Exactly the subject that was forgotten: `{ agentId }`, `{ userId }` or `{ messages }` (each id once). */
+  subject: { agentId: string } | { userId: string } | { messages: string[] };
   removed: {
     /**
      * Knowledge memories the agent owned (both scopes), with their chunks, version rows and rating rows; for a user,
-     * the memories about them (`userId`) with their chunks.
+     * the memories about them (`userId`) with their chunks; for messages, the formed memories resting only on them,
+     * with their chunks and versions (their ratings go too, uncounted).
      */
     memories: DeletedByAgent;
     /** Transcripts removed (0 or 1 for an agent). */
@@ -89,6 +96,11 @@ export interface ForgetReport {
      * rows the core keeps (context settings and open tasks). 0 when forgetting a user.
      */
     sessions: ForgetSessionsRemoved;
+    /**
+     * Proposals taken from review queues (distill review mode): an agent's whole queue; a user's proposals, or those
+     * resting only on the forgotten messages, in the queues of the agents forget can name.
+     */
+    proposals: number;
   };
   /** Ports this kind of forget would use that the stack does not have (e.g. `transcripts`, `facts`). */
   skipped: string[];
@@ -113,6 +125,7 @@ function emptyReport(space: string, subject: ForgetReport['subject']): ForgetRep
       episodes: 0,
       users: 0,
       sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
+      proposals: 0,
     },
     skipped: [],
     notes: [],
@@ -129,6 +142,8 @@ function checkLead(p: Principal): void {
   mayForget(p);
 }
 
+const MESSAGES_NOTE = (kept: number) =>
+  `messages: ${kept} formed memor${kept === 1 ? 'y' : 'ies'} citing these messages ${kept === 1 ? 'was' : 'were'} kept because other messages also support ${kept === 1 ? 'it' : 'them'}; the transcript messages themselves are not deleted by this subject (forget the agent for that).`;
 const EPISODES_USER_NOTE =
   'episodes: an episode records the agent that wrote it, not a user, so forgetting a user removes no episode; forget the agent, or delete episodes by id.';
 const EPISODES_UNOWNED_NOTE = (n: number) =>
@@ -210,7 +225,8 @@ async function eraseDeleted(stack: Stack, report: ForgetReport): Promise<ForgetR
 }
 
 /**
- * Delete everything of one agent or one user in the principal's space (docs/safety.md) and report what was removed.
+ * Delete everything of one agent or one user in the principal's space, or the memories formed only from some
+ * messages (docs/safety.md), and report what was removed.
  *
  * - Agent: every knowledge memory it owns (agent and swarm scope) with versions and ratings; its transcript and
  *   archives (when the stack has transcripts); all its notebooks, including per-user and per-topic ones (when the
@@ -220,12 +236,16 @@ async function eraseDeleted(stack: Stack, report: ForgetReport): Promise<ForgetR
  * - User: every knowledge memory about them (`userId`, formed by any agent); its facts, goals and user record (when the stack has those ports); its per-user notebooks under every
  *   agent forget can name — agents with a transcript, the calling lead and `options.agents` — and, with
  *   `options.topics`, its per-topic notebooks there.
+ * - Messages: every formed memory (source `distilled`) whose evidence — the message ids cited by all its decision-log
+ *   lines — is non-empty and lies entirely within the given ids, with its chunks, versions, ratings and log lines
+ *   (`forgetFormedByEvidence`). Memories other messages also support stay (counted in `notes`); transcripts stay.
  *
  * Then every store that keeps deleted rows on disk (a WAL, dead tuples, old versions) erases them (`Stack.erasers`)
  * before the report is returned; what a store could not erase (e.g. for want of a privilege) is named in `notes`.
  *
  * Errors: `STORE_UNAVAILABLE` when a store failed or stayed busy while erasing (the deletes stand: retry the forget);
- * `FORBIDDEN` for a worker; `INVALID_INPUT` unless exactly one of agentId/userId is given, or for a bad name.
+ * `FORBIDDEN` for a worker; `INVALID_INPUT` unless exactly one of agentId/userId/messages is given, for a bad
+ * name, or for a message list that is empty, longer than 1000 or holds an empty or over-long id.
  */
 export async function forget(
   stack: Stack,
@@ -255,7 +275,31 @@ export async function forget(
       report.removed.episodes = removed;
       if (unowned > 0) report.notes.push(EPISODES_UNOWNED_NOTE(unowned));
     } else report.skipped.push('episodes');
+    report.removed.proposals = await dropFromReview(stack, space, agentId, () => true);
     await forgetSessions(stack, space, agentId, report);
+    return eraseDeleted(stack, report);
+  }
+
+  // The agents whose per-agent rows (review queues, per-user notebooks) a user or message forget looks at.
+  const known = new Set<string>([principal.agentId, ...agents]);
+  if (stack.conversations) for (const a of await stack.conversations.agents(space)) known.add(a);
+  const covered = [...known].sort();
+  const dropProposals = async (report: ForgetReport, drop: (item: ReviewItem) => boolean) => {
+    if (!stack.structured.sessionState) return;
+    for (const agentId of covered) report.removed.proposals += await dropFromReview(stack, space, agentId, drop);
+    report.notes.push(
+      `review queues: looked at under ${covered.length} agent(s) known from ${stack.conversations ? 'transcripts, ' : ''}the calling lead and options.agents: ${covered.join(', ')}.`,
+    );
+  };
+
+  if (input.messages !== undefined) {
+    const messages = [...new Set(input.messages)];
+    const report = emptyReport(space, { messages });
+    const ids = new Set(messages);
+    const { gone, kept } = await forgetFormedByEvidence(stack, space, ids);
+    report.removed.memories = gone;
+    report.notes.push(MESSAGES_NOTE(kept));
+    await dropProposals(report, (item) => item.said.length > 0 && item.said.every((m) => ids.has(m.id)));
     return eraseDeleted(stack, report);
   }
 
@@ -269,10 +313,8 @@ export async function forget(
   else report.skipped.push('goals');
   if (users) report.removed.users = (await users.delete(space, userId)) ? 1 : 0;
   else report.skipped.push('users');
+  await dropProposals(report, (item) => item.userId === userId);
   if (stack.notebook) {
-    const known = new Set<string>([principal.agentId, ...agents]);
-    if (stack.conversations) for (const a of await stack.conversations.agents(space)) known.add(a);
-    const covered = [...known].sort();
     for (const agentId of covered) {
       report.removed.notebookFiles += await stack.notebook.forget({ space, agentId, user: userId });
       for (const topic of topics) {

@@ -3,7 +3,7 @@ import { invalidArchiveId, parseArchiveId } from '../../domain/archive-names.js'
 import { checkName } from '../../domain/names.js';
 import { MemError } from '../../errors.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
-import type { Logger } from '../../ports/logger.js';
+import { type Logger, silentLogger } from '../../ports/logger.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { SessionStateStore } from '../../ports/session-state-store.js';
 import type { Summarizer } from '../../ports/summarizer.js';
@@ -45,6 +45,11 @@ export class ConversationService {
   constructor(deps: ConversationServiceDeps) {
     this.store = deps.store;
     this.deps = deps;
+  }
+
+  /** The logger the conversations write to (silent when the stack has none). */
+  get logger(): Logger {
+    return this.deps.logger ?? silentLogger;
   }
 
   /** The conversation of one agent; per-call options override the service's. Load happens on first use. */

@@ -21,6 +21,10 @@ import { distillInput } from '../../schemas-formation.js';
 import type { MemoryRecord, Principal, Scope } from '../../types.js';
 import { scanFields } from '../secret-scan.js';
 import type { KnowledgeContext } from './context.js';
+import { dateOf, formedKeyPrefix, formedRecord, moment } from './formation-record.js';
+
+export { formedKeyPrefix } from './formation-record.js';
+
 import { rankedSearch } from './search.js';
 
 /** What one distillation decided about one proposal. */
@@ -51,28 +55,37 @@ export interface DistillReport {
   model: string | null;
   promptVersion: string;
   usage: TokenUsage;
-  /** True when nothing was written (`dryRun`). */
+  /** True when nothing was written (`dryRun`, or `review`: the proposals wait for approval). */
   dryRun: boolean;
+  /** Review mode: the proposals that would change something, with what each would do now, kept for approval. */
+  pending?: PendingProposal[];
+}
+
+/** A proposal review mode keeps instead of applying: what it says, and what it would do if applied now. */
+export interface PendingProposal {
+  proposal: ProposedMemory;
+  /** `add`, `update`, `invalidate` (noops change nothing and are not kept). */
+  decision: FormationEntry['decision'];
+  /** The memory it would supersede or close (null for add). */
+  target: string | null;
+  text: string;
+  /** When each message it rests on was said. */
+  said: { id: string; at: string }[];
+  /** The current memories it was compared with. */
+  related: string[];
+  extractor: ExtractorMeta;
+}
+
+/** The extractor as the decision log names it. */
+export interface ExtractorMeta {
+  id: string;
+  model: string | null;
+  promptVersion: string;
 }
 
 /** A message as a distillation reads it: the given id, or one derived from who said what when. */
 export function distillMessageId(agentId: string, m: { role: string; content: string; at: string }): string {
   return `msg_${contentHash(JSON.stringify([agentId, m.role, m.at, m.content])).slice(0, 24)}`;
-}
-
-/** The key prefix of the formed memories of an owner, and of one subject and attribute among them. */
-export function formedKeyPrefix(scope: Scope, claim?: { subject: string; attribute: string }): string {
-  const base = `/${scope}/distilled/`;
-  return claim ? `${base}${slug(claim.subject)}/${slug(claim.attribute)}/` : base;
-}
-
-function slug(s: string): string {
-  const out = s
-    .toLowerCase()
-    .replace(/[^a-z0-9._-]+/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .slice(0, 60);
-  return out === '' ? 'x' : out;
 }
 
 /** Where a principal's formed memories live: about its user across the space's agents, else the agent's own. */
@@ -94,13 +107,7 @@ function startOf(proposal: ProposedMemory, said: ReadonlyMap<string, string>, no
   return times.length > 0 ? times.sort().at(-1)! : now;
 }
 
-const dateOf = (t: string) => new Date(t.length === 10 ? `${t}T00:00:00Z` : t);
 const isMoment = (t: string) => !Number.isNaN(dateOf(t).getTime());
-
-/** An extractor's date or time (checked by `isMoment` first) as the stores keep times (UTC, milliseconds). */
-function moment(t: string): string {
-  return dateOf(t).toISOString();
-}
 
 /** The state one distillation builds up: what it inserts and closes, seen by its later proposals. */
 class Working {
@@ -108,6 +115,8 @@ class Working {
   readonly closes = new Map<string, DocumentClose>();
   readonly log: FormationEntry[] = [];
   readonly decisions: DistillDecision[] = [];
+  /** Review mode: what each proposal that changes something would do. */
+  readonly pending: Omit<PendingProposal, 'extractor'>[] = [];
 
   /** The current memories of one subject and attribute: those stored minus those closed, plus those made, newest first. */
   current(stored: readonly MemoryRecord[], claim: { subject: string; attribute: string }): MemoryRecord[] {
@@ -155,17 +164,7 @@ export async function distill(
       ...(m.untrusted ? { untrusted: true } : {}),
     };
   }) ?? [...(fallback.messages ?? [])];
-  const report: DistillReport = {
-    messages: messages.length,
-    skipped: 0,
-    decisions: [],
-    failures: [],
-    extractor: extractor.id,
-    model: extractor.model,
-    promptVersion: extractor.promptVersion,
-    usage: { ...NO_USAGE },
-    dryRun: input.dryRun === true,
-  };
+  const report = emptyReport(extractor, messages.length, input.dryRun === true);
   // Untrusted content (tool results, fetched pages, anything marked) never reaches an extractor unless allowed:
   // whatever lands in memory steers every later session.
   const readable = messages.filter((m) => input.allowUntrusted === true || (m.role !== 'tool' && m.untrusted !== true));
@@ -185,16 +184,81 @@ export async function distill(
   });
   report.failures.push(...extraction.failures);
   const spent: TokenUsage[] = [extraction.usage ?? NO_USAGE];
+  const review = input.review ?? ctx.options.distillReview;
+  if (review) report.dryRun = true;
+  const state = { base, owner, messages, related: related.map((r) => r.docId), now, report, spent };
+  await decideAndWrite(ctx, extractor, p, state, extraction.proposals, review);
+  report.usage = sumUsage(spent);
+  return report;
+}
+
+/** A report before anything was decided. */
+function emptyReport(extractor: ExtractorMeta, messages: number, dryRun: boolean): DistillReport {
+  return {
+    messages,
+    skipped: 0,
+    decisions: [],
+    failures: [],
+    extractor: extractor.id,
+    model: extractor.model,
+    promptVersion: extractor.promptVersion,
+    usage: { ...NO_USAGE },
+    dryRun,
+  };
+}
+
+/**
+ * Apply proposals kept by review mode (`approve`): each is decided again against what is current now — the memory it
+ * would have superseded may have changed meanwhile — and written as a distillation writes. Checked as in distill.
+ */
+export async function formPending(
+  ctx: KnowledgeContext,
+  p: Principal,
+  pending: readonly PendingProposal[],
+): Promise<DistillReport> {
+  ctx.checkPrincipal(p);
+  const now = ctx.now().toISOString();
+  const first = pending[0];
+  const extractor = first?.extractor ?? { id: 'review', model: null, promptVersion: 'review' };
+  const report = emptyReport(extractor, 0, false);
+  if (!first) return report;
+  const said = new Map(pending.flatMap((x) => x.said).map((m) => [m.id, m]));
+  const messages = [...said.values()].map((m) => ({ ...m, role: 'user' as const, content: '' }));
+  report.messages = messages.length;
+  const related = [...new Set(pending.flatMap((x) => x.related))];
+  const spent: TokenUsage[] = [];
+  const state = { base: ctx.viewFilter(p), owner: ownerOf(p), messages, related, now, report, spent };
+  await decideAndWrite(
+    ctx,
+    extractor,
+    p,
+    state,
+    pending.map((x) => x.proposal),
+    false,
+  );
+  report.usage = sumUsage(spent);
+  return report;
+}
+
+/** Decide the proposals and (unless a dry run or review) write them; a conflict is retried once. */
+async function decideAndWrite(
+  ctx: KnowledgeContext,
+  extractor: ExtractorMeta,
+  p: Principal,
+  state: Omit<DecideState, 'work'>,
+  proposals: readonly ProposedMemory[],
+  review: boolean,
+): Promise<void> {
+  const { report } = state;
+  const failuresBefore = report.failures.length;
   for (let attempt = 0; ; attempt++) {
     const work = new Working();
-    await decideAll(
-      ctx,
-      extractor,
-      p,
-      { base, owner, messages, related, now, work, report, spent },
-      extraction.proposals,
-    );
+    await decideAll(ctx, extractor, p, { ...state, work }, proposals);
     report.decisions = work.decisions;
+    if (review) {
+      report.pending = work.pending.map((x) => ({ ...x, extractor: { ...extractor } }));
+      break;
+    }
     if (report.dryRun || (work.inserts.size === 0 && work.closes.size === 0 && work.log.length === 0)) break;
     const write: FormationWrite = {
       insert: [...work.inserts.values()].map((r) => [r]),
@@ -206,11 +270,9 @@ export async function distill(
       break;
     } catch (error) {
       if (attempt > 0 || !MemError.is(error) || error.code !== 'CONFLICT') throw error;
-      report.failures.length = extraction.failures.length;
+      report.failures.length = failuresBefore;
     }
   }
-  report.usage = sumUsage(spent);
-  return report;
 }
 
 /** The formed memories of the owner that the messages may be about (shown to the extractor, logged as compared). */
@@ -235,11 +297,12 @@ async function relatedMemories(
   ).filter((r) => r.claim !== null);
 }
 
-interface DecideState {
+export interface DecideState {
   base: SearchFilter;
   owner: { scope: Scope; userId: string | null };
-  messages: readonly DistillMessage[];
-  related: readonly MemoryRecord[];
+  messages: readonly Pick<DistillMessage, 'id' | 'at'>[];
+  /** Ids of the current memories shown to the extractor. */
+  related: readonly string[];
   now: string;
   work: Working;
   report: DistillReport;
@@ -250,7 +313,7 @@ interface DecideState {
 /** Decide every proposal in order into `s.work`. */
 async function decideAll(
   ctx: KnowledgeContext,
-  extractor: StatementExtractor,
+  extractor: ExtractorMeta,
   p: Principal,
   s: DecideState,
   proposals: readonly ProposedMemory[],
@@ -317,13 +380,18 @@ async function decideAll(
       extractor: extractor.id,
       model: extractor.model,
       promptVersion: extractor.promptVersion,
-      related: [...new Set([...current.map((r) => r.docId), ...s.related.map((r) => r.docId)])],
+      related: [...new Set([...current.map((r) => r.docId), ...s.related])],
       agentId: p.agentId,
       userId: s.owner.userId,
       at: s.now,
     });
     const record = (): Promise<MemoryRecord> => formedRecord(ctx, p, s, proposal, text, at);
-    const decided = (d: FormationEntry['decision'], memoryId: string, previousId: string | null) =>
+    const decided = (d: FormationEntry['decision'], memoryId: string, previousId: string | null) => {
+      if (d !== 'noop') {
+        const target = d === 'invalidate' ? memoryId : previousId;
+        const cites = proposal.evidence.map((id) => ({ id, at: said.get(id) ?? s.now }));
+        s.work.pending.push({ proposal, decision: d, target, text, said: cites, related: line('', d, null).related });
+      }
       s.work.decisions.push({
         decision: d,
         memoryId,
@@ -336,6 +404,7 @@ async function decideAll(
         validFrom: at,
         validTo: proposal.validTo === null ? null : moment(proposal.validTo),
       });
+    };
     if (decision.decision === 'noop') {
       // Evidence grows only by messages not cited yet: distilling the same messages again changes nothing.
       const cited = known.get(decision.known) ?? (await citedEvidence(ctx, p.space, decision.known, s.work));
@@ -382,54 +451,4 @@ const later = (a: string, b: string) => (a > b ? a : b);
 async function citedEvidence(ctx: KnowledgeContext, space: string, id: string, work: Working): Promise<Set<string>> {
   const lines = [...(await ctx.knowledge.formationLog(space, [id])), ...work.log.filter((e) => e.memoryId === id)];
   return new Set(lines.flatMap((e) => e.evidence));
-}
-
-/** The record of a new formed memory: the statement as content, the claim as its name and key, its world time. */
-async function formedRecord(
-  ctx: KnowledgeContext,
-  p: Principal,
-  s: DecideState,
-  proposal: ProposedMemory,
-  text: string,
-  validFrom: string,
-): Promise<MemoryRecord> {
-  const docId = newId(ctx.now());
-  // One chunk: a statement is a sentence or two (the extractors cap it), never split.
-  const pieces = [{ content: text, bodyStart: 0 }];
-  const embedded = await ctx.embed([text]);
-  if (embedded) s.spent.push(embedded.usage);
-  const [chunk] = ctx.buildChunks({
-    p,
-    docId,
-    scope: s.owner.scope,
-    agentId: p.agentId,
-    key: `${formedKeyPrefix(s.owner.scope, proposal)}${docId.toLowerCase()}`,
-    name: `${proposal.subject} ${proposal.attribute}`,
-    content: text,
-    source: 'distilled',
-    tags: [`kind:${proposal.kind}`],
-    vectors: embedded?.vectors ?? null,
-    pieces,
-    hash: contentHash(text),
-    createdAt: s.now,
-    updatedAt: s.now,
-    expiresAt: null,
-    validity: {
-      validFrom,
-      validTo: proposal.validTo === null ? null : moment(proposal.validTo),
-      invalidatedAt: null,
-      supersedes: null,
-      supersededBy: null,
-      userId: s.owner.userId,
-      claim: {
-        kind: proposal.kind,
-        subject: proposal.subject,
-        attribute: proposal.attribute,
-        single: proposal.single,
-        value: proposal.value,
-        stance: proposal.stance ?? 'for',
-      },
-    },
-  });
-  return chunk!;
 }

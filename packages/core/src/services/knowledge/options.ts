@@ -44,6 +44,11 @@ export interface KnowledgeOptions extends SearchArmOptions {
   neighbours: NeighbourOptions;
   /** A period the query names (docs/ranking.md): memories said in it or `afterDays` after get ×(1 + weight). */
   timeCue: TimeCueOptions;
+  /**
+   * Review mode of distill (docs/formation.md): proposals wait in a queue for approval instead of being applied.
+   * Default false; a distill call's `review` overrides it.
+   */
+  distillReview: boolean;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
@@ -53,6 +58,7 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   recallLimit: 5,
   dedupThreshold: DEFAULT_DEDUP_THRESHOLD,
   injectionThreshold: DEFAULT_RECALL_THRESHOLD,
+  distillReview: false,
   recallPreviewChars: 300,
   smartRecallHitBonus: 0.05,
   maxContentChars: 2_000_000,

@@ -124,6 +124,11 @@ export class KnowledgeService {
   }
 
   /** why: the decisions behind a formed memory, the messages they cite and its supersede chain. */
+  /** Apply proposals review mode kept (`approve`), each decided again against what is current now. */
+  formPending(p: Principal, pending: readonly formation.PendingProposal[]): Promise<formation.DistillReport> {
+    return formation.formPending(this.ctx, p, pending);
+  }
+
   why(p: Principal, raw: unknown): Promise<formationLog.WhyReport> {
     return formationLog.why(this.ctx, p, raw);
   }

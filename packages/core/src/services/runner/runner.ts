@@ -10,6 +10,7 @@ import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
 import type { Conversation } from '../conversation/conversation.js';
 import { defaultName, type StoreResult } from '../knowledge/index.js';
+import { BackgroundDistiller, DEFAULT_DISTILL_TOKENS } from './distiller.js';
 import {
   addUsage,
   MAX_OPEN_TASKS,
@@ -41,6 +42,7 @@ export class Runner {
   private readonly summarizer: Summarizer | undefined;
   private readonly open = new Map<string, { signature: string; conversation: Conversation }>();
   private readonly tasks = new Map<string, string>();
+  private readonly distiller: BackgroundDistiller | null;
 
   constructor(stack: Stack, options: R.RunnerOptions = {}) {
     if (!stack.conversations) {
@@ -61,6 +63,8 @@ export class Runner {
       reserveTokens: options.reserveTokens ?? 0,
       recallLimit: options.recallLimit,
       recallRole: options.recallRole ?? 'user',
+      distill: options.distill ?? true,
+      distillTokens: options.distillTokens ?? DEFAULT_DISTILL_TOKENS,
     };
     const bad = (what: string) => new MemError('INVALID_INPUT', `Invalid runner option: ${what}.`);
     if (!(Number.isInteger(o.contextWindow) && o.contextWindow > 0))
@@ -74,7 +78,11 @@ export class Runner {
       throw bad(`recallLimit must be a whole number from 1 to 50 (got ${o.recallLimit})`);
     if (o.recallRole !== 'user' && o.recallRole !== 'system')
       throw bad(`recallRole must be "user" or "system" (got "${String(o.recallRole)}")`);
+    if (typeof o.distill !== 'boolean') throw bad(`distill must be true or false (got ${JSON.stringify(o.distill)})`);
+    if (!(Number.isInteger(o.distillTokens) && o.distillTokens >= 1 && o.distillTokens <= 1_000_000))
+      throw bad(`distillTokens must be a whole number from 1 to 1000000 (got ${o.distillTokens})`);
     this.options = o;
+    this.distiller = o.distill ? new BackgroundDistiller(stack, o.distillTokens, stack.conversations.logger) : null;
   }
 
   /** The agent's conversation; reopened (and reloaded from the store) when the system prompt or rules change. */
@@ -127,6 +135,7 @@ export class Runner {
   release(space: string, agentId: string): number {
     const agent = `${space}\u0000${agentId}`;
     let n = this.open.delete(agent) ? 1 : 0;
+    n += this.distiller?.release(space, agentId) ?? 0;
     for (const key of [...this.tasks.keys()]) {
       if (key.startsWith(`${agent}\u0000`)) n += this.tasks.delete(key) ? 1 : 0;
     }
@@ -177,8 +186,57 @@ export class Runner {
   async recordTurn(input: R.RecordInput): Promise<{ written: number }> {
     const [p, rest] = split(input);
     const { messages } = parseInput(runnerRecordInput, 'runner record-turn', rest);
-    const written = await this.held(p).addMany(messages);
+    const written = await this.write(p, this.held(p), messages);
     return { written: written.length };
+  }
+
+  /** Write messages through and count their tokens toward the next background distillation. */
+  private async write(p: Principal, conversation: Conversation, messages: readonly TurnMessage[]) {
+    if (messages.length === 0) return [];
+    await conversation.load();
+    const before = conversation.tokens();
+    const written = await conversation.addMany(messages);
+    this.distiller?.wrote(p, conversation.tokens() - before);
+    return written;
+  }
+
+  /**
+   * Compress when due — after distilling what the compaction would archive, so that no message leaves the transcript
+   * undistilled. A distillation that fails postpones the compaction to a later turn (the context still fits: the
+   * oldest messages are left out meanwhile).
+   */
+  private async compactIfDue(p: Principal, conversation: Conversation) {
+    if (this.distiller && conversation.needsCompression()) {
+      const run = await this.distiller.drain(p, 'compaction');
+      if (run.error) return null;
+    }
+    return conversation.maybeCompress();
+  }
+
+  /**
+   * Distil now what the agent's transcript holds undistilled for `principal` (after any run in flight) and wait for
+   * it: for a short-lived process before it exits. Null when the runner's `distill` is off.
+   */
+  async distill(principal: Principal): Promise<R.DistillationRun | null> {
+    const [p] = split({ principal });
+    return this.distiller ? this.distiller.drain(p, 'flush') : null;
+  }
+
+  /** Wait for the background distillations this runner started. */
+  settle(): Promise<void> {
+    return this.distiller?.settle() ?? Promise.resolve();
+  }
+
+  /** Counts and tokens of every distillation this runner ran (null: distill is off). */
+  distillationStats(): R.DistillationTotals | null {
+    return this.distiller?.stats() ?? null;
+  }
+
+  /** Distillation spend as `spent` entries (runs that spent no tokens are not listed). */
+  private distillSpent(runs: readonly R.DistillationRun[]): R.SpentTokens[] {
+    return runs
+      .filter((r) => spentAny(r.usage))
+      .map((r) => ({ operation: 'distillation' as const, by: r.extractor, usage: r.usage }));
   }
 
   /**
@@ -189,8 +247,8 @@ export class Runner {
     const [p, rest] = split(input);
     const t = parseInput(runnerTurnInput, 'runner assemble-turn', rest);
     const conversation = this.conversation(p, t.systemPrompt, t.rules);
-    const written = t.messages ? await conversation.addMany(t.messages) : [];
-    const compaction = await conversation.maybeCompress();
+    const written = t.messages ? await this.write(p, conversation, t.messages) : [];
+    const compaction = await this.compactIfDue(p, conversation);
     const spent: R.SpentTokens[] = [];
     if (compaction?.status === 'compacted' && compaction.usage) {
       spent.push({ operation: 'compaction', by: compaction.summarizer ?? 'summarizer', usage: compaction.usage });
@@ -214,6 +272,8 @@ export class Runner {
       ? await this.stack.knowledge.recall(p, query, this.options.recallLimit ? { limit: this.options.recallLimit } : {})
       : null;
     if (recall && spentAny(recall.usage)) spent.push(this.embedding('recall-embedding', recall.usage));
+    const distillation = this.distiller?.take(p) ?? null;
+    if (distillation) spent.push(...this.distillSpent(distillation.finished));
     const ctx = await conversation.context({
       notebook: notebook?.text,
       recall: recall?.block ?? undefined,
@@ -264,6 +324,7 @@ export class Runner {
         taskId: t.taskId ?? null,
         written: written.length,
         compaction,
+        distillation,
         spent,
         usage: addUsage(spent),
       },
@@ -324,7 +385,9 @@ export class Runner {
   async endSession(input: R.EndSessionInput): Promise<R.EndSessionResult> {
     const [p, rest] = split(input);
     const t = parseInput(runnerEndSessionInput, 'runner end-session', rest);
-    const spent: R.SpentTokens[] = [];
+    // What the transcript still holds undistilled is distilled first (and waited for).
+    const distillation = this.distiller ? await this.distiller.drain(p, 'session-end') : null;
+    const spent: R.SpentTokens[] = distillation ? this.distillSpent([distillation]) : [];
     let summary = t.summary;
     if (summary === undefined) {
       const from = t.since ? Date.parse(t.since) : Number.NEGATIVE_INFINITY;
@@ -334,6 +397,7 @@ export class Runner {
         return {
           stored: null,
           skipped: `the transcript holds no messages ${where}`.trim(),
+          distillation,
           spent,
           usage: addUsage(spent),
         };
@@ -345,12 +409,19 @@ export class Runner {
         summary = result.summary;
       } catch (error) {
         const reason = `summariser "${summarizer.id}" failed: ${error instanceof Error ? error.message : String(error)}`;
-        return { stored: null, skipped: `${reason}; the transcript is kept`, spent, usage: addUsage(spent) };
+        return {
+          stored: null,
+          skipped: `${reason}; the transcript is kept`,
+          distillation,
+          spent,
+          usage: addUsage(spent),
+        };
       }
       if (!summary || summary.trim().length === 0) {
         return {
           stored: null,
           skipped: `summariser "${summarizer.id}" returned an empty summary`,
+          distillation,
           spent,
           usage: addUsage(spent),
         };
@@ -364,6 +435,6 @@ export class Runner {
       tags: ['session-summary', ...(t.tags ?? [])],
     });
     spent.push(...this.storedSpent(stored));
-    return { stored, spent, usage: addUsage(spent) };
+    return { stored, distillation, spent, usage: addUsage(spent) };
   }
 }

@@ -51,6 +51,14 @@ export interface RunnerOptions {
   recallLimit?: number | undefined;
   /** Role of the recall block's message: `user` (default, accepted by every provider mid-conversation) or `system`. */
   recallRole?: 'user' | 'system' | undefined;
+  /**
+   * Distil the conversation into formed memories (docs/formation.md) as it goes: in the background once
+   * `distillTokens` of new messages are written, before a compaction archives messages, and at `endSession`.
+   * Default true; false turns it off.
+   */
+  distill?: boolean | undefined;
+  /** Tokens of new messages that start a background distillation (default 2,000). */
+  distillTokens?: number | undefined;
 }
 
 /** Options after defaults. */
@@ -62,6 +70,8 @@ export interface ResolvedRunnerOptions {
   reserveTokens: number;
   recallLimit: number | undefined;
   recallRole: 'user' | 'system';
+  distill: boolean;
+  distillTokens: number;
 }
 
 export interface TurnInput {
@@ -84,12 +94,65 @@ export interface TurnInput {
 /**
  * A model call a turn (or a task's or session's end) made and what it spent: `compaction` and `session-summary` by
  * the summariser, `recall-embedding` (the recall query) and `memory-embedding` (the stored task or session memory) by
- * the embedder. Embedder calls that spent no tokens (a local embedder) are not listed.
+ * the embedder, `distillation` by the statement extractor (each distillation that finished since the last report,
+ * once). Calls that spent no tokens (a local embedder, the offline extractor) are not listed.
  */
 export interface SpentTokens {
-  operation: 'compaction' | 'session-summary' | 'recall-embedding' | 'memory-embedding';
+  operation: 'compaction' | 'session-summary' | 'recall-embedding' | 'memory-embedding' | 'distillation';
   by: string;
   usage: TokenUsage;
+}
+
+/**
+ * Why a distillation ran: a full batch, a compaction about to archive, a session's end, a process's first turn for
+ * the agent and user (what an earlier process left), or `Runner.distill` (a flush).
+ */
+export type DistillationTrigger = 'batch' | 'compaction' | 'session-end' | 'catch-up' | 'flush';
+
+/** What distillations read, decided and spent (one run, or the sum of many). */
+export interface DistillationCounts {
+  /** Messages read. */
+  messages: number;
+  /** Decisions: new memories, superseding ones, closed ones, known ones whose evidence grew (0 in review mode). */
+  add: number;
+  update: number;
+  invalidate: number;
+  noop: number;
+  /** Review mode: proposals put in the review queue instead (`mem distill review`). */
+  queued: number;
+  /** Proposals that could not become memories (a secret, a broken answer…): see `mem distill --json` for why. */
+  failures: number;
+  usage: TokenUsage;
+}
+
+/** One distillation the runner ran: what it read and decided, and what it spent. */
+export interface DistillationRun extends DistillationCounts {
+  trigger: DistillationTrigger;
+  /** When it started. */
+  at: string;
+  /** Messages not read (tool results, untrusted). */
+  skipped: number;
+  extractor: string;
+  model: string | null;
+  /** Why the run failed (the transcript is kept; the next run reads the same messages), else null. */
+  error: string | null;
+}
+
+/** The runner's distillation for the report: null when it is off. */
+export interface DistillationStatus {
+  batchTokens: number;
+  /** Tokens written since the last distillation started. */
+  pendingTokens: number;
+  /** A distillation is running in the background now. */
+  running: boolean;
+  /** Distillations that finished since the last report (each reported once). */
+  finished: DistillationRun[];
+}
+
+/** Counts over every distillation a runner ran (`Runner.distillationStats`). */
+export interface DistillationTotals extends DistillationCounts {
+  runs: number;
+  failedRuns: number;
 }
 
 /** What assembleTurn did and what the context holds. */
@@ -115,6 +178,8 @@ export interface ContextReport {
   written: number;
   /** What the compaction check did (null: under the threshold). */
   compaction: CompressionOutcome | null;
+  /** The background distillation of this agent and user (null: the runner's `distill` is off). */
+  distillation: DistillationStatus | null;
   /** Model calls made for this turn and their token usage. */
   spent: SpentTokens[];
   /** Sum of `spent`. */
@@ -172,6 +237,8 @@ export interface EndSessionInput {
 export interface EndSessionResult {
   stored: StoreResult | null;
   skipped?: string;
+  /** The distillation of what the transcript still held undistilled (null: the runner's `distill` is off). */
+  distillation: DistillationRun | null;
   /** Model calls made to end the session (the summariser, the embedding of its memory) and their token usage. */
   spent: SpentTokens[];
   /** Sum of `spent`. */
