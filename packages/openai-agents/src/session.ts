@@ -141,19 +141,14 @@ export class MemSession implements Session {
     });
     if (messages.length === 0) return;
     const conversation = this.open();
-    await conversation.load();
-    const before = conversation.tokens();
-    await conversation.addMany(messages);
-    this.distiller?.wrote(this.principal, conversation.tokens() - before);
-    // What a compaction archives is distilled first; a failed distillation postpones the compaction.
-    if (this.distiller && conversation.needsCompression()) {
-      const run = await this.distiller.drain(this.principal, 'compaction');
-      if (run.error) {
-        this.lastCompaction = null;
-        return;
-      }
+    if (!this.distiller) {
+      await conversation.addMany(messages);
+      this.lastCompaction = await conversation.maybeCompress();
+      return;
     }
-    this.lastCompaction = await conversation.maybeCompress();
+    // What a compaction archives is distilled first; a failed distillation postpones the compaction.
+    await this.distiller.write(this.principal, conversation, messages);
+    this.lastCompaction = await this.distiller.compactIfDue(this.principal, conversation);
   }
 
   /**

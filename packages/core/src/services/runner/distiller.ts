@@ -8,9 +8,12 @@
  * that exited first — is caught up by the next, in any process.
  */
 import type { Logger } from '../../ports/logger.js';
-import { sumUsage, type TokenUsage } from '../../ports/summarizer.js';
+import { NO_USAGE, sumUsage } from '../../ports/summarizer.js';
+import type { TurnMessage } from '../../ports/transcript-store.js';
 import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
+import type { Conversation } from '../conversation/conversation.js';
+import type { CompressionOutcome } from '../conversation/options.js';
 import type * as R from './types.js';
 
 /** Tokens of new messages that start a background distillation, when the runner's options set none. */
@@ -29,8 +32,6 @@ interface Lane {
   finished: R.DistillationRun[];
 }
 
-const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-
 /** Counts of nothing. */
 const noCounts = (): R.DistillationCounts => ({
   messages: 0,
@@ -40,7 +41,7 @@ const noCounts = (): R.DistillationCounts => ({
   noop: 0,
   queued: 0,
   failures: 0,
-  usage: { ...ZERO },
+  usage: { ...NO_USAGE },
 });
 
 /** Totals with nothing counted. */
@@ -90,6 +91,28 @@ export class BackgroundDistiller {
       this.start(lane, 'catch-up');
     }
     return lane;
+  }
+
+  /** Write messages through `conversation` for `p` and count their tokens toward the next background run. */
+  async write(p: Principal, conversation: Conversation, messages: readonly TurnMessage[]) {
+    if (messages.length === 0) return [];
+    await conversation.load();
+    const before = conversation.tokens();
+    const written = await conversation.addMany(messages);
+    this.wrote(p, conversation.tokens() - before);
+    return written;
+  }
+
+  /**
+   * Compress `conversation` when due, after distilling what the compaction would archive, so that no message leaves
+   * the transcript undistilled. A distillation that fails postpones the compaction (null): a later turn tries again.
+   */
+  async compactIfDue(p: Principal, conversation: Conversation): Promise<CompressionOutcome | null> {
+    if (conversation.needsCompression()) {
+      const run = await this.drain(p, 'compaction');
+      if (run.error) return null;
+    }
+    return conversation.maybeCompress();
   }
 
   /** `tokens` of new transcript messages were written for `p`: start a background run once a batch is full. */

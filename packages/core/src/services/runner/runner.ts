@@ -190,27 +190,14 @@ export class Runner {
     return { written: written.length };
   }
 
-  /** Write messages through and count their tokens toward the next background distillation. */
-  private async write(p: Principal, conversation: Conversation, messages: readonly TurnMessage[]) {
-    if (messages.length === 0) return [];
-    await conversation.load();
-    const before = conversation.tokens();
-    const written = await conversation.addMany(messages);
-    this.distiller?.wrote(p, conversation.tokens() - before);
-    return written;
+  /** Write messages through (their tokens count toward the next background distillation). */
+  private write(p: Principal, conversation: Conversation, messages: readonly TurnMessage[]) {
+    return this.distiller ? this.distiller.write(p, conversation, messages) : conversation.addMany(messages);
   }
 
-  /**
-   * Compress when due — after distilling what the compaction would archive, so that no message leaves the transcript
-   * undistilled. A distillation that fails postpones the compaction to a later turn (the context still fits: the
-   * oldest messages are left out meanwhile).
-   */
-  private async compactIfDue(p: Principal, conversation: Conversation) {
-    if (this.distiller && conversation.needsCompression()) {
-      const run = await this.distiller.drain(p, 'compaction');
-      if (run.error) return null;
-    }
-    return conversation.maybeCompress();
+  /** Compress when due; with distillation, after distilling what the compaction would archive. */
+  private compactIfDue(p: Principal, conversation: Conversation) {
+    return this.distiller ? this.distiller.compactIfDue(p, conversation) : conversation.maybeCompress();
   }
 
   /**
