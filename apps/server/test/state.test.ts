@@ -314,6 +314,8 @@ describe('forget removes the session state of an agent', () => {
         body: { task: `release for ${agent}`, taskId: `T-${agent}`, messages: [{ role: 'user', content: 'go' }] },
       });
       expect(turn.status, JSON.stringify(turn.body)).toBe(200);
+      // The runner distils in the background; one distillation here, so that the cursor row surely exists.
+      expect((await call(s.url, 'POST', '/v1/distill', { key, body: {} })).status).toBe(200);
     }
 
     const client = new Client({ name: 'mem-test-forget', version: '1.0.0' });
@@ -326,8 +328,9 @@ describe('forget removes the session state of an agent', () => {
     // The MCP client checks the answer against the tool's declared output schema.
     const forgot = (await client.callTool({ name: 'forget', arguments: { agentId: 'coder' } })) as Result;
     expect(forgot.isError, forgot.content[0]?.text).toBeFalsy();
-    // Two sessions: 2 summaries, 2 states + context settings + open tasks, 2 × 2 phase changes, 2 tool events.
-    expect(forgot.structuredContent.removed.sessions).toEqual({ summaries: 2, states: 4, phases: 4, toolEvents: 2 });
+    // Two sessions: 2 summaries, 2 states + context settings + open tasks + distill cursor, 2 × 2 phase changes, 2
+    // tool events.
+    expect(forgot.structuredContent.removed.sessions).toEqual({ summaries: 2, states: 5, phases: 4, toolEvents: 2 });
 
     const read = (agent: string, session: string, what: string) =>
       call(s.url, 'GET', `/v1/agents/${agent}/sessions/${session}/${what}`, { key: k.lead });
