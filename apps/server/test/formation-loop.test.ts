@@ -1,5 +1,5 @@
 /**
- * The flight example end to end, offline, through the AI SDK adapter over two processes on one SQLite file (the
+ * The flight example end to end, offline, through the AI SDK adapter (and a LangGraph graph) over two processes on one SQLite file (the
  * stack `mem` opens from the same settings): the second process's recall block holds the afternoon as current and
  * not the morning; `mem search --as-of` before the change answers the morning; `mem why` names both turns.
  */
@@ -25,18 +25,19 @@ const env = {
   MEM_WORKSPACE_DIR: join(dir, 'ws'),
 };
 const tsx = createRequire(import.meta.url).resolve('tsx');
-const agent = (step: string) =>
+const run = (fixture: string, step: string, on = env) =>
   exec(
     process.execPath,
-    ['--conditions=dev-source', '--import', tsx, join(import.meta.dirname, 'fixtures', 'flight-agent.ts'), step],
-    { env, cwd: dir },
+    ['--conditions=dev-source', '--import', tsx, join(import.meta.dirname, 'fixtures', fixture), step],
+    { env: on, cwd: dir },
   );
+const agent = (step: string) => run('flight-agent.ts', step);
 const mem = async (...args: string[]) => {
   const p = memProcess([...args, '--user', 'ben', '--json']);
   return JSON.parse((await exec(p.command, p.args, { env, cwd: dir })).stdout);
 };
 
-describe('memory that forms itself, inside the AI SDK loop', () => {
+describe('memory that forms itself, inside the loop', () => {
   it('the next process recalls the afternoon as current; as of before the change, the morning; why names both turns', async () => {
     await agent('first');
     const second = JSON.parse((await agent('second')).stdout) as { recall: string };
@@ -65,5 +66,19 @@ describe('memory that forms itself, inside the AI SDK loop', () => {
     } finally {
       await stack.close();
     }
+  });
+
+  it('the same through a LangGraph graph with the memory node: the next process recalls the afternoon, not the morning', async () => {
+    const graphEnv = { ...env, MEM_DB: join(dir, 'graph.db'), MEM_WORKSPACE_DIR: join(dir, 'graph-ws') };
+    await run('flight-graph.ts', 'first', graphEnv);
+    const second = JSON.parse((await run('flight-graph.ts', 'second', graphEnv)).stdout) as { recall: string };
+    expect(second.recall).toContain('afternoon flights');
+    expect(second.recall).not.toContain('morning flights');
+    const p = memProcess(['search', 'flights', '--user', 'ben', '--history', '--json']);
+    const history = JSON.parse((await exec(p.command, p.args, { env: graphEnv, cwd: dir })).stdout);
+    expect(history.results.map((r: { content: string }) => r.content).sort()).toEqual([
+      'User prefers afternoon flights.',
+      'User prefers morning flights.',
+    ]);
   });
 });

@@ -7,15 +7,8 @@
  * one append — by `onStepEnd` when the host passes it, else with the next call's input. A stream cut short keeps
  * what was delivered.
  */
-import {
-  type ContextReport,
-  MemError,
-  type Principal,
-  type Runner,
-  type RunnerOptions,
-  type Stack,
-  type TurnMessage,
-} from '@mem/core';
+import { type ContextReport, MemError, type Principal, type Runner, type TurnMessage } from '@mem/core';
+import type { LoopOptions } from '@mem/core/adapter';
 import type { LanguageModelMiddleware } from 'ai';
 import {
   type CallOptions,
@@ -28,20 +21,10 @@ import {
   toPrompt,
 } from './render.js';
 
-export interface MemoryMiddlewareOptions extends RunnerOptions {
-  stack: Stack;
+/** The middleware's options; a call may also set the task and its id with `providerOptions: { mem: { task, taskId } }`. */
+export interface MemoryMiddlewareOptions extends LoopOptions {
   /** Whose memory: space, agent, role. One middleware per agent (and per conversation at a time). */
   principal: Principal;
-  /** A runner to share (e.g. with code that calls `endTask`); default: a new one over `stack` with these options. */
-  runner?: Runner | undefined;
-  /** Put before the caller's own system messages. */
-  systemPrompt?: string | undefined;
-  rules?: readonly string[] | undefined;
-  /** The task and its id for recall; a call may set them with `providerOptions: { mem: { task, taskId } }`. */
-  task?: string | undefined;
-  taskId?: string | undefined;
-  /** Called with each call's context report (tokens, compaction, recalled memories, model calls and their usage). */
-  onReport?: ((report: ContextReport) => void) | undefined;
 }
 
 /** What `onStepEnd` reads of the AI SDK's step result (`StepResult`). */

@@ -1,5 +1,6 @@
 /** Between the AI SDK's prompt messages and mem's text messages: rendering for the transcript, and back. */
 import type { TurnMessage } from '@mem/core';
+import { toolCallText as callLine, compactJson as json, toolResultText } from '@mem/core/adapter';
 import type { LanguageModelMiddleware } from 'ai';
 
 type TransformParams = NonNullable<LanguageModelMiddleware['transformParams']>;
@@ -12,21 +13,6 @@ export type ResultContent = GenerateResult['content'][number];
 type WrapStream = NonNullable<LanguageModelMiddleware['wrapStream']>;
 export type StreamResult = Awaited<ReturnType<WrapStream>>;
 export type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
-
-function json(value: unknown): string {
-  if (typeof value === 'string') {
-    try {
-      return JSON.stringify(JSON.parse(value));
-    } catch {
-      return value;
-    }
-  }
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
 
 /** A tool result's output as text. */
 export function outputText(output: unknown): string {
@@ -49,9 +35,8 @@ export function outputText(output: unknown): string {
   }
 }
 
-const callLine = (name: string, id: string, input: unknown) => `[tool call ${name} #${id}] ${json(input)}`;
 const resultLine = (name: string, id: string, output: unknown, error = false) =>
-  `[tool ${error ? 'error' : 'result'} ${name} #${id}] ${outputText(output)}`;
+  toolResultText(name, id, outputText(output), error);
 
 /** One prompt message as transcript messages (a tool message may hold several results: one line each). */
 export function renderPromptMessage(m: PromptMessage): TurnMessage | null {

@@ -97,7 +97,7 @@ export {
   sameValue,
 } from './domain/formation.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
-export { itemText } from './domain/item-text.js';
+export { compactJson, itemText, toolCallText, toolResultText } from './domain/item-text.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
 export { memoByKey } from './domain/memo.js';
 export { checkNotebookPath, checkNotebookScope, notebookVersion, utf8Bytes } from './domain/notebook.js';
@@ -269,6 +269,7 @@ export type {
   DistillationStatus,
   DistillationTotals,
   DistillationTrigger,
+  LoopOptions,
 } from './services/runner/types.js';
 export {
   guardFactStore,

@@ -1,4 +1,16 @@
-/** `@mem/langgraph`: mem as a LangGraph.js store, and mem's tools for LangGraph.js agents. */
+/** `@mem/langgraph`: mem inside a LangGraph.js graph (the memory node), as its store, and mem's tools for its agents. */
 export { decodeSegment, encodeSegment, itemKey, namespacePrefix, parseItemKey } from './keys.js';
+export {
+  MemoryAnnotation,
+  type MemoryGraphState,
+  type MemoryNode,
+  type MemoryNodeOptions,
+  type MemoryState,
+  memoryChannel,
+  memoryNode,
+  memoryPrompt,
+  memoryRoute,
+} from './memory-node.js';
+export { toLangChain, toTurnMessage } from './messages.js';
 export { MemStore, type MemStoreOptions } from './store.js';
 export { type MemoryToolsOptions, memoryTools } from './tools.js';

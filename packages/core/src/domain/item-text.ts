@@ -41,3 +41,32 @@ export function itemText(content: string): string {
   // Another kind of item (a function call, a tool output, reasoning): nothing a person said.
   return typeof o.type === 'string' ? '' : content;
 }
+
+/** A value as one line of compact JSON (a JSON string is re-serialised compactly; what JSON cannot hold, as text). */
+export function compactJson(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value));
+    } catch {
+      return value;
+    }
+  }
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * How every adapter writes a framework's tool call into the transcript: `[tool call <name> #<id>] <input JSON>`,
+ * so that the summariser and the distiller read one format whichever framework ran the tool.
+ */
+export function toolCallText(name: string, id: string, input: unknown): string {
+  return `[tool call ${name} #${id}] ${compactJson(input)}`;
+}
+
+/** A tool's result (or error) as a transcript line: `[tool result <name> #<id>] <output>`. */
+export function toolResultText(name: string, id: string, output: string, error = false): string {
+  return `[tool ${error ? 'error' : 'result'} ${name} #${id}] ${output}`;
+}

@@ -2,9 +2,11 @@
 import type { CompactionStrategy } from '../../domain/compaction.js';
 import type { Summarizer, TokenUsage } from '../../ports/summarizer.js';
 import type { TurnMessage } from '../../ports/transcript-store.js';
+import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
 import type { CompressionOutcome } from '../conversation/options.js';
 import type { StoreResult } from '../knowledge/index.js';
+import type { Runner } from './runner.js';
 
 /** Context window, threshold and strategy a runner uses when the caller sets none. */
 export interface ModelContextDefaults {
@@ -59,6 +61,24 @@ export interface RunnerOptions {
   distill?: boolean | undefined;
   /** Tokens of new messages that start a background distillation (default 2,000). */
   distillTokens?: number | undefined;
+}
+
+/**
+ * What an adapter that puts the runner around a framework's model calls takes (the AI SDK middleware, the LangGraph
+ * memory node): the stack, the runner's options, and what each turn of the loop is given.
+ */
+export interface LoopOptions extends RunnerOptions {
+  stack: Stack;
+  /** A runner to share (e.g. with code that calls `endTask`); default: a new one over `stack` with these options. */
+  runner?: Runner | undefined;
+  /** Put before the framework's own system messages. */
+  systemPrompt?: string | undefined;
+  rules?: readonly string[] | undefined;
+  /** The task (the recall query) and its id. */
+  task?: string | undefined;
+  taskId?: string | undefined;
+  /** Called with each turn's context report (tokens, compaction, recalled memories, model calls and their usage). */
+  onReport?: ((report: ContextReport) => void) | undefined;
 }
 
 /** Options after defaults. */
