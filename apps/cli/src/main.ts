@@ -5,6 +5,7 @@ import { commandFlags } from '@mem/operations';
 import type { Command, Ctx } from './command.js';
 import { benchCommands } from './commands-bench.js';
 import { conversationCommands } from './commands-conversation.js';
+import { graphCommands } from './commands-graph.js';
 import { knowledgeCommands } from './commands-knowledge.js';
 import { serverCommands } from './commands-server.js';
 import { structuredCommands } from './commands-structured.js';
@@ -35,6 +36,7 @@ const commands: Record<string, Command> = {
   ...knowledgeCommands,
   ...structuredCommands,
   ...operationCommands,
+  ...graphCommands,
   ...conversationCommands,
   ...serverCommands,
   ...benchCommands,

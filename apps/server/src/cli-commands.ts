@@ -100,17 +100,25 @@ export function createServerCommands(options: ServerCommandOptions): Record<stri
     mcp: {
       summary: 'serve MCP over stdin/stdout (for Claude Desktop-style clients)',
       usage:
-        'mem mcp   (the global flags choose the store and who acts: [--store S] [--db PATH] [--space S] [--agent A] [--role R])',
+        'mem mcp [--profile memory-server]   (the global flags choose the store and who acts: [--store S] [--db PATH] [--space S] [--agent A] [--role R]; --profile memory-server offers exactly the nine tools of the MCP memory server)',
       async run(ctx) {
-        const [{ serveMcpStdio }, { defaultOperations }, { jsonLogger }, { SERVER_VERSION }] = await Promise.all([
-          import('./mcp.js'),
-          import('@mem/operations'),
-          import('./log.js'),
-          import('./server-options.js'),
-        ]);
+        const [{ serveMcpStdio, mcpProfile }, { defaultOperations }, { jsonLogger }, { SERVER_VERSION }] =
+          await Promise.all([
+            import('./mcp.js'),
+            import('@mem/operations'),
+            import('./log.js'),
+            import('./server-options.js'),
+          ]);
+        const name = str(ctx.flags, 'profile');
+        if (name !== undefined && name !== 'memory-server')
+          throw usage(
+            `unknown --profile "${name}": the profile is memory-server (or leave --profile out for every tool).`,
+          );
         const stack = await ctx.stack();
+        const profile = name === undefined ? null : mcpProfile(stack, name);
         const session = await serveMcpStdio({
-          operations: defaultOperations(stack),
+          operations: profile?.operations ?? defaultOperations(stack),
+          ...(profile ? { instructions: profile.instructions } : {}),
           stack,
           principal: ctx.p,
           logger: jsonLogger({ level: 'warn' }),

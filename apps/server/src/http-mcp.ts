@@ -1,5 +1,5 @@
 /**
- * `POST /mcp`: stateless streamable HTTP. A batch is bounded (`maxBatch`) and pays one rate token per tools/call;
+ * `POST /mcp` (and `POST /mcp/memory-server`, the nine tools of the MCP memory server): stateless streamable HTTP. A batch is bounded (`maxBatch`) and pays one rate token per tools/call;
  * each request gets an MCP server of its own for the caller's principal.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,7 +8,7 @@ import type { DoorContext } from './door-context.js';
 import { HttpError } from './errors.js';
 import { inSpace } from './fair-queue.js';
 import { requireContentType } from './guard.js';
-import { createMcpServer } from './mcp.js';
+import { createMcpServer, type McpProfile, mcpProfile } from './mcp.js';
 import { parseJsonText, type RequestState, readBody, utf8Text } from './request.js';
 import { chargeRequest, workCost } from './request-cost.js';
 import { SERVER_VERSION } from './server-options.js';
@@ -18,6 +18,7 @@ export async function handleMcp(
   req: IncomingMessage,
   res: ServerResponse,
   state: RequestState,
+  profile: McpProfile | null = null,
 ): Promise<void> {
   const principal = await ctx.authenticate(req, state);
   await chargeRequest(ctx.limiter, state);
@@ -38,8 +39,10 @@ export async function handleMcp(
   await chargeRequest(ctx.limiter, state, workCost(raw.length, calls.length), 1);
   const message = messages.length === 1 ? messages[0] : undefined;
   if (message?.method === 'tools/call' && typeof message.params?.name === 'string') state.tool = message.params.name;
+  const chosen = profile ? mcpProfile(ctx.stack, profile) : null;
   const server = createMcpServer({
-    operations: ctx.operations,
+    operations: chosen?.operations ?? ctx.operations,
+    ...(chosen ? { instructions: chosen.instructions } : {}),
     stack: ctx.stack,
     principal,
     logger: ctx.logger,

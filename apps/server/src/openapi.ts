@@ -248,12 +248,12 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
   paths['/'] = publicGet('inspector', 'The web inspector (a static page that uses this API).', {
     'text/html': { schema: { type: 'string' } },
   });
-  paths['/mcp'] = {
+  /** An MCP endpoint: stateless JSON-RPC over POST. */
+  const mcpPath = (operationId: string, summary: string, description: string) => ({
     post: {
-      operationId: 'mcp',
-      summary: 'MCP over streamable HTTP (stateless): JSON-RPC requests of the Model Context Protocol.',
-      description:
-        'The tools are the operations marked with x-mcp-tool. Authenticate with the same bearer key; the key decides space, agent and role.',
+      operationId,
+      summary,
+      description,
       tags: ['mcp'],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
       responses: {
@@ -268,7 +268,17 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
         '429': { $ref: '#/components/responses/Error429' },
       },
     },
-  };
+  });
+  paths['/mcp'] = mcpPath(
+    'mcp',
+    'MCP over streamable HTTP (stateless): JSON-RPC requests of the Model Context Protocol.',
+    'The tools are the operations marked with x-mcp-tool. Authenticate with the same bearer key; the key decides space, agent and role.',
+  );
+  paths['/mcp/memory-server'] = mcpPath(
+    'mcp-memory-server',
+    'MCP over streamable HTTP with exactly the nine tools of the MCP memory server (create_entities … open_nodes).',
+    'A drop-in for the MCP memory server: its nine tools with their argument and result shapes, on the memory graph. Authenticate with the same bearer key. 501 CAPABILITY_MISSING when the stores have no graph.',
+  );
 
   return {
     openapi: '3.1.0',
@@ -285,6 +295,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       { name: 'conversation', description: 'Conversation memory (docs/conversations.md).' },
       { name: 'notebook', description: 'Agent notebooks (docs/notebooks.md).' },
       { name: 'structured', description: 'Facts about users, episodes and procedures (docs/structured.md).' },
+      { name: 'graph', description: 'The memory graph: entities, observations, relations (docs/graph.md).' },
       { name: 'admin', description: 'Stats, gc, export and import.' },
       { name: 'service', description: 'Health, readiness, this document, the inspector.' },
       { name: 'mcp', description: 'Model Context Protocol.' },

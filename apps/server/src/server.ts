@@ -187,14 +187,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return;
         }
       }
-      if (pathname === '/mcp') {
+      if (pathname === '/mcp' || pathname === '/mcp/memory-server') {
         state.operation = 'mcp';
-        state.route = '/mcp';
+        state.route = pathname;
         if (method !== 'POST')
           throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: POST JSON-RPC requests.', {
             allow: 'POST',
           });
-        return await handleMcp(doors, req, res, state);
+        return await handleMcp(doors, req, res, state, pathname === '/mcp' ? null : 'memory-server');
       }
       const match = router.match(method, pathname);
       if (match.kind === 'none') {

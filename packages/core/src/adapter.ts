@@ -31,6 +31,7 @@ export {
   selectList,
   sqlRowCount,
 } from './adapter-kit/sql/dialect.js';
+export { sqlGraphStore } from './adapter-kit/sql/graph.js';
 export { type SqlNotebookEngine, type SqlNotebookStore, sqlNotebookStore } from './adapter-kit/sql/notebooks.js';
 export {
   type AsyncSqlExecutor,
@@ -72,6 +73,7 @@ export {
   compactionArchiveTime,
   guardTranscriptStore,
 } from './adapter-kit/transcripts.js';
+export { InMemoryGraphStore } from './adapters/in-memory-graph.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { calibrationTexts } from './domain/calibration.js';
 export { checkCompactionBasis } from './domain/compaction.js';
@@ -96,6 +98,19 @@ export {
   normalValue,
   sameValue,
 } from './domain/formation.js';
+export {
+  checkedEntityKey,
+  entityKey,
+  entitySearchText,
+  graphHolds,
+  graphVisible,
+  type MemoryServerEntity,
+  type MemoryServerGraph,
+  type MemoryServerRelation,
+  observationHolds,
+  parseMemoryJsonl,
+  toMemoryJsonl,
+} from './domain/graph.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { compactJson, itemText, toolCallText, toolResultText } from './domain/item-text.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';
@@ -150,6 +165,14 @@ export type {
 } from './ports/fact-extractor.js';
 export type { FactStore } from './ports/fact-store.js';
 export type { GoalStore } from './ports/goal-store.js';
+export type {
+  EntityQuery,
+  GraphDeleted,
+  GraphStore,
+  GraphView,
+  GraphWrite,
+  RelationQuery,
+} from './ports/graph-store.js';
 export type {
   CandidateQuery,
   CandidateSet,
@@ -234,6 +257,19 @@ export type {
 export type { UserStore } from './ports/user-store.js';
 export { distillReviewDecisionInput, distillReviewInput } from './schemas-formation.js';
 export {
+  addObservationsInput,
+  createEntitiesInput,
+  createRelationsInput,
+  deleteEntitiesInput,
+  deleteObservationsInput,
+  deleteRelationsInput,
+  graphEntityInput,
+  graphRelationInput,
+  openNodesInput,
+  readGraphInput,
+  searchNodesInput,
+} from './schemas-graph.js';
+export {
   type CandidateCommon,
   CandidateMemory,
   type CandidateMemoryDeps,
@@ -259,6 +295,14 @@ export {
 } from './services/distill-review.js';
 export { forgetFormedByEvidence, formedBatches, transcriptEvidenceIds } from './services/forget-evidence.js';
 export { type FormationStats, formationStats } from './services/formation-stats.js';
+export {
+  type GraphContext,
+  type GraphReadOptions,
+  GraphService,
+  type GraphWriteOptions,
+  type ResolutionMode,
+  type ResolutionStep,
+} from './services/graph/index.js';
 export type { ExtractorMeta, PendingProposal } from './services/knowledge/formation.js';
 export { distillMessageId } from './services/knowledge/formation.js';
 export { createOfflineStatementExtractor, OFFLINE_EXTRACTOR_VERSION } from './services/offline-extractor.js';
@@ -292,6 +336,15 @@ export {
   type Rating,
   type RatingOutcome,
 } from './types.js';
+export type {
+  EntityRecord,
+  GraphDecision,
+  GraphLogEntry,
+  GraphOwner,
+  GraphTimes,
+  ObservationRecord,
+  RelationRecord,
+} from './types-graph.js';
 export type {
   FactUpsertResult,
   FactWrite,

@@ -22,6 +22,7 @@ import type { TranscriptStore } from './ports/transcript-store.js';
 import type { ConversationOptions } from './services/conversation/options.js';
 import { ConversationService } from './services/conversation/service.js';
 import { type ConversationDistillReport, distillConversation } from './services/distill-conversation.js';
+import { GraphService } from './services/graph/index.js';
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import type { Runner } from './services/runner/runner.js';
@@ -126,6 +127,8 @@ export interface Stack {
   conversations: ConversationService | undefined;
   /** The agent notebook, or undefined without a notebook store. */
   notebook: Notebook | undefined;
+  /** The memory graph (docs/graph.md), or undefined without the graph port. */
+  graph: GraphService | undefined;
   /** Episodic memory (built on first use), or undefined without the episodes port or a plug-in that provides it. */
   readonly episodes: EpisodicMemory | undefined;
   /** Procedural memory (built on first use), or undefined without the procedures port or a plug-in that provides it. */
@@ -164,7 +167,7 @@ export interface Stack {
 }
 
 /** A service a stack may be asked for with `service(name)`. */
-export type StackService = 'conversations' | 'notebook' | PluggedService;
+export type StackService = 'conversations' | 'notebook' | 'graph' | PluggedService;
 
 /** A port a stack may be asked for. */
 export type StackPort = keyof StructuredStores | 'transcripts' | 'notebooks' | 'embedder';
@@ -180,6 +183,7 @@ const PROVIDERS: Record<StackPort, string> = {
   toolEvents: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
   episodes: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
   procedures: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
+  graph: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
   transcripts: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createInMemoryTranscriptStore()',
   notebooks: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createInMemoryNotebookStore()',
   embedder: '@mem/embed-local, @mem/embed-openai or createHashingEmbedder()',
@@ -268,6 +272,9 @@ export function createStack(given: StackOptions): Stack {
         options: { ...options.notebook, ...pd },
       })
     : undefined;
+  const graph = structured.graph
+    ? new GraphService({ store: structured.graph, clock, secretScanner, ...pd })
+    : undefined;
   const runners = runnerPool(() => stack);
   const stack: Stack = {
     knowledge,
@@ -279,6 +286,7 @@ export function createStack(given: StackOptions): Stack {
     port,
     conversations,
     notebook,
+    graph,
     get episodes() {
       return plugged.get('episodes');
     },
@@ -291,6 +299,7 @@ export function createStack(given: StackOptions): Stack {
     service: (name) => {
       if (name === 'conversations') return (conversations ?? throwMissing('transcripts')) as never;
       if (name === 'notebook') return (notebook ?? throwMissing('notebooks')) as never;
+      if (name === 'graph') return (graph ?? throwMissing('graph')) as never;
       return plugged.require(name as PluggedService) as never;
     },
     runner: (runnerOptions) => runners.runner(runnerOptions),

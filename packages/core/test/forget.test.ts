@@ -125,6 +125,7 @@ describe('forget (docs/safety.md)', () => {
         users: 0,
         sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
         proposals: 0,
+        graph: { entities: 0, observations: 0, relations: 0, log: 0 },
       },
       skipped: [],
       notes: [expect.stringMatching(/^episodes: 1 episode\(s\) of the space record no writing agent/)],
@@ -270,6 +271,7 @@ describe('forget (docs/safety.md)', () => {
       users: 1,
       sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
       proposals: 0,
+      graph: { entities: 0, observations: 0, relations: 0, log: 0 },
     });
     expect(report.skipped).toEqual([]);
     expect(report.notes.some((n) => n.startsWith('notebooks:') && n.includes('alice, bob, lead-1'))).toBe(true);
@@ -316,6 +318,7 @@ describe('forget (docs/safety.md)', () => {
       'transcripts',
       'notebooks',
       'episodes',
+      'graph',
       'summaries',
       'sessionState',
       'phases',
@@ -323,7 +326,7 @@ describe('forget (docs/safety.md)', () => {
     ]);
     expect(agent.removed.sessions).toEqual({ summaries: 0, states: 0, phases: 0, toolEvents: 0 });
     const user = await forget(stack, lead, { userId: 'u-1' });
-    expect(user.skipped).toEqual(['facts', 'goals', 'users', 'notebooks']);
+    expect(user.skipped).toEqual(['facts', 'goals', 'users', 'graph', 'notebooks']);
     expect(user.removed.facts + user.removed.goals + user.removed.users).toBe(0);
   });
 

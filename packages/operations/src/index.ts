@@ -35,6 +35,7 @@ export { defaultOperations } from './operations.js';
 export { conversationOperations, conversationSettingsSet } from './operations-conversation.js';
 export { factUser } from './operations-facts.js';
 export { formationOperations } from './operations-formation.js';
+export { graphOperations, memoryServerOperations } from './operations-graph.js';
 export { knowledgeOperations, memoryStore } from './operations-knowledge.js';
 export { notebookOperations } from './operations-notebook.js';
 export { reviewOperations } from './operations-review.js';

@@ -69,7 +69,7 @@ export interface Operation {
   /** What it does and how to use it well: the MCP tool description and OpenAPI's description. */
   description: string;
   /** OpenAPI tag. */
-  group: 'knowledge' | 'conversation' | 'notebook' | 'structured' | 'admin';
+  group: 'knowledge' | 'conversation' | 'notebook' | 'structured' | 'graph' | 'admin';
   /** The input schema: one per operation, shared by HTTP validation, OpenAPI and MCP. */
   input: z.ZodType;
   /** Response schema for OpenAPI, when one exists as a zod schema. */

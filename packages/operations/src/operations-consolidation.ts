@@ -94,6 +94,11 @@ const forgetReport = z.object({
       toolEvents: z.number(),
     }),
     proposals: z.number().describe('Proposals taken from review queues.'),
+    graph: z
+      .object({ entities: z.number(), observations: z.number(), relations: z.number(), log: z.number() })
+      .describe(
+        'Memory-graph records of the agent or about the user, with the relations touching them and their log lines.',
+      ),
   }),
   skipped: z.array(z.string()),
   notes: z.array(z.string()),

@@ -1,11 +1,12 @@
 /**
  * Which operations a server offers: knowledge memory and the structured group (facts, episodes, procedures)
- * always; the notebook and conversation groups when the stack has their services.
+ * always; the notebook, conversation and graph groups when the stack has their services.
  */
 import type { Stack } from '@mem/core';
 import type { Operation } from './operation.js';
 import { conversationOperations } from './operations-conversation.js';
 import { formationOperations } from './operations-formation.js';
+import { graphOperations } from './operations-graph.js';
 import { knowledgeOperations } from './operations-knowledge.js';
 import { notebookOperations } from './operations-notebook.js';
 import { reviewOperations } from './operations-review.js';
@@ -25,5 +26,6 @@ export function defaultOperations(stack: Stack): Operation[] {
     ...(stack.notebook ? notebookOperations : []),
     ...(stack.conversations ? conversationOperations : []),
     ...(stack.conversations ? runnerOperations : []),
+    ...(stack.graph ? graphOperations : []),
   ];
 }

@@ -9,13 +9,14 @@ import type { StructuredStores } from '@mem/core/adapter';
 import { episodeStoreOn, procedureStoreOn } from './candidate-stores.js';
 import { episodicMigrations, structuredMigrations } from './migrations.js';
 import { handleOf, openRuntime, type PortRuntime, type PostgresHandle, type PostgresPortOptions } from './runtime.js';
+import { graphStore } from './structured/graph.js';
 import { phaseStore, sessionStateStore, summaryStore, toolEventStore, userStore } from './structured/sessions.js';
 import { factStore, goalStore, messageStore } from './structured/user-data.js';
 
 /** Every structured port on one connection, plus `migrate()`, `sql`, `schema` and `close()`. */
 export interface PostgresStructuredStores extends StructuredStores, PostgresHandle {}
 
-/** The ten structured ports over a runtime whose families include `structured` and `episodic`. */
+/** The structured ports (the graph too) over a runtime whose families include `structured` and `episodic`. */
 export function structuredStoresOn(rt: PortRuntime): PostgresStructuredStores {
   return {
     ...handleOf(rt),
@@ -29,6 +30,7 @@ export function structuredStoresOn(rt: PortRuntime): PostgresStructuredStores {
     toolEvents: toolEventStore(rt),
     episodes: episodeStoreOn(rt),
     procedures: procedureStoreOn(rt),
+    graph: graphStore(rt),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   describeEpisodeStore,
   describeFactStore,
   describeGoalStore,
+  describeGraphStore,
   describeMessageStore,
   describePhaseStore,
   describeProcedureStore,
@@ -75,6 +76,7 @@ describeUserStore('postgres', bundled('users'));
 describeSessionStateStore('postgres', bundled('sessionState'));
 describePhaseStore('postgres', bundled('phases'));
 describeToolEventStore('postgres', bundled('toolEvents'));
+describeGraphStore('postgres', bundled('graph'));
 // The standalone factories of the candidate stores.
 describeEpisodeStore(
   'postgres',

@@ -100,6 +100,11 @@ export const PORT_TABLES = [
   'tool_events',
   'episodes',
   'procedures',
+  'graph_entities',
+  'graph_keys',
+  'graph_observations',
+  'graph_relations',
+  'graph_log',
 ];
 
 /**

@@ -15,6 +15,7 @@ export { sqliteIndexOptionsFromJson } from './index-options.js';
 export { createSqliteStore, type SqliteKnowledgeStore, type SqliteStoreOptions } from './knowledge-store.js';
 export {
   CONVERSATION_SCHEMA_VERSION,
+  GRAPH_SCHEMA_VERSION,
   type Migration,
   type MigrationResult,
   migrations,

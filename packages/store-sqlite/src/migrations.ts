@@ -5,6 +5,7 @@
 import type { Database } from 'better-sqlite3';
 import { withBusyRetry } from './database.js';
 import { conversationV3 } from './migrations/conversation.js';
+import { graphV9 } from './migrations/graph.js';
 import {
   chunksOwnerTimeV7,
   formationV8,
@@ -16,6 +17,7 @@ import { structuredV2 } from './migrations/structured.js';
 import type { Migration } from './migrations/types.js';
 
 export { CONVERSATION_SCHEMA_VERSION } from './migrations/conversation.js';
+export { GRAPH_SCHEMA_VERSION } from './migrations/graph.js';
 export { STRUCTURED_SCHEMA_VERSION } from './migrations/structured.js';
 export type { Migration } from './migrations/types.js';
 
@@ -44,6 +46,7 @@ export const migrations: readonly Migration[] = [
   ftsDeferredV6,
   chunksOwnerTimeV7,
   formationV8,
+  graphV9,
 ];
 
 export interface MigrationResult {

@@ -1,13 +1,14 @@
 /**
  * The structured ports of docs/structured.md on SQLite, as one bundle: messages, facts and goals (structured/user-data.ts),
  * summaries, users, session state, phases and tool events (structured/sessions.ts), episodes and procedures
- * (candidate-stores.ts). Every statement is filtered by space. The rules (fact priority and merge) are the functions of
+ * (candidate-stores.ts), the memory graph (structured/graph.ts). Every statement is filtered by space. The rules (fact priority and merge) are the functions of
  * @mem/core; these files only store and retrieve.
  */
 import type { StructuredStores } from '@mem/core/adapter';
 import { createEpisodeStore, createProcedureStore } from './candidate-stores.js';
 import { acquireConnection, type SqliteHandle, type SqliteOpenOptions } from './connection.js';
-import { STRUCTURED_SCHEMA_VERSION } from './migrations.js';
+import { GRAPH_SCHEMA_VERSION, STRUCTURED_SCHEMA_VERSION } from './migrations.js';
+import { graphStore } from './structured/graph.js';
 import { phaseStore, sessionStateStore, summaryStore, toolEventStore, userStore } from './structured/sessions.js';
 import { factStore, goalStore, messageStore } from './structured/user-data.js';
 
@@ -21,7 +22,7 @@ export interface SqliteStructuredStores extends StructuredStores, SqliteHandle {
  * stack wraps them with `guardStructuredStores`.
  */
 export function createSqliteStructuredStores(options: SqliteOpenOptions): SqliteStructuredStores {
-  const c = acquireConnection(options, STRUCTURED_SCHEMA_VERSION);
+  const c = acquireConnection(options, Math.max(STRUCTURED_SCHEMA_VERSION, GRAPH_SCHEMA_VERSION));
   return {
     ...c.handle(),
     messages: messageStore(c),
@@ -34,5 +35,6 @@ export function createSqliteStructuredStores(options: SqliteOpenOptions): Sqlite
     toolEvents: toolEventStore(c),
     episodes: createEpisodeStore(c),
     procedures: createProcedureStore(c),
+    graph: graphStore(c),
   };
 }

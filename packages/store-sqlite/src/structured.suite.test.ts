@@ -4,6 +4,7 @@ import {
   describeEpisodeStore,
   describeFactStore,
   describeGoalStore,
+  describeGraphStore,
   describeMessageStore,
   describePhaseStore,
   describeProcedureStore,
@@ -48,3 +49,4 @@ describePhaseStore('sqlite', sqlite('phases'));
 describeToolEventStore('sqlite', sqlite('toolEvents'));
 describeEpisodeStore('sqlite', sqlite('episodes'));
 describeProcedureStore('sqlite', sqlite('procedures'));
+describeGraphStore('sqlite', sqlite('graph'));

@@ -34,6 +34,7 @@ describe('the documentation', () => {
       'notebooks',
       'structured',
       'formation',
+      'graph',
       'safety',
       'cli',
       'http-api',

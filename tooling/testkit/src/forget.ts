@@ -220,7 +220,35 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
         if (stack.conversations && sessionState)
           await stack.conversations.setContextSettings(SPACE, 'alice', { contextLength: 4096 });
 
+        // The graph: alice's entities and relations, what is about ada (alice's observation on bob's entity too), bob's.
+        if (stack.graph) {
+          await stack.graph.createEntities(alice, {
+            entities: [{ name: `Project ${ALICE}`, entityType: 'project', observations: [`${ALICE} launch`] }],
+          });
+          await stack.graph.createEntities(
+            bob,
+            {
+              entities: [{ name: `Team ${BOB}`, entityType: 'team', observations: [`${BOB} roster`] }],
+            },
+            { scope: 'swarm' },
+          );
+          await stack.graph.addObservations(alice, {
+            observations: [{ entityName: `Team ${BOB}`, contents: [`${ALICE} joined`] }],
+          });
+          await stack.graph.createRelations(alice, {
+            relations: [{ from: `Project ${ALICE}`, to: `Team ${BOB}`, relationType: 'owned_by' }],
+          });
+          await stack.graph.createEntities(
+            { ...bob, userId: 'ada' },
+            {
+              entities: [{ name: `Ada ${USER}`, entityType: 'person', observations: [`${USER} prefers tea`] }],
+            },
+            { scope: 'swarm' },
+          );
+        }
+
         const agent = await forget(stack, lead, { agentId: 'alice' });
+        if (stack.graph) expect(agent.removed.graph).toMatchObject({ entities: 1, relations: 1, observations: 2 });
         expect(agent.removed.memories).toEqual({ documents: 2, chunks: 2, versions: 1, ratings: 1 });
         if (stack.conversations) expect([agent.removed.transcripts, agent.removed.archives]).toEqual([1, 1]);
         if (stack.notebook) expect(agent.removed.notebookFiles).toBe(3);
@@ -235,6 +263,13 @@ export function describeForget(name: string, factory: ForgetFactory, options: { 
         if (facts) expect(user.removed.facts).toBe(2);
         if (goals) expect(user.removed.goals).toBe(1);
         if (users) expect(user.removed.users).toBe(1);
+        if (stack.graph) {
+          expect(user.removed.graph).toMatchObject({ entities: 1, observations: 1 });
+          const left = await stack.graph.exportJsonl({ ...bob, userId: 'ada' });
+          expect(left).toContain(BOB);
+          expect(left).not.toContain(ALICE);
+          expect(left).not.toContain(USER);
+        }
 
         // Through the ports: search, export, listings.
         for (const p of [alice, bob, lead]) {

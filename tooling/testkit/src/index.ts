@@ -7,6 +7,7 @@
 export { describeEpisodeStore, describeProcedureStore } from './candidates.js';
 export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
 export { authoredEpisode, describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
+export { describeGraphStore } from './graph.js';
 export {
   describeKnowledgeStore,
   type KnowledgeStoreFactory,

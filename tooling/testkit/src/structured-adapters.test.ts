@@ -4,6 +4,7 @@ import {
   describeEpisodeStore,
   describeFactStore,
   describeGoalStore,
+  describeGraphStore,
   describeMessageStore,
   describePhaseStore,
   describeProcedureStore,
@@ -39,3 +40,4 @@ describePhaseStore('in-memory', inMemory('phases'));
 describeToolEventStore('in-memory', inMemory('toolEvents'));
 describeEpisodeStore('in-memory', inMemory('episodes'));
 describeProcedureStore('in-memory', inMemory('procedures'));
+describeGraphStore('in-memory', inMemory('graph'));

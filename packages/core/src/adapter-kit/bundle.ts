@@ -18,6 +18,7 @@ export const STRUCTURED_PORTS: readonly StructuredPort[] = [
   'toolEvents',
   'episodes',
   'procedures',
+  'graph',
 ];
 
 type Ports = Omit<StoreBundle, 'capabilities' | 'close'>;

@@ -1,6 +1,7 @@
 import { MemError } from '../errors.js';
 import type { StructuredStores } from '../ports/structured-stores.js';
 import { InMemoryEpisodeStore, InMemoryProcedureStore } from './in-memory-candidates.js';
+import { InMemoryGraphStore } from './in-memory-graph.js';
 import {
   InMemoryFactStore,
   InMemoryGoalStore,
@@ -38,5 +39,6 @@ export function createInMemoryStructuredStores(shareWith?: StructuredStores): St
     toolEvents: new InMemoryToolEventStore(other(shareWith?.toolEvents, InMemoryToolEventStore)),
     episodes: new InMemoryEpisodeStore(other(shareWith?.episodes, InMemoryEpisodeStore)),
     procedures: new InMemoryProcedureStore(other(shareWith?.procedures, InMemoryProcedureStore)),
+    graph: new InMemoryGraphStore(other(shareWith?.graph, InMemoryGraphStore)),
   };
 }

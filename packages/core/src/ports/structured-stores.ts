@@ -1,6 +1,7 @@
 import type { EpisodeStore } from './episode-store.js';
 import type { FactStore } from './fact-store.js';
 import type { GoalStore } from './goal-store.js';
+import type { GraphStore } from './graph-store.js';
 import type { MessageStore } from './message-store.js';
 import type { PhaseStore } from './phase-store.js';
 import type { ProcedureStore } from './procedure-store.js';
@@ -21,4 +22,6 @@ export interface StructuredStores {
   toolEvents: ToolEventStore;
   episodes: EpisodeStore;
   procedures: ProcedureStore;
+  /** The memory graph (docs/graph.md): entities, observations, relations. */
+  graph: GraphStore;
 }

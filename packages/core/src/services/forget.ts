@@ -11,6 +11,7 @@ import {
 import { checkName } from '../domain/names.js';
 import { mayForget } from '../domain/permissions.js';
 import { MemError } from '../errors.js';
+import type { GraphDeleted } from '../ports/graph-store.js';
 import type { DeletedByAgent } from '../ports/knowledge-store.js';
 import { parseInput } from '../schemas.js';
 import { forgetInput } from '../schemas-forget.js';
@@ -101,6 +102,11 @@ export interface ForgetReport {
      * resting only on the forgotten messages, in the queues of the agents forget can name.
      */
     proposals: number;
+    /**
+     * Memory-graph records (docs/graph.md): an agent's entities, relations and observations, or those about the user,
+     * with the relations touching the entities removed and every log line about them.
+     */
+    graph: GraphDeleted;
   };
   /** Ports this kind of forget would use that the stack does not have (e.g. `transcripts`, `facts`). */
   skipped: string[];
@@ -126,6 +132,7 @@ function emptyReport(space: string, subject: ForgetReport['subject']): ForgetRep
       users: 0,
       sessions: { summaries: 0, states: 0, phases: 0, toolEvents: 0 },
       proposals: 0,
+      graph: { entities: 0, observations: 0, relations: 0, log: 0 },
     },
     skipped: [],
     notes: [],
@@ -276,6 +283,8 @@ export async function forget(
       if (unowned > 0) report.notes.push(EPISODES_UNOWNED_NOTE(unowned));
     } else report.skipped.push('episodes');
     report.removed.proposals = await dropFromReview(stack, space, agentId, () => true);
+    if (stack.structured.graph) report.removed.graph = await stack.structured.graph.deleteOwner(space, { agentId });
+    else report.skipped.push('graph');
     await forgetSessions(stack, space, agentId, report);
     return eraseDeleted(stack, report);
   }
@@ -314,6 +323,8 @@ export async function forget(
   if (users) report.removed.users = (await users.delete(space, userId)) ? 1 : 0;
   else report.skipped.push('users');
   await dropProposals(report, (item) => item.userId === userId);
+  if (stack.structured.graph) report.removed.graph = await stack.structured.graph.deleteOwner(space, { userId });
+  else report.skipped.push('graph');
   if (stack.notebook) {
     for (const agentId of covered) {
       report.removed.notebookFiles += await stack.notebook.forget({ space, agentId, user: userId });

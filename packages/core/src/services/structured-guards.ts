@@ -421,7 +421,7 @@ function scanOnInsert<S extends EpisodeStore | ProcedureStore>(
 
 /**
  * Guard every structured port of a bundle that is present (episodes and procedures pass through: their services
- * validate; with a secret scanner, it is run on their inserts).
+ * validate; with a secret scanner, it is run on their inserts; the graph passes through: its service checks).
  */
 export function guardStructuredStores(
   stores: Partial<StructuredStores>,
@@ -459,5 +459,7 @@ export function guardStructuredStores(
           'procedure metadata': JSON.stringify(p.metadata, null, 1),
         }))
       : stores.procedures;
+  // The graph service checks every input and runs the scanners before it writes.
+  if (stores.graph) out.graph = stores.graph;
   return out;
 }

@@ -1,4 +1,5 @@
 /** The schema steps of the structured ports on PostgreSQL: the small ports, then episodes and procedures. */
+import { graphV2 } from './graph.js';
 import type { Migration, PortMigrations } from './types.js';
 
 /** The small structured ports (docs/structured.md). JSON values are jsonb; `rid` columns record insertion order. */
@@ -110,8 +111,8 @@ const structuredV1: Migration = {
   },
 };
 
-/** The steps of the small structured ports (messages, facts, goals, summaries, users, session state, phases, tool events). */
-export const structuredMigrations: PortMigrations = { port: 'structured', steps: [structuredV1] };
+/** The steps of the small structured ports (messages, facts, goals, summaries, users, session state, phases, tool events) and the graph. */
+export const structuredMigrations: PortMigrations = { port: 'structured', steps: [structuredV1, graphV2] };
 
 /**
  * The columns a candidate table (episodes, procedures) is searched by: `search_text` (the core's search text of the

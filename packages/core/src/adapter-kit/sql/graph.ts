@@ -1,0 +1,340 @@
+/**
+ * The memory graph's port over any SQL engine (docs/graph.md): entities, their resolution keys (one row per key, so a
+ * name or alias is one index lookup), observations, relations (indexed on both ends) and the log. Visibility and
+ * validity are decided in each query, as `graphVisible` / `graphHolds` of the core say.
+ */
+import { entitySearchText } from '../../domain/graph.js';
+import type {
+  EntityQuery,
+  GraphDeleted,
+  GraphStore,
+  GraphView,
+  GraphWrite,
+  RelationQuery,
+} from '../../ports/graph-store.js';
+import type { EntityRecord, GraphLogEntry, ObservationRecord, RelationRecord } from '../../types-graph.js';
+import { type SqlDialect, type SqlField, type SqlRunner, type SqlType, selectList } from './dialect.js';
+import { type SqlProgram, type SqlValue, sqlAll, sqlRun } from './program.js';
+import type { SqlRow } from './records.js';
+
+/** Parameters numbered in the order they are placed (each once, as the dialect asks). */
+class Params {
+  readonly values: SqlValue[] = [];
+  constructor(private readonly d: SqlDialect) {}
+  add(value: SqlValue, type?: SqlType): string {
+    this.values.push(value);
+    return this.d.param(this.values.length, type);
+  }
+  /** `column` is one of `values`. */
+  inList(column: string, values: readonly string[]): string {
+    this.values.push(this.d.list(values));
+    return this.d.inList(column, this.values.length);
+  }
+}
+
+const field = (column: string, type: SqlType = 'text'): SqlField => ({ column, type, as: column.replaceAll('_', '') });
+const OWNER = [field('id'), field('space'), field('scope'), field('agent_id'), field('user_id')];
+const TIMES = [
+  field('valid_from', 'time'),
+  field('valid_to', 'time'),
+  field('recorded_at', 'time'),
+  field('invalidated_at', 'time'),
+  field('evidence', 'list'),
+];
+const ENTITY = [
+  ...OWNER,
+  field('name'),
+  field('entity_type'),
+  field('aliases', 'list'),
+  field('keys', 'list'),
+  field('search_text'),
+  field('merged_into'),
+  ...TIMES,
+  field('updated_at', 'time'),
+];
+const OBSERVATION = [
+  field('id'),
+  field('space'),
+  field('entity_id'),
+  field('text'),
+  field('agent_id'),
+  field('recorded_at', 'time'),
+  field('invalidated_at', 'time'),
+  field('evidence', 'list'),
+];
+const RELATION = [...OWNER, field('from_id'), field('relation_type'), field('to_id'), ...TIMES];
+const LOG = [
+  field('id'),
+  field('space'),
+  field('record_id'),
+  field('kind'),
+  field('decision'),
+  field('at', 'time'),
+  field('by_name'),
+  field('agent_id'),
+  field('evidence', 'list'),
+  field('detail', 'json'),
+];
+
+const s = (v: unknown) => v as string;
+const sn = (v: unknown) => (v ?? null) as string | null;
+const list = (v: unknown) => JSON.parse(v as string) as string[];
+const owner = (r: SqlRow) => ({
+  id: s(r.id),
+  space: s(r.space),
+  scope: r.scope as EntityRecord['scope'],
+  agentId: s(r.agentid),
+  userId: sn(r.userid),
+});
+const times = (r: SqlRow) => ({
+  validFrom: sn(r.validfrom),
+  validTo: sn(r.validto),
+  recordedAt: s(r.recordedat),
+  invalidatedAt: sn(r.invalidatedat),
+  evidence: list(r.evidence),
+});
+const entityFrom = (r: SqlRow): EntityRecord => ({
+  ...owner(r),
+  name: s(r.name),
+  entityType: s(r.entitytype),
+  aliases: list(r.aliases),
+  keys: list(r.keys),
+  searchText: s(r.searchtext),
+  mergedInto: sn(r.mergedinto),
+  ...times(r),
+  updatedAt: s(r.updatedat),
+});
+const observationFrom = (r: SqlRow): ObservationRecord => ({
+  id: s(r.id),
+  space: s(r.space),
+  entityId: s(r.entityid),
+  text: s(r.text),
+  agentId: s(r.agentid),
+  recordedAt: s(r.recordedat),
+  invalidatedAt: sn(r.invalidatedat),
+  evidence: list(r.evidence),
+});
+const relationFrom = (r: SqlRow): RelationRecord => ({
+  ...owner(r),
+  fromId: s(r.fromid),
+  relationType: s(r.relationtype),
+  toId: s(r.toid),
+  ...times(r),
+});
+const logFrom = (r: SqlRow): GraphLogEntry => ({
+  id: s(r.id),
+  space: s(r.space),
+  recordId: s(r.recordid),
+  kind: r.kind as GraphLogEntry['kind'],
+  decision: r.decision as GraphLogEntry['decision'],
+  at: s(r.at),
+  by: s(r.byname),
+  agentId: s(r.agentid),
+  evidence: list(r.evidence),
+  detail: JSON.parse(r.detail as string),
+});
+
+/** Upsert of one record table: every field, replaced on a taken (space, id). */
+function upsert(d: SqlDialect, table: string, fields: readonly SqlField[]): string {
+  const cols = fields.map((f) => f.column);
+  const values = fields.map((f, i) => d.param(i + 1, f.type)).join(', ');
+  const set = cols.filter((c) => c !== 'space' && c !== 'id').map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO ${d.table(table)} (${cols.join(', ')}) VALUES (${values})
+    ON CONFLICT (space, id) DO UPDATE SET ${set.join(', ')}`;
+}
+
+/** The SQL graph store of an engine. */
+export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
+  const T = {
+    entities: d.table('graph_entities'),
+    keys: d.table('graph_keys'),
+    observations: d.table('graph_observations'),
+    relations: d.table('graph_relations'),
+    log: d.table('graph_log'),
+  };
+  const put = {
+    entity: upsert(d, 'graph_entities', ENTITY),
+    observation: upsert(d, 'graph_observations', OBSERVATION),
+    relation: upsert(d, 'graph_relations', RELATION),
+    log: `INSERT INTO ${T.log} (${LOG.map((f) => f.column).join(', ')}) VALUES (${LOG.map((f, i) => d.param(i + 1, f.type)).join(', ')})`,
+    dropKeys: `DELETE FROM ${T.keys} WHERE space = ${d.param(1)} AND entity_id = ${d.param(2)}`,
+    key: `INSERT INTO ${T.keys} (space, key, entity_id) VALUES (${d.param(1)}, ${d.param(2)}, ${d.param(3)})`,
+  };
+  const value = (row: Record<string, unknown>, f: SqlField): SqlValue => {
+    const camel = f.column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    const v = f.column === 'by_name' ? row.by : row[camel];
+    if (f.type === 'list') return d.list(v as string[]);
+    if (f.type === 'json') return JSON.stringify(v);
+    return (v ?? null) as SqlValue;
+  };
+  const params = (row: object, fields: readonly SqlField[]) =>
+    fields.map((f) => value(row as Record<string, unknown>, f));
+
+  /** The visibility and validity clauses of `view` on table alias `a` (entities also drop merged ones). */
+  const seen = (q: Params, a: string, view: GraphView, merged: boolean): string => {
+    const parts = [
+      `(${a}.scope = 'swarm' OR ${a}.agent_id = ${q.add(view.viewerAgentId)})`,
+      `(${a}.user_id IS NULL OR ${a}.user_id = ${q.add(view.userId ?? null)})`,
+    ];
+    if (view.history) return parts.join(' AND ');
+    if (view.asOf !== undefined) {
+      parts.push(
+        `${a}.recorded_at <= ${q.add(view.asOf, 'time')}`,
+        `coalesce(${a}.valid_from, ${a}.recorded_at) <= ${q.add(view.asOf, 'time')}`,
+        `(${a}.valid_to IS NULL OR ${a}.valid_to > ${q.add(view.asOf, 'time')})`,
+      );
+    } else {
+      parts.push(
+        `${a}.invalidated_at IS NULL`,
+        `(${a}.valid_to IS NULL OR ${a}.valid_to > ${q.add(view.now, 'time')})`,
+      );
+      if (merged) parts.push(`${a}.merged_into IS NULL`);
+    }
+    return parts.join(' AND ');
+  };
+  function* select<R>(sql: string, q: Params, from: (row: SqlRow) => R): SqlProgram<R[]> {
+    return (yield* sqlAll<SqlRow>(sql, q.values)).map(from);
+  }
+
+  return {
+    name: d.adapter,
+    write(space, batch: GraphWrite) {
+      return r.transaction('writing the graph', function* () {
+        for (const e of batch.entities ?? []) {
+          yield* sqlRun(put.entity, params({ ...e, space }, ENTITY));
+          yield* sqlRun(put.dropKeys, [space, e.id]);
+          for (const key of new Set(e.keys)) yield* sqlRun(put.key, [space, key, e.id]);
+        }
+        for (const o of batch.observations ?? []) yield* sqlRun(put.observation, params({ ...o, space }, OBSERVATION));
+        for (const x of batch.relations ?? []) yield* sqlRun(put.relation, params({ ...x, space }, RELATION));
+        for (const l of batch.log ?? []) yield* sqlRun(put.log, params({ ...l, space }, LOG));
+      });
+    },
+    entities(space, query: EntityQuery, view) {
+      return r.run('reading the graph', function* () {
+        const q = new Params(d);
+        const cols = selectList(d, ENTITY, 'e');
+        let where = `e.space = ${q.add(space)}`;
+        let limit: number | null = null;
+        if ('keys' in query) {
+          where += ` AND e.id IN (SELECT k.entity_id FROM ${T.keys} k WHERE k.space = ${q.add(space)} AND ${q.inList('k.key', query.keys)})`;
+        } else if ('ids' in query) where += ` AND ${q.inList('e.id', query.ids)}`;
+        else if ('words' in query) {
+          const like = (w: string) =>
+            `e.search_text LIKE ${q.add(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`;
+          where += ` AND (${query.words.map(like).join(' OR ') || '1 = 0'})`;
+          limit = query.limit;
+        } else {
+          if (query.after !== null) where += ` AND e.id > ${q.add(query.after)}`;
+          limit = query.limit;
+        }
+        // Placeholders bind in the order they appear: visibility before the limit.
+        where += ` AND ${seen(q, 'e', view, true)}`;
+        const tail = limit === null ? '' : ` ORDER BY e.id LIMIT ${q.add(d.limit(limit))}`;
+        const sql = `SELECT ${cols} FROM ${T.entities} e WHERE ${where}${tail}`;
+        return yield* select(sql, q, entityFrom);
+      });
+    },
+    observations(space, entityIds, view) {
+      return r.run('reading observations', function* () {
+        const q = new Params(d);
+        const where = `o.space = ${q.add(space)} AND ${q.inList('o.entity_id', entityIds)}`;
+        const valid = view.history
+          ? ''
+          : view.asOf !== undefined
+            ? ` AND o.recorded_at <= ${q.add(view.asOf, 'time')} AND (o.invalidated_at IS NULL OR o.invalidated_at > ${q.add(view.asOf, 'time')})`
+            : ' AND o.invalidated_at IS NULL';
+        const sql = `SELECT ${selectList(d, OBSERVATION, 'o')} FROM ${T.observations} o
+          WHERE ${where}${valid} ORDER BY o.recorded_at, o.id`;
+        return yield* select(sql, q, observationFrom);
+      });
+    },
+    relations(space, query: RelationQuery, view) {
+      return r.run('reading relations', function* () {
+        const q = new Params(d);
+        const cols = selectList(d, RELATION, 'x');
+        let sql: string;
+        if ('entityIds' in query) {
+          const where = `x.space = ${q.add(space)}`;
+          const sides: string[] = [];
+          if (query.direction !== 'in') sides.push(q.inList('x.from_id', query.entityIds));
+          if (query.direction !== 'out') sides.push(q.inList('x.to_id', query.entityIds));
+          sql = `SELECT ${cols} FROM ${T.relations} x WHERE ${where} AND (${sides.join(' OR ')}) AND ${seen(q, 'x', view, false)}`;
+        } else {
+          const where = [`x.space = ${q.add(space)}`];
+          if (query.after !== null) where.push(`x.id > ${q.add(query.after)}`);
+          sql = `SELECT ${cols} FROM ${T.relations} x WHERE ${where.join(' AND ')} AND ${seen(q, 'x', view, false)}
+            ORDER BY x.id LIMIT ${q.add(d.limit(query.limit))}`;
+        }
+        return yield* select(sql, q, relationFrom);
+      });
+    },
+    log(space, recordIds) {
+      return r.run('reading the graph log', function* () {
+        const q = new Params(d);
+        const where = `l.space = ${q.add(space)} AND ${q.inList('l.record_id', recordIds)}`;
+        const sql = `SELECT ${selectList(d, LOG, 'l')} FROM ${T.log} l WHERE ${where} ORDER BY l.at, l.id`;
+        return yield* select(sql, q, logFrom);
+      });
+    },
+    deleteOwner(space, who) {
+      return r.transaction('forgetting graph records', function* (): SqlProgram<GraphDeleted> {
+        const col = 'agentId' in who ? 'agent_id' : 'user_id';
+        const v = 'agentId' in who ? who.agentId : who.userId;
+        /** The SQL of one delete, its parameters numbered as they are placed. */
+        const run = (build: (q: Params) => string) => {
+          const q = new Params(d);
+          const sql = build(q);
+          return sqlRun(sql, q.values);
+        };
+        const mine = (q: Params) =>
+          `SELECT id FROM ${T.entities} WHERE space = ${q.add(space)} AND ${col} = ${q.add(v)}`;
+        const relations = (q: Params) =>
+          `SELECT id FROM ${T.relations} WHERE space = ${q.add(space)} AND (${col} = ${q.add(v)} OR from_id IN (${mine(q)}) OR to_id IN (${mine(q)}))`;
+        const observations = (q: Params) =>
+          `SELECT id FROM ${T.observations} WHERE space = ${q.add(space)} AND (entity_id IN (${mine(q)})${'agentId' in who ? ` OR agent_id = ${q.add(v)}` : ''})`;
+        // Entities of others that lose observations: their search text is written again without them.
+        const touched = yield* (function* () {
+          const q = new Params(d);
+          const sql = `SELECT DISTINCT entity_id AS id FROM ${T.observations} WHERE space = ${q.add(space)} AND id IN (${observations(q)}) AND entity_id NOT IN (${mine(q)})`;
+          return (yield* sqlAll<{ id: string }>(sql, q.values)).map((row) => row.id);
+        })();
+        // The log first (it names records by id), then relations touching the entities, observations, keys, entities.
+        const log = yield* run(
+          (q) =>
+            `DELETE FROM ${T.log} WHERE space = ${q.add(space)} AND (record_id IN (${mine(q)}) OR record_id IN (${relations(q)}) OR record_id IN (${observations(q)}))`,
+        );
+        const rel = yield* run(
+          (q) => `DELETE FROM ${T.relations} WHERE space = ${q.add(space)} AND id IN (${relations(q)})`,
+        );
+        const obs = yield* run(
+          (q) => `DELETE FROM ${T.observations} WHERE space = ${q.add(space)} AND id IN (${observations(q)})`,
+        );
+        yield* run((q) => `DELETE FROM ${T.keys} WHERE space = ${q.add(space)} AND entity_id IN (${mine(q)})`);
+        const ent = yield* run(
+          (q) => `DELETE FROM ${T.entities} WHERE space = ${q.add(space)} AND ${col} = ${q.add(v)}`,
+        );
+        for (const id of touched) {
+          const texts = yield* sqlAll<{ text: string }>(
+            `SELECT text FROM ${T.observations} WHERE space = ${d.param(1)} AND entity_id = ${d.param(2)} AND invalidated_at IS NULL ORDER BY recorded_at, id`,
+            [space, id],
+          );
+          const rows = yield* sqlAll<SqlRow>(
+            `SELECT ${selectList(d, ENTITY)} FROM ${T.entities} WHERE space = ${d.param(1)} AND id = ${d.param(2)}`,
+            [space, id],
+          );
+          if (rows[0] === undefined) continue;
+          const text = entitySearchText(
+            entityFrom(rows[0]),
+            texts.map((t) => t.text),
+          );
+          yield* sqlRun(
+            `UPDATE ${T.entities} SET search_text = ${d.param(1)} WHERE space = ${d.param(2)} AND id = ${d.param(3)}`,
+            [text, space, id],
+          );
+        }
+        return { entities: ent, observations: obs, relations: rel, log };
+      });
+    },
+  };
+}

@@ -1,0 +1,407 @@
+/**
+ * The conformance suite of the memory graph's port (docs/graph.md): what a store keeps and how its reads see it
+ * (resolution keys, visibility, current / as of / history, word search, pages, both ends of relations, the log,
+ * forget, spaces apart, another connection), then the MCP memory server's operations through the graph service.
+ */
+import type { Principal } from '@mem/core';
+import {
+  type EntityRecord,
+  GraphService,
+  type GraphStore,
+  type GraphView,
+  ManualClock,
+  type ObservationRecord,
+  type RelationRecord,
+} from '@mem/core/adapter';
+import { describe, expect, it } from 'vitest';
+import { at, expectMemError, type PortFactory, type PortSuiteOptions, withFixture } from './port-fixture.js';
+import { A, B } from './structured/shared.js';
+
+const view = (over: Partial<GraphView> = {}): GraphView => ({ viewerAgentId: 'alice', now: at(100), ...over });
+
+function entity(id: string, name: string, over: Partial<EntityRecord> = {}): EntityRecord {
+  return {
+    id,
+    space: A,
+    scope: 'agent',
+    agentId: 'alice',
+    userId: null,
+    name,
+    entityType: 'person',
+    aliases: [],
+    keys: [name.toLowerCase()],
+    searchText: `${name.toLowerCase()}\nperson`,
+    mergedInto: null,
+    validFrom: null,
+    validTo: null,
+    recordedAt: at(1),
+    invalidatedAt: null,
+    evidence: [],
+    updatedAt: at(1),
+    ...over,
+  };
+}
+
+const relation = (
+  id: string,
+  fromId: string,
+  relationType: string,
+  toId: string,
+  over: Partial<RelationRecord> = {},
+): RelationRecord => ({
+  id,
+  space: A,
+  scope: 'agent',
+  agentId: 'alice',
+  userId: null,
+  fromId,
+  relationType,
+  toId,
+  validFrom: null,
+  validTo: null,
+  recordedAt: at(1),
+  invalidatedAt: null,
+  evidence: ['m1'],
+  ...over,
+});
+
+const observation = (
+  id: string,
+  entityId: string,
+  text: string,
+  over: Partial<ObservationRecord> = {},
+): ObservationRecord => ({
+  id,
+  space: A,
+  entityId,
+  text,
+  agentId: 'alice',
+  recordedAt: at(1),
+  invalidatedAt: null,
+  evidence: [],
+  ...over,
+});
+
+const ids = (rows: readonly { id: string }[]) => rows.map((r) => r.id).sort();
+
+export function describeGraphStore(
+  name: string,
+  factory: PortFactory<GraphStore>,
+  options: PortSuiteOptions = {},
+): void {
+  describe(`GraphStore conformance: ${name}`, { timeout: options.timeoutMs ?? 60_000 }, () => {
+    it('keeps every field of entities, observations, relations and log lines exactly', () =>
+      withFixture(factory, async ({ store }) => {
+        const e = entity('e1', 'Ada Lovelace', {
+          aliases: ['Countess of Lovelace', 'Ada'],
+          keys: ['ada lovelace', 'countess of lovelace', 'ada'],
+          userId: 'u1',
+          scope: 'swarm',
+          validFrom: at(0),
+          evidence: ['m1', 'm2'],
+          searchText: 'ada lovelace\n東京 ünïcode',
+        });
+        const o = observation('o1', 'e1', 'Wrote the first program — 1843 🎉', { evidence: ['m2'] });
+        const r = relation('r1', 'e1', 'works_with', 'e1', { userId: 'u1', scope: 'swarm' });
+        const log = {
+          id: 'l1',
+          space: A,
+          recordId: 'e1',
+          kind: 'entity' as const,
+          decision: 'add' as const,
+          at: at(1),
+          by: 'create_entities',
+          agentId: 'alice',
+          evidence: ['m1'],
+          detail: { name: 'Ada Lovelace', nested: { n: 1, list: [true, null] } },
+        };
+        await store.write(A, { entities: [e], observations: [o], relations: [r], log: [log] });
+        const v = view({ userId: 'u1' });
+        expect(await store.entities(A, { ids: ['e1'] }, v)).toEqual([e]);
+        expect(await store.observations(A, ['e1'], v)).toEqual([o]);
+        expect(await store.relations(A, { entityIds: ['e1'], direction: 'both' }, v)).toEqual([r]);
+        expect(await store.log(A, ['e1'])).toEqual([log]);
+      }));
+
+    it('finds entities by any of their keys, an upsert replaces the keys', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.write(A, {
+          entities: [
+            entity('e1', 'Acme Inc.', { keys: ['acme', 'acme corporation'] }),
+            entity('e2', 'Globex', { keys: ['globex'] }),
+          ],
+        });
+        expect(ids(await store.entities(A, { keys: ['acme corporation'] }, view()))).toEqual(['e1']);
+        expect(ids(await store.entities(A, { keys: ['globex', 'acme', 'nobody'] }, view()))).toEqual(['e1', 'e2']);
+        await store.write(A, { entities: [entity('e1', 'Acme Inc.', { keys: ['acme'] })] });
+        expect(await store.entities(A, { keys: ['acme corporation'] }, view())).toEqual([]);
+        expect(ids(await store.entities(A, { keys: ['acme'] }, view()))).toEqual(['e1']);
+        expect(await store.entities(A, { keys: [] }, view())).toEqual([]);
+      }));
+
+    it('shows swarm records and the viewer agent’s own, about no user or the viewer’s user', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.write(A, {
+          entities: [
+            entity('e1', 'Mine'),
+            entity('e2', 'Bobs', { agentId: 'bob' }),
+            entity('e3', 'Shared', { agentId: 'bob', scope: 'swarm' }),
+            entity('e4', 'About u1', { userId: 'u1', scope: 'swarm', agentId: 'bob' }),
+          ],
+          relations: [relation('r1', 'e1', 'knows', 'e3'), relation('r2', 'e3', 'knows', 'e1', { agentId: 'bob' })],
+        });
+        const all = ['e1', 'e2', 'e3', 'e4'];
+        expect(ids(await store.entities(A, { ids: all }, view()))).toEqual(['e1', 'e3']);
+        expect(ids(await store.entities(A, { ids: all }, view({ viewerAgentId: 'bob' })))).toEqual(['e2', 'e3']);
+        expect(ids(await store.entities(A, { ids: all }, view({ userId: 'u1' })))).toEqual(['e1', 'e3', 'e4']);
+        expect(ids(await store.entities(A, { ids: all }, view({ userId: 'u2' })))).toEqual(['e1', 'e3']);
+        expect(ids(await store.relations(A, { entityIds: ['e1'], direction: 'both' }, view()))).toEqual(['r1']);
+        expect(
+          ids(await store.relations(A, { entityIds: ['e1'], direction: 'both' }, view({ viewerAgentId: 'bob' }))),
+        ).toEqual(['r2']);
+      }));
+
+    it('reads what is current, what held at a time, or every record', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.write(A, {
+          entities: [
+            entity('e1', 'Open'),
+            entity('e2', 'Closed', { recordedAt: at(1), invalidatedAt: at(50), validTo: at(50) }),
+            entity('e3', 'Merged', { mergedInto: 'e1' }),
+            entity('e4', 'Later', { recordedAt: at(60) }),
+            entity('e5', 'Ended', { validTo: at(90) }),
+          ],
+          relations: [
+            relation('r1', 'e1', 'was', 'e2', { invalidatedAt: at(50), validTo: at(50) }),
+            relation('r2', 'e1', 'is', 'e4', { recordedAt: at(60) }),
+          ],
+          observations: [
+            observation('o1', 'e1', 'old', { invalidatedAt: at(50) }),
+            observation('o2', 'e1', 'new', { recordedAt: at(60) }),
+          ],
+        });
+        const every = ['e1', 'e2', 'e3', 'e4', 'e5'];
+        expect(ids(await store.entities(A, { ids: every }, view()))).toEqual(['e1', 'e4']);
+        expect(ids(await store.entities(A, { ids: every }, view({ now: at(80) })))).toEqual(['e1', 'e4', 'e5']);
+        expect(ids(await store.entities(A, { ids: every }, view({ asOf: at(10) })))).toEqual(['e1', 'e2', 'e3', 'e5']);
+        expect(ids(await store.entities(A, { ids: every }, view({ history: true })))).toEqual(every);
+        expect(ids(await store.relations(A, { entityIds: ['e1'], direction: 'out' }, view()))).toEqual(['r2']);
+        expect(ids(await store.relations(A, { entityIds: ['e1'], direction: 'out' }, view({ asOf: at(10) })))).toEqual([
+          'r1',
+        ]);
+        expect((await store.observations(A, ['e1'], view())).map((o) => o.text)).toEqual(['new']);
+        expect((await store.observations(A, ['e1'], view({ asOf: at(10) }))).map((o) => o.text)).toEqual(['old']);
+        expect((await store.observations(A, ['e1'], view({ history: true }))).map((o) => o.text)).toEqual([
+          'old',
+          'new',
+        ]);
+      }));
+
+    it('word search matches inside the search text (wildcards literal), pages go by id', () =>
+      withFixture(factory, async ({ store }) => {
+        const many = Array.from({ length: 12 }, (_, i) =>
+          entity(`e${String(i).padStart(2, '0')}`, `N${i}`, {
+            searchText: i % 3 === 0 ? `speaks portuguese ${i}` : `n${i} 100%_done`,
+          }),
+        );
+        await store.write(A, { entities: many });
+        expect(ids(await store.entities(A, { words: ['portug'], limit: 10 }, view()))).toEqual([
+          'e00',
+          'e03',
+          'e06',
+          'e09',
+        ]);
+        expect(ids(await store.entities(A, { words: ['portug'], limit: 2 }, view()))).toEqual(['e00', 'e03']);
+        expect((await store.entities(A, { words: ['%_'], limit: 20 }, view())).length).toBe(8);
+        expect(await store.entities(A, { words: ['o%e'], limit: 20 }, view())).toEqual([]);
+        const first = await store.entities(A, { after: null, limit: 5 }, view());
+        const second = await store.entities(A, { after: first.at(-1)!.id, limit: 5 }, view());
+        const third = await store.entities(A, { after: second.at(-1)!.id, limit: 5 }, view());
+        expect([...first, ...second, ...third].map((e) => e.id)).toEqual(many.map((e) => e.id));
+        await store.write(A, {
+          relations: many
+            .slice(1)
+            .map((e, i) => relation(`r${String(i).padStart(2, '0')}`, many[0]!.id, 'knows', e.id)),
+        });
+        const page = await store.relations(A, { after: 'r04', limit: 3 }, view());
+        expect(page.map((r) => r.id)).toEqual(['r05', 'r06', 'r07']);
+        expect(ids(await store.relations(A, { entityIds: ['e05'], direction: 'in' }, view()))).toEqual(['r04']);
+        expect(await store.relations(A, { entityIds: ['e05'], direction: 'out' }, view())).toEqual([]);
+      }));
+
+    it('forgets an agent or a user for good: their records, relations touching them, observations, log; spaces apart', () =>
+      withFixture(factory, async ({ store }) => {
+        const write = (space: string) =>
+          store.write(space, {
+            entities: [
+              entity('e1', 'Alices', { space }),
+              entity('e2', 'Bobs', { space, agentId: 'bob', scope: 'swarm' }),
+              entity('e3', 'About u1', { space, agentId: 'bob', scope: 'swarm', userId: 'u1' }),
+            ],
+            relations: [
+              relation('r1', 'e2', 'knows', 'e1', { space, agentId: 'bob' }),
+              relation('r2', 'e2', 'knows', 'e3', { space, agentId: 'bob' }),
+            ],
+            observations: [
+              observation('o1', 'e2', 'alice said so', { space }),
+              observation('o2', 'e2', 'bob said so', { space, agentId: 'bob' }),
+            ],
+            log: ['e1', 'e2', 'r1', 'o1', 'o2'].map((recordId, i) => ({
+              id: `l${i}`,
+              space,
+              recordId,
+              kind: 'entity' as const,
+              decision: 'add' as const,
+              at: at(i),
+              by: 'suite',
+              agentId: 'alice',
+              evidence: [],
+              detail: {},
+            })),
+          });
+        await write(A);
+        await write(B);
+        expect(await store.deleteOwner(A, { agentId: 'alice' })).toEqual({
+          entities: 1,
+          observations: 1,
+          relations: 1,
+          log: 3,
+        });
+        const h = view({ history: true, viewerAgentId: 'bob', userId: 'u1' });
+        expect(ids(await store.entities(A, { ids: ['e1', 'e2', 'e3'] }, h))).toEqual(['e2', 'e3']);
+        expect(ids(await store.relations(A, { entityIds: ['e2'], direction: 'both' }, h))).toEqual(['r2']);
+        expect((await store.observations(A, ['e2'], h)).map((o) => o.id)).toEqual(['o2']);
+        // What alice said of bob's entity leaves its search text too.
+        expect((await store.entities(A, { ids: ['e2'] }, h))[0]!.searchText).toBe('bobs\nperson\nbob said so');
+        expect(ids(await store.log(A, ['e1', 'e2', 'r1', 'o1', 'o2']))).toEqual(['l1', 'l4']);
+        expect(await store.entities(A, { keys: ['alices'] }, h)).toEqual([]);
+        expect(await store.deleteOwner(A, { userId: 'u1' })).toEqual({
+          entities: 1,
+          observations: 0,
+          relations: 1,
+          log: 0,
+        });
+        expect(ids(await store.entities(A, { ids: ['e1', 'e2', 'e3'] }, h))).toEqual(['e2']);
+        expect(ids(await store.entities(B, { ids: ['e1', 'e2', 'e3'] }, h))).toEqual(
+          ['e1', 'e2', 'e3'].filter((e) => e !== 'e1' || true).slice(1),
+        );
+        expect(ids(await store.entities(B, { ids: ['e1'] }, view({ history: true })))).toEqual(['e1']);
+      }));
+
+    it('another connection sees what was written', () =>
+      withFixture(factory, async ({ store, openAnother }) => {
+        if (!openAnother) return;
+        await store.write(A, { entities: [entity('e1', 'Ada')], observations: [observation('o1', 'e1', 'math')] });
+        const other = await openAnother();
+        expect(ids(await other.entities(A, { keys: ['ada'] }, view()))).toEqual(['e1']);
+        expect((await other.observations(A, ['e1'], view())).map((o) => o.text)).toEqual(['math']);
+      }));
+
+    describe('the MCP memory server’s operations on it', () => {
+      const alice: Principal = { space: A, agentId: 'alice', role: 'worker' };
+      const service = (store: GraphStore, clock = new ManualClock('2026-03-01T10:00:00.000Z')) =>
+        new GraphService({ store, clock });
+
+      it('create, add, relate, open, search, read: the answers that server gives', () =>
+        withFixture(factory, async ({ store }) => {
+          const g = service(store);
+          const created = await g.createEntities(alice, {
+            entities: [
+              { name: 'Ada Lovelace', entityType: 'person', observations: ['Wrote the first program'] },
+              { name: 'Analytical Engine', entityType: 'machine', observations: [] },
+            ],
+          });
+          expect(created.entities.map((e) => e.name)).toEqual(['Ada Lovelace', 'Analytical Engine']);
+          expect(
+            (
+              await g.createEntities(alice, {
+                entities: [{ name: 'Ada Lovelace', entityType: 'person', observations: [] }],
+              })
+            ).entities,
+          ).toEqual([]);
+          expect(
+            await g.createRelations(alice, {
+              relations: [{ from: 'Ada Lovelace', to: 'Analytical Engine', relationType: 'programmed' }],
+            }),
+          ).toEqual({ relations: [{ from: 'Ada Lovelace', to: 'Analytical Engine', relationType: 'programmed' }] });
+          expect(
+            (
+              await g.createRelations(alice, {
+                relations: [{ from: 'Ada Lovelace', to: 'Analytical Engine', relationType: 'programmed' }],
+              })
+            ).relations,
+          ).toEqual([]);
+          expect(
+            await g.addObservations(alice, {
+              observations: [{ entityName: 'Ada Lovelace', contents: ['Born 1815', 'Wrote the first program'] }],
+            }),
+          ).toEqual({
+            results: [{ entityName: 'Ada Lovelace', addedObservations: ['Born 1815'] }],
+          });
+          await expectMemError(
+            g.addObservations(alice, { observations: [{ entityName: 'Nobody', contents: ['x'] }] }),
+            'NOT_FOUND',
+          );
+          expect(await g.openNodes(alice, { names: ['Ada Lovelace'] })).toEqual({
+            entities: [
+              { name: 'Ada Lovelace', entityType: 'person', observations: ['Wrote the first program', 'Born 1815'] },
+            ],
+            relations: [{ from: 'Ada Lovelace', to: 'Analytical Engine', relationType: 'programmed' }],
+          });
+          expect((await g.searchNodes(alice, { query: '1815' })).entities.map((e) => e.name)).toEqual(['Ada Lovelace']);
+          expect((await g.searchNodes(alice, { query: 'machine' })).entities.map((e) => e.name)).toEqual([
+            'Analytical Engine',
+          ]);
+          const graph = await g.readGraph(alice);
+          expect(graph.entities.map((e) => e.name)).toEqual(['Ada Lovelace', 'Analytical Engine']);
+          expect(graph.relations).toHaveLength(1);
+          expect(await g.readGraph({ ...alice, agentId: 'bob' })).toEqual({ entities: [], relations: [] });
+        }));
+
+      it('deleting closes (the graph as of before still has it), names resolve by their normalised form', () =>
+        withFixture(factory, async ({ store }) => {
+          const clock = new ManualClock('2026-03-01T10:00:00.000Z');
+          const g = service(store, clock);
+          await g.createEntities(alice, {
+            entities: [
+              { name: 'Acme Inc.', entityType: 'organization', observations: ['Makes anvils'] },
+              { name: 'Wile E. Coyote', entityType: 'person', observations: [] },
+            ],
+          });
+          await g.createRelations(alice, {
+            relations: [{ from: 'Wile E. Coyote', to: 'ACME', relationType: 'buys_from' }],
+          });
+          expect((await g.openNodes(alice, { names: ['acme'] })).relations).toEqual([
+            { from: 'Wile E. Coyote', to: 'Acme Inc.', relationType: 'buys_from' },
+          ]);
+          clock.set('2026-03-02T10:00:00.000Z');
+          await g.deleteObservations(alice, {
+            deletions: [{ entityName: 'Acme Inc.', observations: ['Makes anvils'] }],
+          });
+          await g.deleteEntities(alice, { entityNames: ['Wile E. Coyote'] });
+          expect(await g.readGraph(alice)).toEqual({
+            entities: [{ name: 'Acme Inc.', entityType: 'organization', observations: [] }],
+            relations: [],
+          });
+          const before = await g.readGraph(alice, {}, { asOf: '2026-03-01T12:00:00.000Z' });
+          expect(before.entities.map((e) => e.name)).toEqual(['Acme Inc.', 'Wile E. Coyote']);
+          expect(before.entities[0]!.observations).toEqual(['Makes anvils']);
+          expect(before.relations).toHaveLength(1);
+        }));
+
+      it('JSONL import then export gives the same file back', () =>
+        withFixture(factory, async ({ store }) => {
+          const g = service(store);
+          const file = [
+            '{"type":"entity","name":"alice","entityType":"person","observations":["likes tea"]}',
+            '{"type":"entity","name":"Alice","entityType":"person","observations":[]}',
+            '{"type":"entity","name":"Bob","entityType":"person","observations":["a","b"]}',
+            '{"type":"relation","from":"alice","to":"Bob","relationType":"knows"}',
+            '{"type":"relation","from":"Bob","to":"Carol","relationType":"knows"}',
+          ].join('\n');
+          expect(await g.importJsonl(alice, file)).toEqual({ entities: 3, relations: 2 });
+          expect(await g.exportJsonl(alice)).toBe(file);
+        }));
+    });
+  });
+}
