@@ -1,5 +1,5 @@
 /**
- * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|formation|report> [flags]`: runs a script of the
+ * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|formation|graph|report> [flags]`: runs a script of the
  * @mem/bench package (apps/bench/README.md) in a child process. The bench is a development dependency: it is found
  * through its package.json in a clone of the repository, and is not part of the published mem command.
  */
@@ -24,6 +24,7 @@ const SCRIPTS: Record<string, string> = {
   keyword: 'src/keyword.ts',
   secrets: 'src/secrets.ts',
   formation: 'src/formation.ts',
+  graph: 'src/graph.ts',
   report: 'src/report-page.ts',
 };
 
@@ -42,7 +43,7 @@ function benchDir(): string | null {
 export const benchCommands: Record<string, Command> = {
   bench: {
     summary:
-      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets, formation) or render their reports into one page (see apps/bench/README.md)',
+      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets, formation, graph) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
@@ -66,6 +67,8 @@ export const benchCommands: Record<string, Command> = {
       '       mem bench formation [--stores in-memory,sqlite] [--only id,…] [--limit N] [--llm-url URL --llm-model M]\n' +
       '                  [--concurrency 1] [--json]   (distill over multi-session dialogues: current facts, stale, duplicates,\n' +
       '                  false memories, secrets, as-of; key in MEM_LLM_API_KEY)\n' +
+      '       mem bench graph [--entities 100000] [--relations 500000] [--store sqlite,postgres] [--queries 200] [--json]\n' +
+      '                  (the memory graph at scale: ingest, 2-hop neighbours, resolving a new entity, open and search)\n' +
       '       mem bench report [--dir bench-results]   (the latest report of each bench on one page)',
     passthrough: true,
     async run(ctx) {

@@ -68,3 +68,21 @@ export const searchNodesInput = z
 export const openNodesInput = z
   .object({ names: list(text('An entity name'), 'An array of entity names to retrieve') })
   .strict();
+
+const name = (what: string) => z.string().describe(what);
+export const graphMergeInput = z
+  .object({
+    entity: name('The entity to merge away: its name then resolves to `into`.'),
+    into: name('The entity that stays and takes its observations, relations and names.'),
+  })
+  .strict();
+export const graphUnmergeInput = z
+  .object({ entity: name('An entity merged away earlier: it comes back as it was.') })
+  .strict();
+export const graphNeighboursInput = z
+  .object({
+    name: name('The entity at the centre.'),
+    hops: z.number().int().min(1).max(2).optional().describe('1 (default) or 2: how far to follow current relations.'),
+  })
+  .strict();
+export const graphHistoryInput = z.object({ name: name('The entity (current, closed or merged away).') }).strict();

@@ -12,13 +12,17 @@ import {
   deleteObservationsInput,
   deleteRelationsInput,
   graphEntityInput,
+  graphHistoryInput,
+  graphMergeInput,
+  graphNeighboursInput,
   graphRelationInput,
+  graphUnmergeInput,
   openNodesInput,
   readGraphInput,
   searchNodesInput,
 } from '@mem/core/adapter';
 import { z } from 'zod';
-import { UsageError } from './cli-binding.js';
+import { int, UsageError } from './cli-binding.js';
 import { defineOperation, type Operation } from './operation.js';
 import { defined } from './operation-helpers.js';
 
@@ -245,6 +249,159 @@ export const graphImport = defineOperation({
   },
 });
 
+export const graphMerge = defineOperation({
+  name: 'graph-merge',
+  summary: 'Merge two entities of the memory graph that are one',
+  description:
+    'Merge entity into into: its observations and relations move to into, and its name and aliases become aliases of into (so they resolve to it). Nothing is lost: the entity merged away is kept, what moved is copied and the originals closed, and graph-unmerge gives it all back. NOT_FOUND for an unknown name, INVALID_INPUT when both names already mean one entity.',
+  group: 'graph',
+  input: graphMergeInput,
+  output: z.object({
+    entity: z.string(),
+    into: z.string(),
+    observations: z.number().int(),
+    relations: z.number().int(),
+  }),
+  write: true,
+  http: { method: 'POST', path: '/v1/graph/merge' },
+  tool: true,
+  cli: {
+    command: 'graph merge',
+    usage: 'mem graph merge <entity> <into>',
+    input: (cli) => {
+      if (cli.args.length !== 2)
+        throw new UsageError('mem graph merge needs two names: the entity to merge away, then the one that stays.');
+      return { entity: cli.args[0], into: cli.args[1] };
+    },
+    print: (r: { entity: string; into: string; observations: number; relations: number }) =>
+      `Merged ${r.entity} into ${r.into} (${r.observations} observations and ${r.relations} relations moved).`,
+  },
+  run: ({ principal, stack }, raw) => graph(stack).merge(principal, raw),
+});
+
+export const graphUnmerge = defineOperation({
+  name: 'graph-unmerge',
+  summary: 'Undo the merge of an entity of the memory graph',
+  description:
+    'Give back an entity merged away with graph-merge: it returns with its observations and relations, and the entity it was merged into loses what it gained. NOT_FOUND when the name was never merged away.',
+  group: 'graph',
+  input: graphUnmergeInput,
+  output: z.object({ entity: z.string(), from: z.string() }),
+  write: true,
+  http: { method: 'POST', path: '/v1/graph/unmerge' },
+  tool: true,
+  cli: {
+    command: 'graph unmerge',
+    usage: 'mem graph unmerge <entity>',
+    input: (cli) => {
+      if (cli.args.length !== 1) throw new UsageError('mem graph unmerge needs the name of the entity merged away.');
+      return { entity: cli.args[0] };
+    },
+    print: (r: { entity: string; from: string }) => `${r.entity} is back, apart from ${r.from}.`,
+  },
+  run: ({ principal, stack }, raw) => graph(stack).unmerge(principal, raw),
+});
+
+const neighbourhood = z.object({
+  entities: z.array(
+    z.object({
+      name: z.string(),
+      entityType: z.string().nullable().describe('null: a name only relations gave.'),
+      observations: z.array(z.string()),
+      hops: z.number().int().describe('0: the centre; 1 or 2: how many relations away.'),
+    }),
+  ),
+  relations: z.array(graphRelationInput),
+});
+
+export const graphNeighbours = defineOperation({
+  name: 'graph-neighbours',
+  summary: 'An entity and its neighbours in the memory graph (1 or 2 hops)',
+  description:
+    'The entity, the entities its current relations reach within hops (1, the default, or 2) with their distance and observations, and those relations.',
+  group: 'graph',
+  input: graphNeighboursInput,
+  output: neighbourhood,
+  write: false,
+  http: {
+    method: 'GET',
+    path: '/v1/graph/neighbours',
+    query: z.object({ name: z.string(), hops: z.string().optional() }).strict(),
+    input: ({ query }) =>
+      defined({ name: query.name, hops: query.hops === undefined ? undefined : Number(query.hops) }),
+  },
+  tool: true,
+  cli: {
+    command: 'graph neighbours',
+    usage: 'mem graph neighbours <name> [--hops 1|2]',
+    input: (cli) => {
+      if (cli.args.length === 0) throw new UsageError('mem graph neighbours needs an entity name.');
+      const hops = int(cli.flags, 'hops');
+      return defined({ name: cli.args.join(' '), hops });
+    },
+    print: (r: z.infer<typeof neighbourhood>) =>
+      [
+        ...r.entities.map((e) => `${'  '.repeat(e.hops)}${e.name}${e.entityType ? ` (${e.entityType})` : ''}`),
+        ...r.relations.map((x) => `${x.from} —${x.relationType}→ ${x.to}`),
+      ].join('\n'),
+  },
+  run: ({ principal, stack }, raw) => graph(stack).neighbours(principal, raw),
+});
+
+const historyResult = z.object({
+  entities: z.array(
+    z
+      .object({
+        id: z.string(),
+        name: z.string(),
+        recordedAt: z.string(),
+        invalidatedAt: z.string().nullable(),
+        mergedInto: z.string().nullable(),
+      })
+      .passthrough(),
+  ),
+  observations: z.array(
+    z
+      .object({ entity: z.string(), text: z.string(), recordedAt: z.string(), invalidatedAt: z.string().nullable() })
+      .passthrough(),
+  ),
+  relations: z.array(
+    z
+      .object({ from: z.string(), relationType: z.string(), to: z.string(), invalidatedAt: z.string().nullable() })
+      .passthrough(),
+  ),
+  log: z.array(z.object({ at: z.string(), kind: z.string(), decision: z.string(), by: z.string() }).passthrough()),
+});
+
+export const graphHistory = defineOperation({
+  name: 'graph-history',
+  summary: 'Everything the memory graph has of an entity, closed and merged records included',
+  description:
+    'The entity (also when deleted or merged away), every observation and relation it had with when each was recorded and closed, and the log of every decision about them: what was added, matched, closed, merged and by whom.',
+  group: 'graph',
+  input: graphHistoryInput,
+  output: historyResult,
+  write: false,
+  http: {
+    method: 'GET',
+    path: '/v1/graph/history',
+    query: graphHistoryInput,
+    input: ({ query }) => ({ name: query.name }),
+  },
+  tool: true,
+  cli: {
+    command: 'graph history',
+    usage: 'mem graph history <name>',
+    input: (cli) => {
+      if (cli.args.length === 0) throw new UsageError('mem graph history needs an entity name.');
+      return { name: cli.args.join(' ') };
+    },
+    print: (r: z.infer<typeof historyResult>) =>
+      r.log.map((l) => `${l.at} ${l.kind} ${l.decision} by ${l.by}`).join('\n'),
+  },
+  run: ({ principal, stack }, raw) => graph(stack).history(principal, raw),
+});
+
 /** The nine tools of the MCP memory server, in its order: `mem mcp --profile memory-server` offers exactly these. */
 export const memoryServerOperations: Operation[] = [
   createEntities,
@@ -259,4 +416,12 @@ export const memoryServerOperations: Operation[] = [
 ];
 
 /** Every graph operation. */
-export const graphOperations: Operation[] = [...memoryServerOperations, graphExport, graphImport];
+export const graphOperations: Operation[] = [
+  ...memoryServerOperations,
+  graphMerge,
+  graphUnmerge,
+  graphNeighbours,
+  graphHistory,
+  graphExport,
+  graphImport,
+];

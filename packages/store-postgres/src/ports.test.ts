@@ -87,8 +87,8 @@ describe('createPostgresStores', () => {
       [stores.schema],
     );
     // chunks, versions, ratings, meta, formation_log, schema_migrations + 4 transcript + 1 notebook + 8 structured
-    // + 2 episodic.
-    expect(tables[0]?.n).toBe(21);
+    // + 5 graph + 2 episodic.
+    expect(tables[0]?.n).toBe(26);
   });
 
   it('closing one port leaves the others; close() ends the client it created, every port says closed', async () => {
@@ -211,6 +211,7 @@ describe('createPostgresStores', () => {
       'transcripts',
       'notebooks',
       'structured',
+      'structured',
       'episodic',
     ]);
     expect(await stores.transcripts.read('acme', 'alice')).toBeNull();
@@ -223,8 +224,8 @@ describe('createPostgresStores', () => {
     const store = await createPostgresStructuredStores({ url, schema, autoMigrate: false, max: 1 });
     closers.push(() => store.close());
     const e = await expectCode(store.messages.count('acme', 's1'), 'STORE_UNAVAILABLE');
-    expect(e.message).toMatch(/structured schema version 0; the structured stores need version 1/);
-    expect((await store.migrate()).applied.map((a) => a.port)).toEqual(['structured', 'episodic']);
+    expect(e.message).toMatch(/structured schema version 0; the structured stores need version 2/);
+    expect((await store.migrate()).applied.map((a) => a.port)).toEqual(['structured', 'structured', 'episodic']);
     expect(await store.messages.count('acme', 's1')).toBe(0);
   });
 });

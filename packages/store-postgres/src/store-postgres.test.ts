@@ -72,10 +72,14 @@ describe('migrations', () => {
       { port: 'knowledge', version: 1, name: 'knowledge' },
       { port: 'knowledge', version: 2, name: 'ratings-counted' },
       { port: 'knowledge', version: 3, name: 'formation' },
-      ...families.slice(1).map((port) => ({ port, version: 1, name: port })),
+      ...families.slice(1).flatMap((port) => [
+        { port, version: 1, name: port },
+        // The structured family's second step: the memory graph.
+        ...(port === 'structured' ? [{ port, version: 2, name: 'graph' }] : []),
+      ]),
     ];
     expect(results.flatMap((r) => r.applied)).toEqual(steps);
-    const current = { ...Object.fromEntries(families.map((port) => [port, 1])), knowledge: 3 };
+    const current = { ...Object.fromEntries(families.map((port) => [port, 1])), knowledge: 3, structured: 2 };
     for (const r of results) expect(r.current).toEqual(current);
     const rows = await admin.unsafe(`SELECT port, version FROM "${schema}".schema_migrations`);
     expect(rows).toHaveLength(steps.length);

@@ -288,6 +288,40 @@ export function describeGraphStore(
         expect(ids(await store.entities(B, { ids: ['e1'] }, view({ history: true })))).toEqual(['e1']);
       }));
 
+    it('forgets by message: what rests only on those messages, with what hangs on a removed entity; the rest stays', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.write(A, {
+          entities: [
+            entity('e1', 'Lisbon', { evidence: ['m1'] }),
+            entity('e2', 'User', { evidence: ['m1', 'm2'] }),
+            entity('e3', 'Hand made', { evidence: [] }),
+          ],
+          relations: [
+            relation('r1', 'e2', 'lives_in', 'e1', { evidence: ['m1'] }),
+            relation('r2', 'e2', 'likes', 'e3', { evidence: ['m2', 'm3'] }),
+            relation('r3', 'e3', 'near', 'e1', { evidence: ['m9'] }),
+          ],
+          observations: [
+            observation('o1', 'e2', 'said in m1', { evidence: ['m1'] }),
+            observation('o2', 'e2', 'said in m2', { evidence: ['m2'] }),
+          ],
+        });
+        await store.write(B, { entities: [entity('e1', 'Lisbon', { space: B, evidence: ['m1'] })] });
+        expect(await store.deleteByEvidence(A, ['m1', 'm3'])).toEqual({
+          entities: 1,
+          observations: 1,
+          relations: 2,
+          log: 0,
+        });
+        const h = view({ history: true });
+        expect(ids(await store.entities(A, { ids: ['e1', 'e2', 'e3'] }, h))).toEqual(['e2', 'e3']);
+        expect(ids(await store.relations(A, { after: null, limit: 10 }, h))).toEqual(['r2']);
+        expect((await store.observations(A, ['e2'], h)).map((o) => o.id)).toEqual(['o2']);
+        expect((await store.entities(A, { ids: ['e2'] }, h))[0]!.searchText).toBe('user\nperson\nsaid in m2');
+        expect(ids(await store.entities(B, { ids: ['e1'] }, h))).toEqual(['e1']);
+        expect(await store.deleteByEvidence(A, [])).toEqual({ entities: 0, observations: 0, relations: 0, log: 0 });
+      }));
+
     it('another connection sees what was written', () =>
       withFixture(factory, async ({ store, openAnother }) => {
         if (!openAnother) return;
@@ -387,6 +421,84 @@ export function describeGraphStore(
           expect(before.entities.map((e) => e.name)).toEqual(['Acme Inc.', 'Wile E. Coyote']);
           expect(before.entities[0]!.observations).toEqual(['Makes anvils']);
           expect(before.relations).toHaveLength(1);
+        }));
+
+      it('merge moves observations, relations and names; unmerge gives the graph back; neighbours and history', () =>
+        withFixture(factory, async ({ store }) => {
+          const clock = new ManualClock('2026-03-01T10:00:00.000Z');
+          const g = service(store, clock);
+          await g.createEntities(alice, {
+            entities: [
+              { name: 'Acme Inc.', entityType: 'organization', observations: ['Makes anvils'] },
+              { name: 'ACME Anvils', entityType: 'organization', observations: ['Ships by rocket', 'Makes anvils'] },
+              { name: 'Wile E. Coyote', entityType: 'person', observations: [] },
+              { name: 'Arizona', entityType: 'place', observations: [] },
+            ],
+          });
+          await g.createRelations(alice, {
+            relations: [
+              { from: 'Wile E. Coyote', to: 'ACME Anvils', relationType: 'buys_from' },
+              { from: 'ACME Anvils', to: 'Arizona', relationType: 'located_in' },
+            ],
+          });
+          const sorted = (x: {
+            entities: { name: string }[];
+            relations: { from: string; relationType: string }[];
+          }) => ({
+            entities: [...x.entities].sort((a, b) => a.name.localeCompare(b.name)),
+            relations: [...x.relations].sort((a, b) =>
+              (a.from + a.relationType).localeCompare(b.from + b.relationType),
+            ),
+          });
+          const before = sorted(await g.readGraph(alice));
+          clock.advance(60_000);
+          expect(await g.merge(alice, { entity: 'ACME Anvils', into: 'Acme Inc.' })).toEqual({
+            entity: 'ACME Anvils',
+            into: 'Acme Inc.',
+            observations: 1,
+            relations: 2,
+          });
+          expect(await g.openNodes(alice, { names: ['acme anvils'] })).toEqual({
+            entities: [
+              { name: 'Acme Inc.', entityType: 'organization', observations: ['Makes anvils', 'Ships by rocket'] },
+            ],
+            relations: [
+              { from: 'Wile E. Coyote', to: 'Acme Inc.', relationType: 'buys_from' },
+              { from: 'Acme Inc.', to: 'Arizona', relationType: 'located_in' },
+            ],
+          });
+          expect((await g.readGraph(alice)).entities.map((e) => e.name).sort()).toEqual([
+            'Acme Inc.',
+            'Arizona',
+            'Wile E. Coyote',
+          ]);
+          const around = await g.neighbours(alice, { name: 'Wile E. Coyote', hops: 2 });
+          expect(around.entities.map((e) => [e.name, e.hops])).toEqual([
+            ['Wile E. Coyote', 0],
+            ['Acme Inc.', 1],
+            ['Arizona', 2],
+          ]);
+          expect((await g.neighbours(alice, { name: 'Wile E. Coyote' })).entities.map((e) => e.name)).toEqual([
+            'Wile E. Coyote',
+            'Acme Inc.',
+          ]);
+          await expectMemError(g.merge(alice, { entity: 'Acme Inc.', into: 'acme anvils' }), 'INVALID_INPUT');
+          await expectMemError(g.merge(alice, { entity: 'Nobody', into: 'Acme Inc.' }), 'NOT_FOUND');
+
+          clock.advance(60_000);
+          expect(await g.unmerge(alice, { entity: 'ACME Anvils' })).toEqual({
+            entity: 'ACME Anvils',
+            from: 'Acme Inc.',
+          });
+          expect(sorted(await g.readGraph(alice))).toEqual(before);
+          await expectMemError(g.unmerge(alice, { entity: 'ACME Anvils' }), 'NOT_FOUND');
+          const history = await g.history(alice, { name: 'ACME Anvils' });
+          expect(history.log.filter((l) => l.kind === 'entity').map((l) => l.decision)).toEqual([
+            'add',
+            'merge',
+            'unmerge',
+          ]);
+          expect(history.relations.length).toBeGreaterThanOrEqual(2);
         }));
 
       it('JSONL import then export gives the same file back', () =>

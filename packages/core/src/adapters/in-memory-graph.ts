@@ -1,5 +1,5 @@
 /** The memory graph kept in process memory: the reference behaviour of the graph port. */
-import { entitySearchText, graphHolds, graphVisible, observationHolds } from '../domain/graph.js';
+import { entitySearchText, graphHolds, graphVisible, observationHolds, onlyOn } from '../domain/graph.js';
 import type {
   EntityQuery,
   GraphDeleted,
@@ -103,24 +103,51 @@ export class InMemoryGraphStore implements GraphStore {
 
   async deleteOwner(space: string, owner: { agentId: string } | { userId: string }): Promise<GraphDeleted> {
     const g = this.space(space);
-    const owned = (r: { agentId: string; userId?: string | null }) =>
+    const owned = (r: { agentId: string; userId: string | null }) =>
       'agentId' in owner ? r.agentId === owner.agentId : r.userId === owner.userId;
-    const gone = new Set<string>();
-    const deleted: GraphDeleted = { entities: 0, observations: 0, relations: 0, log: 0 };
-    for (const e of [...g.entities.values()]) {
-      if (!owned(e)) continue;
-      g.entities.delete(e.id);
-      gone.add(e.id);
-      deleted.entities++;
-    }
+    return this.cascade(
+      g,
+      [...g.entities.values()].filter(owned).map((e) => e.id),
+      [...g.relations.values()].filter(owned).map((r) => r.id),
+      'agentId' in owner
+        ? [...g.observations.values()].filter((o) => o.agentId === owner.agentId).map((o) => o.id)
+        : [],
+    );
+  }
+
+  async deleteByEvidence(space: string, messageIds: readonly string[]): Promise<GraphDeleted> {
+    const g = this.space(space);
+    const gone = new Set(messageIds);
+    const resting = (rows: Iterable<{ id: string; evidence: string[] }>) =>
+      [...rows].filter((r) => onlyOn(r.evidence, gone)).map((r) => r.id);
+    return this.cascade(
+      g,
+      resting(g.entities.values()),
+      resting(g.relations.values()),
+      resting(g.observations.values()),
+    );
+  }
+
+  /** Entities (with their observations and the relations touching them), relations, observations, their log lines. */
+  private cascade(g: SpaceGraph, entities: string[], relations: string[], observations: string[]): GraphDeleted {
+    const dropped = new Set(entities);
+    const rels = new Set(relations);
+    for (const r of g.relations.values()) if (dropped.has(r.fromId) || dropped.has(r.toId)) rels.add(r.id);
+    const obs = new Set(observations);
+    for (const o of g.observations.values()) if (dropped.has(o.entityId)) obs.add(o.id);
     const touched = new Set<string>();
-    for (const o of [...g.observations.values()]) {
-      if (!gone.has(o.entityId) && !('agentId' in owner && o.agentId === owner.agentId)) continue;
-      g.observations.delete(o.id);
-      gone.add(o.id);
-      if (!gone.has(o.entityId)) touched.add(o.entityId);
-      deleted.observations++;
+    for (const id of obs) {
+      const o = g.observations.get(id);
+      if (o && !dropped.has(o.entityId)) touched.add(o.entityId);
     }
+    const deleted: GraphDeleted = { entities: 0, observations: 0, relations: 0, log: 0 };
+    for (const id of dropped) if (g.entities.delete(id)) deleted.entities++;
+    for (const id of rels) if (g.relations.delete(id)) deleted.relations++;
+    for (const id of obs) if (g.observations.delete(id)) deleted.observations++;
+    const records = new Set([...dropped, ...rels, ...obs]);
+    const kept = g.log.filter((l) => !records.has(l.recordId));
+    deleted.log = g.log.length - kept.length;
+    g.log = kept;
     // Entities of others that lost observations: their search text without them.
     for (const id of touched) {
       const e = g.entities.get(id);
@@ -131,15 +158,6 @@ export class InMemoryGraphStore implements GraphStore {
         .map((o) => o.text);
       g.entities.set(id, { ...e, searchText: entitySearchText(e, texts) });
     }
-    for (const r of [...g.relations.values()]) {
-      if (!owned(r) && !gone.has(r.fromId) && !gone.has(r.toId)) continue;
-      g.relations.delete(r.id);
-      gone.add(r.id);
-      deleted.relations++;
-    }
-    const kept = g.log.filter((l) => !gone.has(l.recordId));
-    deleted.log = g.log.length - kept.length;
-    g.log = kept;
     return deleted;
   }
 }

@@ -40,7 +40,7 @@ const LEGAL_FORMS = new Set([
 
 /**
  * The resolution key of a name: compatibility-decomposed, accents and case dropped, `&` read as "and", everything
- * but letters and digits a space, a leading "the" and trailing legal forms dropped (unless nothing else is left).
+ * but letters, digits, `+` and `#` a space, a leading "the" and trailing legal forms dropped (unless nothing else is left).
  * "Acme, Inc." → "acme", "José  Núñez" → "jose nunez", "The Beatles" → "beatles". Linear in the name's length.
  */
 export function entityKey(name: string): string {
@@ -49,13 +49,15 @@ export function entityKey(name: string): string {
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/&/g, ' and ')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    // `+` and `#` stay: C, C++ and C# are three things.
+    .replace(/[^\p{L}\p{N}+#]+/gu, ' ')
     .trim()
     .split(' ')
     .filter((w) => w.length > 0);
   let end = words.length;
   while (end > 1 && LEGAL_FORMS.has(words[end - 1]!)) end--;
-  const start = end > 1 && words[0] === 'the' ? 1 : 0;
+  // A leading "the" goes unless nothing but "the" would be left ("The The" is not "The").
+  const start = end > 1 && words[0] === 'the' && words.slice(1, end).some((w) => w !== 'the') ? 1 : 0;
   return words.slice(start, end).join(' ');
 }
 
@@ -105,7 +107,7 @@ export const checkObservation = (text: unknown): string =>
 /** The key of a name, refusing a name with no letter or digit (it would resolve to everything with none). */
 export function checkedEntityKey(name: string): string {
   const key = entityKey(name);
-  if (key.length === 0) {
+  if (!/[\p{L}\p{N}]/u.test(key)) {
     throw new MemError(
       'INVALID_INPUT',
       `Invalid entity name "${name.slice(0, 60)}": it has no letter or digit, so it cannot be told apart from another name. Give a name with letters or digits.`,
@@ -113,6 +115,11 @@ export function checkedEntityKey(name: string): string {
     );
   }
   return key;
+}
+
+/** Does a record rest only on these messages (evidence given, and every id of it among them)? forget by message. */
+export function onlyOn(evidence: readonly string[], messages: ReadonlySet<string>): boolean {
+  return evidence.length > 0 && evidence.every((id) => messages.has(id));
 }
 
 /** Lower-case text a word search reads: name, aliases, type, observations. */

@@ -67,4 +67,9 @@ export interface GraphStore {
    * observations and the relations touching them, relations, observations that agent added, and their log lines.
    */
   deleteOwner(space: string, owner: { agentId: string } | { userId: string }): Promise<GraphDeleted>;
+  /**
+   * Delete for good (forget by message) every record whose evidence lies entirely within `messageIds` (`onlyOn`),
+   * with what `deleteOwner` removes with an entity, and their log lines. Records that other messages also support stay.
+   */
+  deleteByEvidence(space: string, messageIds: readonly string[]): Promise<GraphDeleted>;
 }

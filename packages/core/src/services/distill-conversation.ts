@@ -3,6 +3,7 @@
  * acts for (a cursor kept in the session-state store), or from `since`, or the messages given. Each transcript
  * message gets an id from who said what when, so the decision log can cite it and distilling again cites the same.
  */
+
 import { distillCursorSessionId } from '../domain/agent-sessions.js';
 import { itemText } from '../domain/item-text.js';
 import type { DistillMessage } from '../ports/statement-extractor.js';
@@ -12,6 +13,7 @@ import { missingPort, type Stack } from '../stack.js';
 import type { Principal } from '../types.js';
 import type { JsonObject } from '../types-structured.js';
 import { enqueueReview } from './distill-review.js';
+import { withGraph as linked } from './graph/from-formation.js';
 import { type DistillReport, distillMessageId } from './knowledge/formation.js';
 
 /** Where a distillation of a transcript stopped: the time of the last message read and the ids read at that time. */
@@ -98,7 +100,10 @@ export async function distillConversation(
 ): Promise<ConversationDistillReport> {
   const input = parseInput(distillInput, 'distill', raw);
   if (input.messages !== undefined)
-    return { ...(await queued(stack, p, await stack.knowledge.distill(p, input))), cursor: null };
+    return {
+      ...(await queued(stack, p, await linked(stack, p, await stack.knowledge.distill(p, input)))),
+      cursor: null,
+    };
   const conversations = stack.conversations;
   if (!conversations) throw missingPort('transcripts', 'distill without messages needs a transcript: this stack');
   const transcript = await conversations.store.read(p.space, p.agentId);
@@ -111,7 +116,11 @@ export async function distillConversation(
   const stored = await readCursor(stack, p);
   const from = input.since !== undefined ? { at: input.since, ids: [] } : stored;
   const pending = input.since !== undefined ? all.filter((m) => m.at >= input.since!) : after(all, from);
-  const report = await queued(stack, p, await stack.knowledge.distill(p, input, { messages: pending }));
+  const report = await queued(
+    stack,
+    p,
+    await linked(stack, p, await stack.knowledge.distill(p, input, { messages: pending })),
+  );
   if ((report.dryRun && !report.pending) || pending.length === 0) return { ...report, cursor: stored };
   const next = advanced(stored, pending);
   if (next) await saveCursor(stack, p, next);

@@ -7,6 +7,7 @@
  * The store has no compare-and-set, so every change of a queue is written, read back and written again until it
  * holds (a change of another process in between is kept, not overwritten).
  */
+
 import { distillReviewSessionId } from '../domain/agent-sessions.js';
 import { newId } from '../domain/ids.js';
 import { checkName } from '../domain/names.js';
@@ -15,6 +16,7 @@ import type { SessionStateStore } from '../ports/session-state-store.js';
 import { missingPort, type Stack } from '../stack.js';
 import type { Principal } from '../types.js';
 import type { JsonObject } from '../types-structured.js';
+import { withGraph } from './graph/from-formation.js';
 import type { DistillReport, PendingProposal } from './knowledge/formation.js';
 
 /** Proposals one agent's queue holds at most: a distillation that would pass it fails (nothing is dropped). */
@@ -183,7 +185,7 @@ async function decide(
     for (const group of groups.values()) {
       const userId = group[0]!.userId;
       const owner: Principal = { space: p.space, agentId, role: p.role, ...(userId !== null ? { userId } : {}) };
-      reports.push(await stack.knowledge.formPending(owner, group));
+      reports.push(await withGraph(stack, owner, await stack.knowledge.formPending(owner, group)));
     }
   }
   const done = items.map((x) => x.id);

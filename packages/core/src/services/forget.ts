@@ -103,8 +103,9 @@ export interface ForgetReport {
      */
     proposals: number;
     /**
-     * Memory-graph records (docs/graph.md): an agent's entities, relations and observations, or those about the user,
-     * with the relations touching the entities removed and every log line about them.
+     * Memory-graph records (docs/graph.md): an agent's entities, relations and observations, those about the user, or
+     * those resting only on the forgotten messages, with the relations touching the entities removed and every log line
+     * about them.
      */
     graph: GraphDeleted;
   };
@@ -307,6 +308,8 @@ export async function forget(
     const ids = new Set(messages);
     const { gone, kept } = await forgetFormedByEvidence(stack, space, ids);
     report.removed.memories = gone;
+    if (stack.structured.graph) report.removed.graph = await stack.structured.graph.deleteByEvidence(space, messages);
+    else report.skipped.push('graph');
     report.notes.push(MESSAGES_NOTE(kept));
     await dropProposals(report, (item) => item.said.length > 0 && item.said.every((m) => ids.has(m.id)));
     return eraseDeleted(stack, report);

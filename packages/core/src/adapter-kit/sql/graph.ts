@@ -3,7 +3,7 @@
  * name or alias is one index lookup), observations, relations (indexed on both ends) and the log. Visibility and
  * validity are decided in each query, as `graphVisible` / `graphHolds` of the core say.
  */
-import { entitySearchText } from '../../domain/graph.js';
+import { entitySearchText, onlyOn } from '../../domain/graph.js';
 import type {
   EntityQuery,
   GraphDeleted,
@@ -196,7 +196,7 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
     return (yield* sqlAll<SqlRow>(sql, q.values)).map(from);
   }
 
-  return {
+  const store: GraphStore = {
     name: d.adapter,
     write(space, batch: GraphWrite) {
       return r.transaction('writing the graph', function* () {
@@ -281,60 +281,111 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
       return r.transaction('forgetting graph records', function* (): SqlProgram<GraphDeleted> {
         const col = 'agentId' in who ? 'agent_id' : 'user_id';
         const v = 'agentId' in who ? who.agentId : who.userId;
-        /** The SQL of one delete, its parameters numbered as they are placed. */
-        const run = (build: (q: Params) => string) => {
-          const q = new Params(d);
-          const sql = build(q);
-          return sqlRun(sql, q.values);
+        const ids = function* (table: string, where: string) {
+          const rows = yield* sqlAll<{ id: string }>(
+            `SELECT id FROM ${table} WHERE space = ${d.param(1)} AND ${where}`,
+            [space, v],
+          );
+          return rows.map((row) => row.id);
         };
-        const mine = (q: Params) =>
-          `SELECT id FROM ${T.entities} WHERE space = ${q.add(space)} AND ${col} = ${q.add(v)}`;
-        const relations = (q: Params) =>
-          `SELECT id FROM ${T.relations} WHERE space = ${q.add(space)} AND (${col} = ${q.add(v)} OR from_id IN (${mine(q)}) OR to_id IN (${mine(q)}))`;
-        const observations = (q: Params) =>
-          `SELECT id FROM ${T.observations} WHERE space = ${q.add(space)} AND (entity_id IN (${mine(q)})${'agentId' in who ? ` OR agent_id = ${q.add(v)}` : ''})`;
-        // Entities of others that lose observations: their search text is written again without them.
-        const touched = yield* (function* () {
-          const q = new Params(d);
-          const sql = `SELECT DISTINCT entity_id AS id FROM ${T.observations} WHERE space = ${q.add(space)} AND id IN (${observations(q)}) AND entity_id NOT IN (${mine(q)})`;
-          return (yield* sqlAll<{ id: string }>(sql, q.values)).map((row) => row.id);
-        })();
-        // The log first (it names records by id), then relations touching the entities, observations, keys, entities.
-        const log = yield* run(
-          (q) =>
-            `DELETE FROM ${T.log} WHERE space = ${q.add(space)} AND (record_id IN (${mine(q)}) OR record_id IN (${relations(q)}) OR record_id IN (${observations(q)}))`,
-        );
-        const rel = yield* run(
-          (q) => `DELETE FROM ${T.relations} WHERE space = ${q.add(space)} AND id IN (${relations(q)})`,
-        );
-        const obs = yield* run(
-          (q) => `DELETE FROM ${T.observations} WHERE space = ${q.add(space)} AND id IN (${observations(q)})`,
-        );
-        yield* run((q) => `DELETE FROM ${T.keys} WHERE space = ${q.add(space)} AND entity_id IN (${mine(q)})`);
-        const ent = yield* run(
-          (q) => `DELETE FROM ${T.entities} WHERE space = ${q.add(space)} AND ${col} = ${q.add(v)}`,
-        );
-        for (const id of touched) {
-          const texts = yield* sqlAll<{ text: string }>(
-            `SELECT text FROM ${T.observations} WHERE space = ${d.param(1)} AND entity_id = ${d.param(2)} AND invalidated_at IS NULL ORDER BY recorded_at, id`,
-            [space, id],
+        const entities = yield* ids(T.entities, `${col} = ${d.param(2)}`);
+        const relations = yield* ids(T.relations, `${col} = ${d.param(2)}`);
+        const observations = 'agentId' in who ? yield* ids(T.observations, `agent_id = ${d.param(2)}`) : [];
+        return yield* cascade(space, entities, relations, observations);
+      });
+    },
+    deleteByEvidence(space, messageIds) {
+      return r.transaction('forgetting graph records', function* (): SqlProgram<GraphDeleted> {
+        const gone = new Set(messageIds);
+        const resting = function* (table: string) {
+          const rows = yield* sqlAll<{ id: string; evidence: string }>(
+            `SELECT id, ${d.read('evidence', 'list')} AS evidence FROM ${table} WHERE space = ${d.param(1)}`,
+            [space],
           );
-          const rows = yield* sqlAll<SqlRow>(
-            `SELECT ${selectList(d, ENTITY)} FROM ${T.entities} WHERE space = ${d.param(1)} AND id = ${d.param(2)}`,
-            [space, id],
-          );
-          if (rows[0] === undefined) continue;
-          const text = entitySearchText(
-            entityFrom(rows[0]),
-            texts.map((t) => t.text),
-          );
-          yield* sqlRun(
-            `UPDATE ${T.entities} SET search_text = ${d.param(1)} WHERE space = ${d.param(2)} AND id = ${d.param(3)}`,
-            [text, space, id],
-          );
-        }
-        return { entities: ent, observations: obs, relations: rel, log };
+          return rows.filter((row) => onlyOn(list(row.evidence), gone)).map((row) => row.id);
+        };
+        return yield* cascade(
+          space,
+          yield* resting(T.entities),
+          yield* resting(T.relations),
+          yield* resting(T.observations),
+        );
       });
     },
   };
+  return store;
+
+  /**
+   * Delete entities (with their keys, observations and every relation touching them), relations and observations by
+   * id, and every log line about them; entities of others that lose observations get their search text again.
+   */
+  function* cascade(
+    space: string,
+    entities: readonly string[],
+    relations: readonly string[],
+    observations: readonly string[],
+  ): SqlProgram<GraphDeleted> {
+    const none: GraphDeleted = { entities: 0, observations: 0, relations: 0, log: 0 };
+    if (entities.length + relations.length + observations.length === 0) return none;
+    const select = function* (sql: (q: Params) => string) {
+      const q = new Params(d);
+      const text = sql(q);
+      return (yield* sqlAll<{ id: string; entity?: string }>(text, q.values)).map((row) => row);
+    };
+    const touching = yield* select(
+      (q) =>
+        `SELECT id FROM ${T.relations} WHERE space = ${q.add(space)} AND (${q.inList('from_id', entities)} OR ${q.inList('to_id', entities)})`,
+    );
+    const allRelations = [...new Set([...relations, ...touching.map((x) => x.id)])];
+    const onEntities = yield* select(
+      (q) => `SELECT id FROM ${T.observations} WHERE space = ${q.add(space)} AND ${q.inList('entity_id', entities)}`,
+    );
+    const allObservations = [...new Set([...observations, ...onEntities.map((x) => x.id)])];
+    const dropped = new Set(entities);
+    const others = (yield* select(
+      (q) =>
+        `SELECT DISTINCT entity_id AS id FROM ${T.observations} WHERE space = ${q.add(space)} AND ${q.inList('id', allObservations)}`,
+    ))
+      .map((x) => x.id)
+      .filter((id) => !dropped.has(id));
+    const run = function* (sql: (q: Params) => string) {
+      const q = new Params(d);
+      const text = sql(q);
+      return yield* sqlRun(text, q.values);
+    };
+    const log = yield* run(
+      (q) =>
+        `DELETE FROM ${T.log} WHERE space = ${q.add(space)} AND ${q.inList('record_id', [...entities, ...allRelations, ...allObservations])}`,
+    );
+    const rel = yield* run(
+      (q) => `DELETE FROM ${T.relations} WHERE space = ${q.add(space)} AND ${q.inList('id', allRelations)}`,
+    );
+    const obs = yield* run(
+      (q) => `DELETE FROM ${T.observations} WHERE space = ${q.add(space)} AND ${q.inList('id', allObservations)}`,
+    );
+    yield* run((q) => `DELETE FROM ${T.keys} WHERE space = ${q.add(space)} AND ${q.inList('entity_id', entities)}`);
+    const ent = yield* run(
+      (q) => `DELETE FROM ${T.entities} WHERE space = ${q.add(space)} AND ${q.inList('id', entities)}`,
+    );
+    for (const id of others) {
+      const texts = yield* sqlAll<{ text: string }>(
+        `SELECT text FROM ${T.observations} WHERE space = ${d.param(1)} AND entity_id = ${d.param(2)} AND invalidated_at IS NULL ORDER BY recorded_at, id`,
+        [space, id],
+      );
+      const rows = yield* sqlAll<SqlRow>(
+        `SELECT ${selectList(d, ENTITY)} FROM ${T.entities} WHERE space = ${d.param(1)} AND id = ${d.param(2)}`,
+        [space, id],
+      );
+      if (rows[0] === undefined) continue;
+      const text = entitySearchText(
+        entityFrom(rows[0]),
+        texts.map((t) => t.text),
+      );
+      yield* sqlRun(
+        `UPDATE ${T.entities} SET search_text = ${d.param(1)} WHERE space = ${d.param(2)} AND id = ${d.param(3)}`,
+        [text, space, id],
+      );
+    }
+    return { entities: ent, observations: obs, relations: rel, log };
+  }
 }
