@@ -255,11 +255,16 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
         const cols = selectList(d, RELATION, 'x');
         let sql: string;
         if ('entityIds' in query) {
-          const where = `x.space = ${q.add(space)}`;
-          const sides: string[] = [];
-          if (query.direction !== 'in') sides.push(q.inList('x.from_id', query.entityIds));
-          if (query.direction !== 'out') sides.push(q.inList('x.to_id', query.entityIds));
-          sql = `SELECT ${cols} FROM ${T.relations} x WHERE ${where} AND (${sides.join(' OR ')}) AND ${seen(q, 'x', view, false)}`;
+          // One indexed query per end (an OR across the two columns would scan the table), merged by id.
+          const side = function* (column: 'from_id' | 'to_id') {
+            const p = new Params(d);
+            const text = `SELECT ${cols} FROM ${T.relations} x WHERE x.space = ${p.add(space)} AND ${p.inList(`x.${column}`, query.entityIds)} AND ${seen(p, 'x', view, false)}`;
+            return yield* select(text, p, relationFrom);
+          };
+          const out = query.direction !== 'in' ? yield* side('from_id') : [];
+          const inward = query.direction !== 'out' ? yield* side('to_id') : [];
+          const byId = new Map([...out, ...inward].map((x) => [x.id, x]));
+          return [...byId.values()];
         } else {
           const where = [`x.space = ${q.add(space)}`];
           if (query.after !== null) where.push(`x.id > ${q.add(query.after)}`);

@@ -56,7 +56,10 @@ export class GraphLinks extends GraphWrites {
     const copies: ObservationRecord[] = obsA
       .filter((o) => !have.has(o.text))
       .map((o) => ({ ...o, id: newId(), entityId: b.id, recordedAt: at, evidence: [...o.evidence] }));
-    const rels = await this.ctx.store.relations(p.space, { entityIds: [a.id], direction: 'both' }, view);
+    // In the order they were made, so that the copies keep it.
+    const rels = (await this.ctx.store.relations(p.space, { entityIds: [a.id], direction: 'both' }, view)).sort(
+      (x, y) => (x.id < y.id ? -1 : 1),
+    );
     const bRels = await this.ctx.store.relations(p.space, { entityIds: [b.id], direction: 'both' }, view);
     const known = new Set(bRels.map((r) => `${r.fromId}\u0000${r.relationType}\u0000${r.toId}`));
     const closed: RelationRecord[] = [];
