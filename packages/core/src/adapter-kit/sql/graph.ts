@@ -335,7 +335,7 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
     const select = function* (sql: (q: Params) => string) {
       const q = new Params(d);
       const text = sql(q);
-      return (yield* sqlAll<{ id: string; entity?: string }>(text, q.values)).map((row) => row);
+      return yield* sqlAll<{ id: string }>(text, q.values);
     };
     const touching = yield* select(
       (q) =>
