@@ -48,6 +48,7 @@ export function postgresDialect(rt: PortRuntime): SqlDialect {
     read: postgresRead,
     list: (values) => values,
     inList: (column, n) => `${column} = ANY($${n}::text[])`,
+    via: () => '',
     same: (column, n) => topicIs(`$${n}`, column),
     count: 'count(*)::int',
     limit: (n) => (n === Number.POSITIVE_INFINITY ? null : n),

@@ -25,6 +25,7 @@ export const sqliteDialect: SqlDialect = {
   read: (column) => column,
   list: (values) => JSON.stringify(values),
   inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+  via: (index) => ` INDEXED BY ${index}`,
   same: (column) => `${column} IS ?`,
   count: 'count(*)',
   limit: (n) => (n === Number.POSITIVE_INFINITY ? -1 : n),

@@ -25,6 +25,11 @@ export interface SqlDialect {
   list(values: readonly string[]): SqlValue;
   /** `column` is one of the strings of list parameter `n`. */
   inList(column: string, n: number): string;
+  /**
+   * The clause after a table's alias that makes a read use `index` (`INDEXED BY` on SQLite, whose planner without
+   * statistics prefers the primary key's space prefix to a secondary index under a list parameter), or nothing.
+   */
+  via(index: string): string;
   /** `column` equals parameter `n`, NULL matching NULL. */
   same(column: string, n: number): string;
   /** `count(*)`, read back as a number. */

@@ -244,7 +244,7 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
           : view.asOf !== undefined
             ? ` AND o.recorded_at <= ${q.add(view.asOf, 'time')} AND (o.invalidated_at IS NULL OR o.invalidated_at > ${q.add(view.asOf, 'time')})`
             : ' AND o.invalidated_at IS NULL';
-        const sql = `SELECT ${selectList(d, OBSERVATION, 'o')} FROM ${T.observations} o
+        const sql = `SELECT ${selectList(d, OBSERVATION, 'o')} FROM ${T.observations} o${d.via('graph_observations_entity')}
           WHERE ${where}${valid} ORDER BY o.recorded_at, o.id`;
         return yield* select(sql, q, observationFrom);
       });
@@ -258,7 +258,7 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
           // One indexed query per end (an OR across the two columns would scan the table), merged by id.
           const side = function* (column: 'from_id' | 'to_id') {
             const p = new Params(d);
-            const text = `SELECT ${cols} FROM ${T.relations} x WHERE x.space = ${p.add(space)} AND ${p.inList(`x.${column}`, query.entityIds)} AND ${seen(p, 'x', view, false)}`;
+            const text = `SELECT ${cols} FROM ${T.relations} x${d.via(`graph_relations_${column.slice(0, -3)}`)} WHERE x.space = ${p.add(space)} AND ${p.inList(`x.${column}`, query.entityIds)} AND ${seen(p, 'x', view, false)}`;
             return yield* select(text, p, relationFrom);
           };
           const out = query.direction !== 'in' ? yield* side('from_id') : [];
@@ -278,7 +278,7 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
       return r.run('reading the graph log', function* () {
         const q = new Params(d);
         const where = `l.space = ${q.add(space)} AND ${q.inList('l.record_id', recordIds)}`;
-        const sql = `SELECT ${selectList(d, LOG, 'l')} FROM ${T.log} l WHERE ${where} ORDER BY l.at, l.id`;
+        const sql = `SELECT ${selectList(d, LOG, 'l')} FROM ${T.log} l${d.via('graph_log_record')} WHERE ${where} ORDER BY l.at, l.id`;
         return yield* select(sql, q, logFrom);
       });
     },
@@ -337,13 +337,16 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
       const text = sql(q);
       return yield* sqlAll<{ id: string }>(text, q.values);
     };
-    const touching = yield* select(
-      (q) =>
-        `SELECT id FROM ${T.relations} WHERE space = ${q.add(space)} AND (${q.inList('from_id', entities)} OR ${q.inList('to_id', entities)})`,
-    );
-    const allRelations = [...new Set([...relations, ...touching.map((x) => x.id)])];
+    const touching = (end: 'from' | 'to') =>
+      select(
+        (q) =>
+          `SELECT id FROM ${T.relations}${d.via(`graph_relations_${end}`)} WHERE space = ${q.add(space)} AND ${q.inList(`${end}_id`, entities)}`,
+      );
+    const ends = [...(yield* touching('from')), ...(yield* touching('to'))];
+    const allRelations = [...new Set([...relations, ...ends.map((x) => x.id)])];
     const onEntities = yield* select(
-      (q) => `SELECT id FROM ${T.observations} WHERE space = ${q.add(space)} AND ${q.inList('entity_id', entities)}`,
+      (q) =>
+        `SELECT id FROM ${T.observations}${d.via('graph_observations_entity')} WHERE space = ${q.add(space)} AND ${q.inList('entity_id', entities)}`,
     );
     const allObservations = [...new Set([...observations, ...onEntities.map((x) => x.id)])];
     const dropped = new Set(entities);
@@ -360,7 +363,7 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
     };
     const log = yield* run(
       (q) =>
-        `DELETE FROM ${T.log} WHERE space = ${q.add(space)} AND ${q.inList('record_id', [...entities, ...allRelations, ...allObservations])}`,
+        `DELETE FROM ${T.log}${d.via('graph_log_record')} WHERE space = ${q.add(space)} AND ${q.inList('record_id', [...entities, ...allRelations, ...allObservations])}`,
     );
     const rel = yield* run(
       (q) => `DELETE FROM ${T.relations} WHERE space = ${q.add(space)} AND ${q.inList('id', allRelations)}`,
@@ -368,7 +371,10 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
     const obs = yield* run(
       (q) => `DELETE FROM ${T.observations} WHERE space = ${q.add(space)} AND ${q.inList('id', allObservations)}`,
     );
-    yield* run((q) => `DELETE FROM ${T.keys} WHERE space = ${q.add(space)} AND ${q.inList('entity_id', entities)}`);
+    yield* run(
+      (q) =>
+        `DELETE FROM ${T.keys}${d.via('graph_keys_entity')} WHERE space = ${q.add(space)} AND ${q.inList('entity_id', entities)}`,
+    );
     const ent = yield* run(
       (q) => `DELETE FROM ${T.entities} WHERE space = ${q.add(space)} AND ${q.inList('id', entities)}`,
     );
