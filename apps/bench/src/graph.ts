@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { createStack, type Principal, type Stack } from '@mem/core';
 import { createPostgresStores } from '@mem/store-postgres';
 import { createSqliteStores } from '@mem/store-sqlite';
+import { resolutionScores } from './graph-resolution.js';
 import { saveReport } from './report.js';
 import { percentile, round } from './stats.js';
 
@@ -167,6 +168,16 @@ async function run(store: string): Promise<Row | { store: string; skipped: strin
   }
 }
 
+log('graph bench: entity resolution on the test set…');
+const resolution = await resolutionScores();
+const pr = (x: {
+  precision: number;
+  recall: number;
+  truePositives: number;
+  falsePositives: number;
+  falseNegatives: number;
+}) =>
+  `precision ${x.precision}, recall ${x.recall} (${x.truePositives} joined right, ${x.falsePositives} wrongly, ${x.falseNegatives} missed)`;
 const rows: (Row | { store: string; skipped: string })[] = [];
 for (const s of stores) {
   log(`graph bench: ${s}, ${N} entities, ${R} relations…`);
@@ -203,12 +214,16 @@ saveReport(
       ]),
     },
     notes: [
+      `Entity resolution on the test set (${resolution.rules.pairs} pairs of @mem/testkit): rules alone ${pr(resolution.rules)}; with the local embedder ${pr(resolution.localEmbedder)}. Wrongly joined: ${resolution.localEmbedder.falseMerges.join('; ') || 'none'}. Missed: ${resolution.localEmbedder.missed.join('; ') || 'none'}.`,
       'Written through the graph service, 1,000 entities or relations per call (names resolved as every write resolves them); each relation joins two random entities.',
       ...rows.filter((r) => 'skipped' in r).map((r) => `${r.store}: skipped — ${(r as { skipped: string }).skipped}`),
     ],
-    data: { entities: N, relations: R, queries: Q, rows },
+    data: { entities: N, relations: R, queries: Q, rows, resolution },
   },
   values.out,
 );
-if (values.json) console.log(JSON.stringify({ rows }));
-else for (const r of rows) console.log(JSON.stringify(r));
+if (values.json) console.log(JSON.stringify({ rows, resolution }));
+else {
+  console.log(JSON.stringify({ resolution }));
+  for (const r of rows) console.log(JSON.stringify(r));
+}

@@ -320,6 +320,17 @@ async function discover() {
   };
   placeholder('conversations', 'conversations (transcripts and their archives)');
   placeholder('notebooks', 'notebooks (MEMORY.md and topic files)');
+  if (state.operations.has('graph-neighbours')) {
+    const graph = await import('./graph.js').catch(() => null);
+    graph?.mountGraph({ api, el, $, say, fail });
+  } else {
+    $('graph').replaceChildren(
+      el('p', {
+        text: 'This server has no memory graph: its stores do not serve one (docs/graph.md), so /openapi.json lists no graph routes.',
+        'data-testid': 'graph-missing',
+      }),
+    );
+  }
   if (state.operations.has('#conversations') || state.operations.has('#notebooks')) {
     const more = await import('./extras.js').catch(() => null);
     more?.mount({ api, el, $, say, fail, operations: state.operations, me: () => state.me });

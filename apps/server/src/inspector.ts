@@ -20,6 +20,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/inspector/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
   '/inspector/extras.js': { file: 'extras.js', type: 'text/javascript; charset=utf-8' },
   '/inspector/formation.js': { file: 'formation.js', type: 'text/javascript; charset=utf-8' },
+  '/inspector/graph.js': { file: 'graph.js', type: 'text/javascript; charset=utf-8' },
 };
 
 export interface Asset {

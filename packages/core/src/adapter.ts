@@ -112,6 +112,7 @@ export {
   parseMemoryJsonl,
   toMemoryJsonl,
 } from './domain/graph.js';
+export { candidatePrefixes, type SimilarKind, similarKeys, withinOneEdit } from './domain/graph-similar.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { compactJson, itemText, toolCallText, toolResultText } from './domain/item-text.js';
 export { canonicalJson, jsonEqual } from './domain/json.js';

@@ -273,7 +273,7 @@ export function createStack(given: StackOptions): Stack {
       })
     : undefined;
   const graph = structured.graph
-    ? new GraphService({ store: structured.graph, clock, secretScanner, ...pd })
+    ? new GraphService({ store: structured.graph, clock, secretScanner, embedder: options.embedder, ...pd })
     : undefined;
   const runners = runnerPool(() => stack);
   const stack: Stack = {

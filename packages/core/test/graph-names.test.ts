@@ -2,7 +2,16 @@
  * Entity names (docs/graph.md): the normalised key that resolution's second step compares, measured on a set of
  * name pairs that mean one thing and look-alikes that do not, and the memory server's JSONL read with its errors.
  */
-import { checkedEntityKey, entityKey, MemError, parseMemoryJsonl, toMemoryJsonl } from '@mem/core/adapter';
+import {
+  candidatePrefixes,
+  checkedEntityKey,
+  entityKey,
+  MemError,
+  parseMemoryJsonl,
+  similarKeys,
+  toMemoryJsonl,
+  withinOneEdit,
+} from '@mem/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { growthOf } from './linear-time.js';
 
@@ -56,6 +65,38 @@ describe('entity names', () => {
     // What the key alone finds: every pair above; initials, nicknames and translations need the later steps.
     expect(joined.length / SAME.length).toBe(1);
     expect(entityKey('Bob Smith')).not.toBe(entityKey('Robert Smith'));
+  });
+
+  it('similar names: spacing, titles, a slip inside a long word, acronyms; never another surname or ending', () => {
+    const kind = (a: string, b: string) => similarKeys(entityKey(a), entityKey(b));
+    expect(kind('OpenAI', 'Open AI')).toBe('spacing');
+    expect(kind('Dr. Emily Stone', 'Emily Stone')).toBe('honorific');
+    expect(kind('Mr. John Smith', 'Mrs. John Smith')).toBeNull();
+    expect(kind('Dr. Smith', 'Smith')).toBeNull();
+    expect(kind('Michael Jordan', 'Michael B. Jordan')).toBeNull();
+    expect(kind('Philadelphia', 'Philadephia')).toBe('spelling');
+    expect(kind('Schwarzenegger', 'Schwarzeneggre')).toBe('spelling'); // two letters swapped
+    expect(kind('Frederick', 'Frederica')).toBeNull(); // the ending
+    expect(kind('Gabriel', 'Gabriela')).toBeNull();
+    expect(kind('Mark', 'Mary')).toBeNull();
+    expect(kind('Alex Chen', 'Alex Wong')).toBeNull();
+    expect(kind('IBM', 'International Business Machines')).toBe('acronym');
+    expect(kind('IB', 'Indigo Blue')).toBeNull();
+    expect(kind('Acme', 'Acme')).toBeNull(); // the same key is the name step's
+    expect(withinOneEdit('abcdef', 'abdcef')).toBe(true);
+    expect(withinOneEdit('abcdef', 'abcdefgh')).toBe(false);
+    // Every candidate of a similar key lies under one of the key's prefixes.
+    for (const [a, b] of [
+      ['OpenAI', 'Open AI'],
+      ['USA', 'U.S.A.'],
+      ['Emily Stone', 'Dr. Emily Stone'],
+      ['International Business Machines', 'IBM'],
+    ] as const) {
+      expect(candidatePrefixes(entityKey(a)).some((x) => entityKey(b).startsWith(x))).toBe(true);
+    }
+    const long = (n: number) => `${'a'.repeat(n)}b`;
+    expect(growthOf((t) => similarKeys(t, `${t}c`), 'abcdefgh ', 20_000)).toBeLessThan(24);
+    expect(similarKeys(long(50_000), long(50_000).replace('b', 'c'))).toBeNull();
   });
 
   it('refuses a name with no letter or digit, and keys stay linear in the name', () => {

@@ -49,6 +49,9 @@ export function postgresDialect(rt: PortRuntime): SqlDialect {
     list: (values) => values,
     inList: (column, n) => `${column} = ANY($${n}::text[])`,
     via: () => '',
+    // LIKE on a COLLATE "C" column reads its btree as a range.
+    startsWith: (column, n) => `${column} LIKE $${n}`,
+    prefixValue: (prefix) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`,
     same: (column, n) => topicIs(`$${n}`, column),
     count: 'count(*)::int',
     limit: (n) => (n === Number.POSITIVE_INFINITY ? null : n),

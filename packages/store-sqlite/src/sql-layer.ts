@@ -25,6 +25,9 @@ export const sqliteDialect: SqlDialect = {
   read: (column) => column,
   list: (values) => JSON.stringify(values),
   inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+  // GLOB is case-sensitive, so it reads the BINARY index as a range; a key has no GLOB metacharacter to escape.
+  startsWith: (column) => `${column} GLOB ?`,
+  prefixValue: (prefix) => `${prefix.replace(/[*?[\]]/g, '[$&]')}*`,
   via: (index) => ` INDEXED BY ${index}`,
   same: (column) => `${column} IS ?`,
   count: 'count(*)',

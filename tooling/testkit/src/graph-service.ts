@@ -174,6 +174,59 @@ export function describeGraphService(factory: PortFactory<GraphStore>): void {
         expect(history.relations.length).toBeGreaterThanOrEqual(2);
       }));
 
+    it('a new name that is another form of a known one (same type) is merged into it, logged and undoable', () =>
+      withFixture(factory, async ({ store }) => {
+        const clock = new ManualClock('2026-03-01T10:00:00.000Z');
+        const g = service(store, clock);
+        await g.createEntities(alice, {
+          entities: [
+            { name: 'Philadelphia', entityType: 'place', observations: ['Where Sam grew up'] },
+            { name: 'Emily Stone', entityType: 'person', observations: [] },
+          ],
+        });
+        clock.advance(1000);
+        const created = await g.createEntities(alice, {
+          entities: [
+            { name: 'Philadephia', entityType: 'place', observations: ['Has the Liberty Bell'] },
+            { name: 'Emma Stone', entityType: 'person', observations: [] },
+            { name: 'Dr. Emily Stone', entityType: 'organization', observations: [] },
+          ],
+        });
+        // The answer lists what was written, as the memory server's does; the graph shows one Philadelphia.
+        expect(created.entities.map((e) => e.name)).toEqual(['Philadephia', 'Emma Stone', 'Dr. Emily Stone']);
+        expect((await g.readGraph(alice)).entities.map((e) => e.name).sort()).toEqual([
+          'Dr. Emily Stone',
+          'Emily Stone',
+          'Emma Stone',
+          'Philadelphia',
+        ]);
+        expect(await g.openNodes(alice, { names: ['Philadephia'] })).toEqual({
+          entities: [
+            {
+              name: 'Philadelphia',
+              entityType: 'place',
+              observations: ['Where Sam grew up', 'Has the Liberty Bell'],
+            },
+          ],
+          relations: [],
+        });
+        const merge = (await g.history(alice, { name: 'Philadephia' })).log.find((l) => l.decision === 'merge');
+        expect(merge?.detail).toMatchObject({ resolution: 'similar', matched: 'similar', kind: 'spelling' });
+        expect(await g.unmerge(alice, { entity: 'Philadephia' })).toEqual({
+          entity: 'Philadephia',
+          from: 'Philadelphia',
+        });
+        expect((await g.openNodes(alice, { names: ['Philadephia'] })).entities).toEqual([
+          { name: 'Philadephia', entityType: 'place', observations: ['Has the Liberty Bell'] },
+        ]);
+        // Off for a write that asks for it so (the memory server's import asks for exact names only).
+        const off = { entities: [{ name: 'Philladelphia', entityType: 'place', observations: [] }] };
+        await g.createEntities(alice, off, { similar: false });
+        expect((await g.openNodes(alice, { names: ['Philladelphia'] })).entities.map((e) => e.name)).toEqual([
+          'Philladelphia',
+        ]);
+      }));
+
     it('JSONL import then export gives the same file back', () =>
       withFixture(factory, async ({ store }) => {
         const g = service(store);

@@ -126,6 +126,26 @@ export function describeGraphStore(
         expect(await store.entities(A, { keys: [] }, view())).toEqual([]);
       }));
 
+    it('reads resolution keys by prefix: case and wildcards exact, in their space, at most limit per prefix', () =>
+      withFixture(factory, async ({ store }) => {
+        await store.write(A, {
+          entities: [
+            entity('e1', 'Katherine Ng', { keys: ['katherine ng', 'kat'] }),
+            entity('e2', 'Kathy', { keys: ['kathy'] }),
+            entity('e3', 'Kim', { keys: ['kim'] }),
+            entity('e4', 'C++', { keys: ['c++'] }),
+            entity('e5', 'Kate%', { keys: ['kat%e'] }),
+          ],
+        });
+        await store.write(B, { entities: [entity('e9', 'Kath', { space: B, keys: ['kath'] })] });
+        const keys = (xs: { key: string; entityId: string }[]) => xs.map((k) => `${k.key}:${k.entityId}`);
+        expect(keys(await store.keys(A, ['kat'], 10))).toEqual(['kat:e1', 'kat%e:e5', 'katherine ng:e1', 'kathy:e2']);
+        expect(keys(await store.keys(A, ['kath', 'c+'], 10))).toEqual(['katherine ng:e1', 'kathy:e2', 'c++:e4']);
+        expect(keys(await store.keys(A, ['kat', 'ki'], 2))).toEqual(['kat:e1', 'kat%e:e5', 'kim:e3']);
+        expect(await store.keys(A, ['KAT', 'k_t', 'k%', 'k*'], 10)).toEqual([]);
+        expect(await store.keys(A, [], 10)).toEqual([]);
+      }));
+
     it('shows swarm records and the viewer agent’s own, about no user or the viewer’s user', () =>
       withFixture(factory, async ({ store }) => {
         await store.write(A, {

@@ -70,6 +70,13 @@ export class InMemoryGraphStore implements GraphStore {
     return hits.map(copy);
   }
 
+  async keys(space: string, prefixes: readonly string[], limit: number): Promise<{ key: string; entityId: string }[]> {
+    const all = [...this.space(space).entities.values()]
+      .flatMap((e) => e.keys.map((key) => ({ key, entityId: e.id })))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.entityId < b.entityId ? -1 : 1));
+    return prefixes.flatMap((x) => all.filter((k) => k.key.startsWith(x)).slice(0, limit));
+  }
+
   async observations(space: string, entityIds: readonly string[], view: GraphView): Promise<ObservationRecord[]> {
     const ids = new Set(entityIds);
     return [...this.space(space).observations.values()]

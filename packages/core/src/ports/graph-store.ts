@@ -56,6 +56,11 @@ export interface GraphStore {
   write(space: string, batch: GraphWrite): Promise<void>;
   /** Entities visible to `view`; for `ids` and `keys` in no particular order, the others as said. */
   entities(space: string, query: EntityQuery, view: GraphView): Promise<EntityRecord[]>;
+  /**
+   * Resolution keys that start with one of `prefixes` (the candidates of resolution's similar-name step): at most
+   * `limit` per prefix, in key order, whatever their entity's visibility (the caller reads the entities it keeps).
+   */
+  keys(space: string, prefixes: readonly string[], limit: number): Promise<{ key: string; entityId: string }[]>;
   /** The observations of those entities visible to `view` (validity by `recordedAt` / `invalidatedAt`), oldest first. */
   observations(space: string, entityIds: readonly string[], view: GraphView): Promise<ObservationRecord[]>;
   /** Relations visible to `view`; for `entityIds` in no particular order, a page ordered by id. */

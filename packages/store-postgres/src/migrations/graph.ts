@@ -34,7 +34,7 @@ export const graphV2: Migration = {
       CREATE INDEX graph_entities_user ON ${s}.graph_entities (space, user_id) WHERE user_id IS NOT NULL;
       CREATE TABLE ${s}.graph_keys (
         space     text NOT NULL,
-        key       text NOT NULL,
+        key       text COLLATE "C" NOT NULL,
         entity_id text COLLATE "C" NOT NULL,
         CONSTRAINT graph_keys_pkey PRIMARY KEY (space, key, entity_id)
       );

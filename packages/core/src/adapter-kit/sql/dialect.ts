@@ -30,6 +30,10 @@ export interface SqlDialect {
    * statistics prefers the primary key's space prefix to a secondary index under a list parameter), or nothing.
    */
   via(index: string): string;
+  /** `column` starts with the prefix of parameter `n`, whose value is `prefixValue(prefix)`; uses an index on it. */
+  startsWith(column: string, n: number): string;
+  /** The parameter value of `startsWith` for a prefix of letters, digits, spaces, `+` and `#` (resolution keys). */
+  prefixValue(prefix: string): SqlValue;
   /** `column` equals parameter `n`, NULL matching NULL. */
   same(column: string, n: number): string;
   /** `count(*)`, read back as a number. */

@@ -30,6 +30,11 @@ class Params {
     this.values.push(this.d.list(values));
     return this.d.inList(column, this.values.length);
   }
+  /** `column` starts with `prefix`. */
+  startsWith(column: string, prefix: string): string {
+    this.values.push(this.d.prefixValue(prefix));
+    return this.d.startsWith(column, this.values.length);
+  }
 }
 
 const field = (column: string, type: SqlType = 'text'): SqlField => ({ column, type, as: column.replaceAll('_', '') });
@@ -233,6 +238,17 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
         const tail = limit === null ? '' : ` ORDER BY e.id LIMIT ${q.add(d.limit(limit))}`;
         const sql = `SELECT ${cols} FROM ${T.entities} e WHERE ${where}${tail}`;
         return yield* select(sql, q, entityFrom);
+      });
+    },
+    keys(space, prefixes, limit) {
+      return r.run('reading resolution keys', function* () {
+        if (prefixes.length === 0) return [];
+        const q = new Params(d);
+        // One range read of the key index per prefix (an OR of them would scan the space's keys).
+        const one = (x: string) =>
+          `SELECT * FROM (SELECT k.key AS key, k.entity_id AS entityid FROM ${T.keys} k WHERE k.space = ${q.add(space)} AND ${q.startsWith('k.key', x)} ORDER BY k.key, k.entity_id LIMIT ${q.add(d.limit(limit))}) p${q.values.length}`;
+        const rows = yield* sqlAll<{ key: string; entityid: string }>(prefixes.map(one).join(' UNION ALL '), q.values);
+        return rows.map((row) => ({ key: row.key, entityId: row.entityid }));
       });
     },
     observations(space, entityIds, view) {

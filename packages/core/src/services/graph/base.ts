@@ -3,6 +3,7 @@ import { checkEntityName, checkedEntityKey } from '../../domain/graph.js';
 import { newId } from '../../domain/ids.js';
 import { guardFields, type PersonalDataSetting, personalDataPolicy } from '../../domain/secrets.js';
 import type { Clock } from '../../ports/clock.js';
+import type { Embedder } from '../../ports/embedder.js';
 import type { GraphStore, GraphView } from '../../ports/graph-store.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { Principal, Scope } from '../../types.js';
@@ -16,6 +17,8 @@ export interface GraphContext {
   clock: Clock;
   secretScanner?: SecretScanner | undefined;
   personalData?: PersonalDataSetting | undefined;
+  /** Confirms similar names in resolution (`findSimilar`); without it the spelling rule alone decides. */
+  embedder?: Embedder | undefined;
 }
 
 /** How a write is made: the scope of new records, the messages it rests on, who decided, how names resolve. */
@@ -27,6 +30,8 @@ export interface GraphWriteOptions {
   by?: string | undefined;
   /** `key` (default): exact name, normalised name, alias; `exact`: only the exact name. */
   resolution?: ResolutionMode | undefined;
+  /** With `key`: a new entity of a known type may resolve to a similar name of the same type (default true). */
+  similar?: boolean | undefined;
 }
 
 /** A read's time: what is current (default), what held at `asOf`, or every record with `history`. */

@@ -46,6 +46,30 @@ export class GraphLinks extends GraphWrites {
         `"${i.entity}" and "${i.into}" already name the same entity (${b.name}): nothing to merge.`,
       );
     }
+    return this.mergeEntities(p, a, b, 'graph-merge', {});
+  }
+
+  /** A new entity's name was resolved as a similar name of a known one: it is merged into it (undo with `unmerge`). */
+  protected override async similarResolved(
+    p: Principal,
+    pairs: readonly { entity: EntityRecord; into: EntityRecord; detail: Record<string, unknown> }[],
+    by: string,
+  ): Promise<void> {
+    for (const { entity, into, detail } of pairs) {
+      // Fresh reads: an earlier pair may have changed either side.
+      const [a] = await this.ctx.store.entities(p.space, { ids: [entity.id] }, this.view(p));
+      const [b] = await this.ctx.store.entities(p.space, { ids: [into.id] }, this.view(p));
+      if (a && b && a.id !== b.id) await this.mergeEntities(p, a, b, by, { resolution: 'similar', ...detail });
+    }
+  }
+
+  private async mergeEntities(
+    p: Principal,
+    a: EntityRecord,
+    b: EntityRecord,
+    by: string,
+    extra: Record<string, unknown>,
+  ): Promise<{ entity: string; into: string; observations: number; relations: number }> {
     const view = this.view(p);
     const at = this.now();
     const [obsA, obsB] = [
@@ -95,14 +119,14 @@ export class GraphLinks extends GraphWrites {
       createdRelations: created.map((r) => r.id),
       aliasesAdded,
     };
-    const o = { by: 'graph-merge' };
+    const o = { by };
     await this.ctx.store.write(p.space, {
       entities: [gone, into],
       observations: copies,
       relations: [...closed, ...created],
       log: [
-        this.logLine(p, gone, 'entity', 'merge', o, 'graph-merge', { ...detail }),
-        this.logLine(p, into, 'entity', 'update', o, 'graph-merge', { merged: a.id, name: a.name }),
+        this.logLine(p, gone, 'entity', 'merge', o, by, { ...extra, ...detail }),
+        this.logLine(p, into, 'entity', 'update', o, by, { ...extra, merged: a.id, name: a.name }),
       ],
     });
     return { entity: a.name, into: b.name, observations: copies.length, relations: created.length };

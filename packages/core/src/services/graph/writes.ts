@@ -16,7 +16,7 @@ import * as S from '../../schemas-graph.js';
 import type { Principal } from '../../types.js';
 import type { EntityRecord, GraphLogEntry, ObservationRecord, RelationRecord } from '../../types-graph.js';
 import { GraphBase, type GraphWriteOptions, IMPLICIT } from './base.js';
-import { pick, type Resolved, resolveNames } from './resolve.js';
+import { findSimilar, pick, type Resolved, resolveNames } from './resolve.js';
 
 export class GraphWrites extends GraphBase {
   /**
@@ -62,6 +62,7 @@ export class GraphWrites extends GraphBase {
     const observations: ObservationRecord[] = [];
     const log: GraphLogEntry[] = [];
     const created: MemoryServerEntity[] = [];
+    const newOnes: { entity: EntityRecord; name: string }[] = [];
     for (const e of entities) {
       const hit: Resolved | null = pick([...touched.values()], e.name, mode) ?? known.get(e.name) ?? null;
       let entity = hit ? (touched.get(hit.entity.id) ?? { ...hit.entity }) : this.newEntity(p, e.name, e.entityType, o);
@@ -86,14 +87,29 @@ export class GraphWrites extends GraphBase {
       }
       if (fresh.length > 0) entity.updatedAt = this.now();
       touched.set(entity.id, entity);
+      if (!hit && mode === 'key' && o.similar !== false) newOnes.push({ entity, name: e.name });
+    }
+    // A new entity whose name is another form of a known one's (step `similar`) is merged into it once written.
+    const similar: { entity: EntityRecord; into: EntityRecord; detail: Record<string, unknown> }[] = [];
+    for (const { entity, name } of newOnes) {
+      const m = await findSimilar(this.ctx.store, p.space, name, entity.entityType, this.view(p), this.ctx.embedder);
+      if (m) similar.push({ entity, into: m.entity, detail: { matched: 'similar', kind: m.kind, cosine: m.cosine } });
     }
     const written = [...touched.values()].map((e) => ({
       ...e,
       searchText: entitySearchText(e, texts.get(e.id) ?? []),
     }));
     await this.ctx.store.write(p.space, { entities: written, observations, log });
+    if (similar.length > 0) await this.similarResolved(p, similar, by);
     return { entities: created };
   }
+
+  /** What becomes of new entities resolved by a similar name (GraphLinks merges them). */
+  protected async similarResolved(
+    _p: Principal,
+    _pairs: readonly { entity: EntityRecord; into: EntityRecord; detail: Record<string, unknown> }[],
+    _by: string,
+  ): Promise<void> {}
 
   /** Create relations (MCP `create_relations`); an endpoint no entity has yet is created untyped. Known ones are skipped. */
   async createRelations(
