@@ -3,7 +3,8 @@
  * graph, once with the rules alone and once with the local embedder confirming similar names (the default stack's).
  * Precision and recall of "one entity", with the pairs each got wrong.
  */
-import { createInMemoryKnowledgeStore, createInMemoryStructuredStores, createStack, type Embedder } from '@mem/core';
+import { createInMemoryKnowledgeStore, createInMemoryStructuredStores, createStack } from '@mem/core';
+import type { Embedder } from '@mem/core/adapter';
 import { createLocalEmbedder } from '@mem/embed-local';
 import { type ResolutionPair, type ResolutionScore, scoreResolution } from '@mem/testkit';
 

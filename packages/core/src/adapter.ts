@@ -112,6 +112,16 @@ export {
   parseMemoryJsonl,
   toMemoryJsonl,
 } from './domain/graph.js';
+export {
+  type ClaimForGraph,
+  type ClaimGraph,
+  claimEntityNames,
+  claimGraph,
+  type EdgeRule,
+  edgeOf,
+  type GraphEdge,
+  subjectEntityName,
+} from './domain/graph-formation.js';
 export { candidatePrefixes, type SimilarKind, similarKeys, withinOneEdit } from './domain/graph-similar.js';
 export { chunkId, contentHash, newId } from './domain/ids.js';
 export { compactJson, itemText, toolCallText, toolResultText } from './domain/item-text.js';
@@ -225,7 +235,9 @@ export type {
 export type {
   DistillMessage,
   ExtractionFailure,
+  ProposedEntity,
   ProposedMemory,
+  ProposedRelation,
   RelatedMemory,
   StatementExtraction,
   StatementExtractionInput,

@@ -183,7 +183,7 @@ const PROVIDERS: Record<StackPort, string> = {
   toolEvents: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
   episodes: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
   procedures: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
-  graph: '@mem/store-sqlite, @mem/store-postgres or createInMemoryStructuredStores()',
+  graph: '@mem/store-sqlite, @mem/store-postgres, @mem/store-lancedb or createInMemoryStructuredStores()',
   transcripts: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createInMemoryTranscriptStore()',
   notebooks: '@mem/store-markdown, @mem/store-sqlite, @mem/store-postgres or createInMemoryNotebookStore()',
   embedder: '@mem/embed-local, @mem/embed-openai or createHashingEmbedder()',

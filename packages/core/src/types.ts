@@ -67,6 +67,8 @@ export interface MemoryClaim {
   single: boolean;
   value: string;
   stance: 'for' | 'against';
+  /** The memory graph's entities it is about, by name (its subject's first); absent when it names none. */
+  entities?: string[];
 }
 
 /**

@@ -166,15 +166,16 @@ describe('lancedb episode and procedure stores', () => {
     expect((await store.keywordSearch('acme', ['rollback', 'release'], 10)).map((h) => h.id)).toEqual(['e1']);
   });
 
-  it('createLanceStores: three ports on one connection; a store closes alone; tables appear on first use', async () => {
+  it('createLanceStores: four ports on one connection; a store closes alone; tables appear on first use', async () => {
     const uri = tempDir();
     const stores = createLanceStores({ uri });
     await stores.episodes.insert('acme', episode('e1', 'first episode'), null);
     expect(readdirSync(uri).filter((f) => f.endsWith('.lance'))).toEqual(['episodes.lance']);
     await stores.ready();
-    expect(readdirSync(uri).filter((f) => f.endsWith('.lance')).length).toBe(8);
+    // Six knowledge tables, episodes, procedures and the graph's five.
+    expect(readdirSync(uri).filter((f) => f.endsWith('.lance')).length).toBe(13);
     await stores.procedures.insert('acme', procedure('p1', 'Deploy'), null);
-    expect(Object.keys(await stores.optimize())).toEqual(['knowledge', 'episodes', 'procedures']);
+    expect(Object.keys(await stores.optimize())).toEqual(['knowledge', 'episodes', 'procedures', 'graph']);
     await stores.knowledge.close();
     await expect(stores.knowledge.stats('acme')).rejects.toSatisfy(isCode('STORE_UNAVAILABLE'));
     expect(await stores.episodes.count('acme')).toBe(1);

@@ -1,7 +1,7 @@
 import { describeForget, readTreeText, tempDir } from '@mem/testkit';
 import { createLanceStores } from './index.js';
 
-// Knowledge, episodes and procedures on one folder; the raw scan reads every file of it.
+// Knowledge, episodes, procedures and the graph on one folder; the raw scan reads every file of it.
 describeForget(
   'lancedb',
   async () => {
@@ -12,9 +12,11 @@ describeForget(
       structured: {
         episodes: stores.episodes,
         procedures: stores.procedures,
+        graph: stores.graph,
         close: async () => {
           await stores.episodes.close();
           await stores.procedures.close();
+          await stores.graph.close();
         },
       },
       raw: async () => readTreeText(dir.path),

@@ -6,6 +6,7 @@ export {
   type LanceProcedureStore,
 } from './candidate-stores.js';
 export { ADAPTER } from './database.js';
+export { createLanceGraphStore, type LanceGraphStore } from './graph-store.js';
 export { createLanceStore, type LanceKnowledgeStore } from './knowledge-store.js';
 export { FileLock, type FileLockOptions } from './lock.js';
 export type {

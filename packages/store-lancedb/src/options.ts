@@ -17,6 +17,15 @@ export interface LanceTableNames {
   episodes?: string;
   /** Procedure store. */
   procedures?: string;
+  /**
+   * The memory graph (defaults `graph_entities`, `graph_keys`, `graph_observations`, `graph_relations`,
+   * `graph_log`).
+   */
+  graphEntities?: string;
+  graphKeys?: string;
+  graphObservations?: string;
+  graphRelations?: string;
+  graphLog?: string;
 }
 
 /** Options of every factory of this package (`createLanceStore`, `createLanceEpisodeStore`, …, `createLanceStores`). */

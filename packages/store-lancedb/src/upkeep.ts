@@ -16,6 +16,9 @@ function subVectors(dimension: number): number {
 /** The scalar index of a column: BTREE (many distinct values, ranges) or BITMAP (few distinct values). */
 export type ScalarIndexKind = 'btree' | 'bitmap';
 
+const scalarIndexConfig = (kind: ScalarIndexKind | undefined): lancedb.Index =>
+  kind === 'bitmap' ? lancedb.Index.bitmap() : lancedb.Index.btree();
+
 const byIdAsc = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Plain tables are checked for fragments every this many writes of this connection (a stats call is not free). */
@@ -336,12 +339,27 @@ export class ManagedTable {
     const created: string[] = [];
     for (const column of this.scalarColumns) {
       if (this.scalarIndexed.has(column)) continue;
-      const config = this.scalarKinds[column] === 'bitmap' ? lancedb.Index.bitmap() : lancedb.Index.btree();
+      const config = scalarIndexConfig(this.scalarKinds[column]);
       await this.rowsKept(() => this.table.createIndex(column, { config, replace: true }));
       created.push(column);
     }
     if (created.length > 0) await this.refreshIndexInfo();
     return created;
+  }
+
+  /**
+   * Under the lock: build the scalar index of each of `columns` again from the rows the table has now. An index keeps
+   * the values of rows deleted since it was built, even through compaction and cleanup (the BTREE index of the graph's
+   * keys kept a forgotten entity's name in its files: the forget suite's raw scan found it), so forget rebuilds the
+   * indexes of columns that hold user text before it removes the old versions.
+   */
+  async rebuildScalarIndexes(columns: readonly string[]): Promise<void> {
+    for (const column of columns) {
+      if (!this.scalarColumns.includes(column)) continue;
+      const config = scalarIndexConfig(this.scalarKinds[column]);
+      await this.rowsKept(() => this.table.createIndex(column, { config, replace: true }));
+    }
+    await this.refreshIndexInfo();
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 
 /** Changes whenever the prompt, the schema or the way a batch is rendered changes (logged with every decision). */
-export const STATEMENT_PROMPT_VERSION = 'llm-statements-1';
+export const STATEMENT_PROMPT_VERSION = 'llm-statements-2';
 
 /** The system prompt. */
 export const STATEMENT_PROMPT = [
@@ -44,6 +44,13 @@ export const STATEMENT_PROMPT = [
   '- "evidence": the refs of the messages the fact rests on: at least one, only messages with "use": "facts".',
   '- "about": the ref of the related memory the fact changes, repeats or retracts, otherwise null. A fact about a',
   "  related memory takes that memory's subject and attribute, so that the change replaces it.",
+  '- "entities": the people, pets, places, organisations, products and other named things the fact mentions, the',
+  '  user left out, each {"name", "type"}: "name" as a name is written ("Lisbon", "Acme Corp", "Rex", "Dr. Patel"),',
+  '  "type" one lowercase word (person, pet, place, organization, product, event…); [] when it names none. Someone',
+  '  the user names only by their role ("my sister") is an entity only with a name ("my sister Ann": "Ann").',
+  '- "relations": how the user and those entities are linked by this fact, each {"from", "type", "to"}: "from" and',
+  '  "to" are "user" or a "name" of "entities", "type" lowercase words joined by underscores ("lives_in",',
+  '  "works_at", "has_sister", "has_pet", "owns", "located_in"); [] when the fact links nothing.',
   '',
   'Never copy credentials, keys, tokens or passwords into a fact; text shown as [REDACTED:…] stays out.',
   'Answer with one JSON object and nothing else (no prose, no code fence): {"memories": [ … ]}, the facts in the',
@@ -76,6 +83,8 @@ export const STATEMENT_ANSWER_SCHEMA: Record<string, unknown> = {
           'validTo',
           'evidence',
           'about',
+          'entities',
+          'relations',
         ],
         properties: {
           subject: { type: 'string' },
@@ -90,6 +99,24 @@ export const STATEMENT_ANSWER_SCHEMA: Record<string, unknown> = {
           validTo: nullableString,
           evidence: { type: 'array', items: { type: 'string' } },
           about: nullableString,
+          entities: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'type'],
+              properties: { name: { type: 'string' }, type: { type: 'string' } },
+            },
+          },
+          relations: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['from', 'type', 'to'],
+              properties: { from: { type: 'string' }, type: { type: 'string' }, to: { type: 'string' } },
+            },
+          },
         },
       },
     },

@@ -4,7 +4,13 @@
  * related memory whose subject and attribute a fact about it takes, and the dates checked. Pure functions.
  */
 import type { JsonValue } from '@mem/core';
-import type { ExtractionFailure, ProposedMemory } from '@mem/core/adapter';
+import {
+  type ExtractionFailure,
+  entityKey,
+  type ProposedEntity,
+  type ProposedMemory,
+  type ProposedRelation,
+} from '@mem/core/adapter';
 import type { ShownMessage, ShownRelated } from './statement-prompt.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -177,6 +183,7 @@ export function readItem(item: JsonValue, index: number, refs: ShownRefs): ItemR
     note(`"validTo" ${validTo} is not after "validFrom" ${validFrom}`);
     validTo = null;
   }
+  const graph = readGraph(item, (why) => notes.push({ code: 'bad-graph', message: `${label}: ${why}; left out` }));
   return {
     proposal: {
       kind,
@@ -190,7 +197,83 @@ export function readItem(item: JsonValue, index: number, refs: ShownRefs): ItemR
       validFrom,
       validTo,
       evidence,
+      ...graph,
     },
     notes,
+  };
+}
+
+/** At most this many entities and relations per fact (more are left out, with a note). */
+export const GRAPH_CAPS = { entities: 12, relations: 12, name: 200, type: 40, relationType: 60 } as const;
+const RELATION_TYPE = /^[a-z0-9]+(?:_[a-z0-9]+)*$/;
+
+/**
+ * The entities and relations a fact names (docs/graph.md), each checked on its own: a bad one is left out with a
+ * note, the fact stays. Relation ends are "user" or the name of a listed entity (matched by its normalised form).
+ */
+export function readGraph(
+  item: JsonObject,
+  note: (why: string) => void,
+): { entities?: ProposedEntity[]; relations?: ProposedRelation[] } {
+  const list = (field: 'entities' | 'relations', cap: number): JsonValue[] => {
+    const v = item[field];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      note(`"${field}" is ${describe(v)}, not a list`);
+      return [];
+    }
+    if (v.length > cap) note(`"${field}" lists ${v.length}, over ${cap}: the first ${cap} kept`);
+    return v.slice(0, cap);
+  };
+  const entities = new Map<string, ProposedEntity>();
+  for (const [i, e] of list('entities', GRAPH_CAPS.entities).entries()) {
+    const name = isObject(e) && typeof e.name === 'string' ? e.name.trim() : '';
+    const type = isObject(e) && typeof e.type === 'string' ? lowerWords(e.type) : '';
+    const key = entityKey(name);
+    if (key.length === 0 || name.length > GRAPH_CAPS.name) {
+      note(`entity #${i + 1} has no usable "name" (${describe(isObject(e) ? e.name : e)})`);
+      continue;
+    }
+    if (!KIND.test(type) || type.length > GRAPH_CAPS.type) {
+      note(`entity "${name}" has no usable "type" (${describe(isObject(e) ? e.type : undefined)})`);
+      continue;
+    }
+    if (key !== 'user' && !entities.has(key)) entities.set(key, { name, entityType: type });
+  }
+  const end = (v: JsonValue | undefined): string | null => {
+    if (typeof v !== 'string') return null;
+    const key = entityKey(v);
+    return key === 'user' ? 'user' : (entities.get(key)?.name ?? null);
+  };
+  const relations: ProposedRelation[] = [];
+  for (const [i, r] of list('relations', GRAPH_CAPS.relations).entries()) {
+    if (!isObject(r)) {
+      note(`relation #${i + 1} is ${describe(r)}, not an object`);
+      continue;
+    }
+    const from = end(r.from);
+    const to = end(r.to);
+    const type =
+      typeof r.type === 'string'
+        ? r.type
+            .trim()
+            .toLowerCase()
+            .replace(/[\s-]+/g, '_')
+        : '';
+    if (from === null || to === null || from === to) {
+      note(
+        `relation #${i + 1} joins ${describe(r.from)} and ${describe(r.to)}: each end must be "user" or a listed entity, and the two differ`,
+      );
+      continue;
+    }
+    if (!RELATION_TYPE.test(type) || type.length > GRAPH_CAPS.relationType) {
+      note(`relation #${i + 1} has no usable "type" (${describe(r.type)}): lowercase words joined by underscores`);
+      continue;
+    }
+    relations.push({ from, relationType: type, to });
+  }
+  return {
+    ...(entities.size > 0 ? { entities: [...entities.values()] } : {}),
+    ...(relations.length > 0 ? { relations } : {}),
   };
 }

@@ -7,7 +7,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { RESOLUTION_PAIRS, scoreResolution } from './entity-resolution.js';
 
-const p = (space: string) => ({ space, agentId: 'agent' });
+const p = (space: string) => ({ space, agentId: 'agent', role: 'worker' as const });
 
 /** Write `a`, then `b`, through the graph of a fresh stack: one entity left in the graph means `b` resolved to `a`. */
 function resolver(withEmbedder: boolean) {

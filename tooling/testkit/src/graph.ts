@@ -6,7 +6,8 @@ import { A, B } from './structured/shared.js';
 
 const view = (over: Partial<GraphView> = {}): GraphView => ({ viewerAgentId: 'alice', now: at(100), ...over });
 
-function entity(id: string, name: string, over: Partial<EntityRecord> = {}): EntityRecord {
+/** An entity record of the suites (space A, agent alice, recorded at `at(1)`), changed by `over`. */
+export function entity(id: string, name: string, over: Partial<EntityRecord> = {}): EntityRecord {
   return {
     id,
     space: A,
@@ -29,7 +30,8 @@ function entity(id: string, name: string, over: Partial<EntityRecord> = {}): Ent
   };
 }
 
-const relation = (
+/** A relation record of the suites, changed by `over`. */
+export const relation = (
   id: string,
   fromId: string,
   relationType: string,
@@ -52,7 +54,8 @@ const relation = (
   ...over,
 });
 
-const observation = (
+/** An observation record of the suites, changed by `over`. */
+export const observation = (
   id: string,
   entityId: string,
   text: string,

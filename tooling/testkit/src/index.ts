@@ -8,7 +8,12 @@ export { describeEpisodeStore, describeProcedureStore } from './candidates.js';
 export { describeEmbedder, type EmbedderFactory, type EmbedderFixture } from './embedder.js';
 export { RESOLUTION_PAIRS, type ResolutionPair, type ResolutionScore, scoreResolution } from './entity-resolution.js';
 export { authoredEpisode, describeForget, type ForgetFactory, type ForgetFixture } from './forget.js';
-export { describeGraphStore } from './graph.js';
+export {
+  describeGraphStore,
+  entity as graphEntity,
+  observation as graphObservation,
+  relation as graphRelation,
+} from './graph.js';
 export {
   describeKnowledgeStore,
   type KnowledgeStoreFactory,

@@ -27,6 +27,27 @@ export interface ProposedMemory extends FormationCandidate {
   validTo: string | null;
   /** Ids of the messages it rests on (at least one). */
   evidence: string[];
+  /**
+   * The named things the memory mentions besides its subject (people, pets, places, organisations…), as an extractor
+   * that can tell names them; absent: the graph takes what the attribute says (`residence` → a place…).
+   */
+  entities?: ProposedEntity[];
+  /** How the subject (`user`) and those entities are linked by it; ends are `user` or names of `entities`. */
+  relations?: ProposedRelation[];
+}
+
+/** A named thing a proposal mentions. */
+export interface ProposedEntity {
+  name: string;
+  /** One lowercase word: `person`, `pet`, `place`, `organization`, `product`… */
+  entityType: string;
+}
+
+/** An edge a proposal states: `from` and `to` are `user` (the proposal's subject) or names of its entities. */
+export interface ProposedRelation {
+  from: string;
+  relationType: string;
+  to: string;
 }
 
 /** Something an extractor could not turn into a proposal, reported instead of dropped. */

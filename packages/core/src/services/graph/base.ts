@@ -30,6 +30,10 @@ export interface GraphWriteOptions {
   by?: string | undefined;
   /** `key` (default): exact name, normalised name, alias; `exact`: only the exact name. */
   resolution?: ResolutionMode | undefined;
+  /** World time the relations it creates start to hold (default null: from when they are recorded). */
+  validFrom?: string | null | undefined;
+  /** World time the relations it closes stop holding (default: the write's time). */
+  validTo?: string | null | undefined;
   /** With `key`: a new entity of a known type may resolve to a similar name of the same type (default true). */
   similar?: boolean | undefined;
 }

@@ -1,83 +1,75 @@
 /**
- * Distillation feeds the graph (docs/graph.md): a formed memory about where the user lives or comes from, who they
- * work for, the people and the pets they name becomes an edge from the user's entity to that place, organisation,
- * person or pet, with the memory's evidence. A change of mind closes the old edge (as the memory is superseded), a
- * retraction closes it; nothing is deleted. Other memories (likes, plans, constraints) stay memories only.
+ * Distillation feeds the graph (docs/graph.md): each formed memory's entities and edges (`claimGraph`: what the
+ * extractor named, else what the attribute says) are written with the memory's evidence and text as an observation.
+ * A change of a one-value attribute closes the subject's other edges of that type (as the memory is superseded), a
+ * retraction closes the edge it names; nothing is deleted.
  */
 import { entityKey } from '../../domain/graph.js';
+import { claimGraph } from '../../domain/graph-formation.js';
+import { MemError } from '../../errors.js';
+import type { ExtractionFailure } from '../../ports/statement-extractor.js';
 import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
 import type { DistillDecision, DistillReport } from '../knowledge/formation.js';
 import type { GraphService } from './index.js';
 
-/** What an attribute says as an edge: its type, the type of the other end, and whether it holds one value at a time. */
-interface EdgeRule {
-  relationType: string;
-  entityType: string;
-  single: boolean;
-}
-
-/** The edge of a formed memory's attribute (`residence`, `employer`, `person.sister`, `pet.dog.rex`), or null. */
-export function edgeOf(attribute: string): EdgeRule | null {
-  const [head, second] = attribute.split('.');
-  if (head === 'residence') return { relationType: 'lives_in', entityType: 'place', single: true };
-  if (head === 'origin') return { relationType: 'comes_from', entityType: 'place', single: true };
-  if (head === 'employer') return { relationType: 'works_at', entityType: 'organization', single: true };
-  if (head === 'person' && second) return { relationType: `has_${second}`, entityType: 'person', single: false };
-  if (head === 'pet' && second) return { relationType: 'has_pet', entityType: second, single: false };
-  return null;
-}
-
-/** The name of the entity a memory's subject is: the user it is about, else "User" of the agent. */
-const subjectName = (p: Principal, subject: string) =>
-  subject === 'user' ? (p.userId ? `User ${p.userId}` : 'User') : subject;
-
-/** Apply a distillation's decisions to the graph, as `by` (the extractor). Returns how many edges it opened and closed. */
+/**
+ * Apply a distillation's decisions to the graph, as `by` (the extractor): how many edges it opened and closed, and
+ * the decisions the graph refused (a name a scanner stops, a store error), each said and the others still applied.
+ */
 export async function graphFromDecisions(
   graph: GraphService,
   p: Principal,
   decisions: readonly DistillDecision[],
   by: string,
-): Promise<{ opened: number; closed: number }> {
+): Promise<{ opened: number; closed: number; failures: ExtractionFailure[] }> {
   let opened = 0;
   let closed = 0;
+  const failures: ExtractionFailure[] = [];
   for (const d of decisions) {
-    const rule = edgeOf(d.attribute);
-    if (!rule || d.decision === 'noop' || entityKey(d.value).length === 0 || d.value.length > 200) continue;
-    const from = subjectName(p, d.subject);
-    const o = { evidence: d.evidence, by };
-    if (d.decision === 'invalidate' || rule.single) {
-      // A retraction closes the edge to that value; a change of a one-value attribute closes the edges of the old one.
-      const around = await graph.openNodes(p, { names: [from] });
-      const stale = around.relations.filter(
-        (r) =>
-          r.from === from &&
-          r.relationType === rule.relationType &&
-          (d.decision === 'invalidate'
-            ? entityKey(r.to) === entityKey(d.value)
-            : entityKey(r.to) !== entityKey(d.value)),
-      );
-      if (stale.length > 0) {
-        await graph.deleteRelations(p, { relations: stale }, o);
-        closed += stale.length;
-      }
-      if (d.decision === 'invalidate') continue;
+    if (d.decision === 'noop') continue;
+    try {
+      const done = await applyDecision(graph, p, d, by);
+      opened += done.opened;
+      closed += done.closed;
+    } catch (error) {
+      if (MemError.is(error) && (error.code === 'STORE_UNAVAILABLE' || error.code === 'INTERNAL')) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      failures.push({ code: 'graph', message: `The graph did not take the memory about ${d.attribute}: ${message}` });
     }
-    await graph.createEntities(
-      p,
-      {
-        entities: [
-          { name: from, entityType: 'person', observations: [] },
-          { name: d.value, entityType: rule.entityType, observations: [d.text] },
-        ],
-      },
-      o,
-    );
-    opened += (
-      await graph.createRelations(p, { relations: [{ from, to: d.value, relationType: rule.relationType }] }, o)
-    ).relations.length;
   }
-  return { opened, closed };
+  return { opened, closed, failures };
+}
+
+/** One decision's entities and edges written, its stale edges closed. */
+async function applyDecision(graph: GraphService, p: Principal, d: DistillDecision, by: string) {
+  let closed = 0;
+  const { entities, edges } = claimGraph(p.userId, d);
+  if (entities.length === 0) return { opened: 0, closed };
+  // World time: the edges start when the memory does, and the ones it replaces stop then.
+  const o = { evidence: d.evidence, by, validFrom: d.validFrom, validTo: d.validFrom };
+  const me = entities[0]!.name;
+  for (const edge of edges) {
+    if (d.decision !== 'invalidate' && !edge.single) continue;
+    // A retraction closes the edge to that value; a change of a one-value attribute closes the edges to the others.
+    const around = await graph.openNodes(p, { names: [edge.from] });
+    const stale = around.relations.filter(
+      (r) =>
+        entityKey(r.from) === entityKey(edge.from) &&
+        r.relationType === edge.relationType &&
+        (d.decision === 'invalidate' ? entityKey(r.to) === entityKey(edge.to) : entityKey(r.to) !== entityKey(edge.to)),
+    );
+    if (stale.length > 0) {
+      await graph.deleteRelations(p, { relations: stale }, o);
+      closed += stale.length;
+    }
+  }
+  if (d.decision === 'invalidate') return { opened: 0, closed };
+  const observed = entities.map((e) => ({ ...e, observations: e.name === me ? [] : [d.text] }));
+  await graph.createEntities(p, { entities: observed }, o);
+  if (edges.length === 0) return { opened: 0, closed };
+  const relations = edges.map((e) => ({ from: e.from, to: e.to, relationType: e.relationType }));
+  return { opened: (await graph.createRelations(p, { relations }, o)).relations.length, closed };
 }
 
 /**
@@ -87,8 +79,8 @@ export async function graphFromDecisions(
 export async function withGraph<T extends DistillReport>(stack: Stack, p: Principal, report: T): Promise<T> {
   if (!stack.graph || report.dryRun || report.decisions.length === 0) return report;
   try {
-    await graphFromDecisions(stack.graph, p, report.decisions, report.extractor);
-    return report;
+    const { failures } = await graphFromDecisions(stack.graph, p, report.decisions, report.extractor);
+    return failures.length === 0 ? report : { ...report, failures: [...report.failures, ...failures] };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {

@@ -266,6 +266,8 @@ export class GraphLinks extends GraphWrites {
         from: names.get(r.fromId) ?? r.fromId,
         relationType: r.relationType,
         to: names.get(r.toId) ?? r.toId,
+        validFrom: r.validFrom,
+        validTo: r.validTo,
         recordedAt: r.recordedAt,
         invalidatedAt: r.invalidatedAt,
       })),

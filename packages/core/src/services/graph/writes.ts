@@ -175,7 +175,7 @@ export class GraphWrites extends GraphBase {
         fromId: from,
         relationType: r.relationType,
         toId: to,
-        validFrom: null,
+        validFrom: o.validFrom ?? null,
         validTo: null,
         recordedAt: at,
         invalidatedAt: null,
@@ -314,7 +314,7 @@ export class GraphWrites extends GraphBase {
     const at = this.now();
     const closed = current
       .filter((r) => wanted.has(`${r.fromId}\u0000${r.relationType}\u0000${r.toId}`))
-      .map((r) => ({ ...r, invalidatedAt: at, validTo: at }));
+      .map((r) => ({ ...r, invalidatedAt: at, validTo: o.validTo ?? at }));
     const log = closed.map((r) => this.logLine(p, r, 'relation', 'invalidate', o, 'delete_relations', {}));
     await this.ctx.store.write(p.space, { relations: closed, log });
     return { closed: closed.length };

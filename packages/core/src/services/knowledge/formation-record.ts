@@ -1,4 +1,5 @@
 /** A new formed memory as a record (docs/formation.md): the statement as its content, the claim as its name and key. */
+import { claimEntityNames } from '../../domain/graph-formation.js';
 import { contentHash, newId } from '../../domain/ids.js';
 import type { ProposedMemory } from '../../ports/statement-extractor.js';
 import type { MemoryRecord, Principal, Scope } from '../../types.js';
@@ -18,6 +19,12 @@ function slug(s: string): string {
     .replace(/^[-.]+|[-.]+$/g, '')
     .slice(0, 60);
   return out === '' ? 'x' : out;
+}
+
+/** The claim's `entities`: the graph's names of what the memory is about, when it names any. */
+function entitiesOf(userId: string | null, proposal: ProposedMemory): { entities?: string[] } {
+  const names = claimEntityNames(userId, proposal);
+  return names ? { entities: names } : {};
 }
 
 /** A date (`YYYY-MM-DD`, midnight UTC) or a time. */
@@ -72,6 +79,7 @@ export async function formedRecord(
         single: proposal.single,
         value: proposal.value,
         stance: proposal.stance ?? 'for',
+        ...entitiesOf(p.userId ?? null, proposal),
       },
     },
   });

@@ -12,7 +12,9 @@ import type { DocumentClose, FormationEntry, FormationWrite, SearchFilter } from
 import type {
   DistillMessage,
   ExtractionFailure,
+  ProposedEntity,
   ProposedMemory,
+  ProposedRelation,
   StatementExtractor,
 } from '../../ports/statement-extractor.js';
 import { NO_USAGE, sumUsage, type TokenUsage } from '../../ports/summarizer.js';
@@ -38,6 +40,11 @@ export interface DistillDecision {
   subject: string;
   attribute: string;
   value: string;
+  /** The attribute holds one value at a time. */
+  single: boolean;
+  /** What the extractor named (docs/graph.md): the entities and edges the graph gets. */
+  entities?: ProposedEntity[];
+  relations?: ProposedRelation[];
   evidence: string[];
   validFrom: string | null;
   validTo: string | null;
@@ -400,6 +407,9 @@ async function decideAll(
         subject: proposal.subject,
         attribute: proposal.attribute,
         value: proposal.value,
+        single: proposal.single,
+        ...(proposal.entities ? { entities: proposal.entities.map((e) => ({ ...e })) } : {}),
+        ...(proposal.relations ? { relations: proposal.relations.map((r) => ({ ...r })) } : {}),
         evidence: [...proposal.evidence],
         validFrom: at,
         validTo: proposal.validTo === null ? null : moment(proposal.validTo),

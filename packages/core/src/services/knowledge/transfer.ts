@@ -77,6 +77,7 @@ const claimSchema = z
     single: z.boolean(),
     value: z.string().max(2000),
     stance: z.enum(['for', 'against']),
+    entities: z.array(z.string().min(1).max(200)).max(50).optional(),
   })
   .strict();
 
