@@ -25,6 +25,7 @@ import { createLocalEmbedder } from '@mem/embed-local';
 import { createSqliteStore } from '@mem/store-sqlite';
 import { keywordHits } from '@mem/testkit';
 import { type Candidate, type CrossValidation, crossValidate } from './cross-validate.js';
+import { graphExtractor, graphStacks } from './graph-recall.js';
 import { type Conversation, loadLocomo } from './locomo.js';
 import { outcome, type QuestionOutcome, type Summary, summarise } from './metrics.js';
 import { modelStages } from './model-stages.js';
@@ -45,7 +46,7 @@ const { values } = parseArgs({
     // with the reason.
     stacks: {
       type: 'string',
-      default: ['mem', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...installedPeers()].join(','),
+      default: ['mem', 'mem+graph', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...installedPeers()].join(','),
     },
     out: { type: 'string' },
     // A reranker over a /rerank endpoint adds the stack `mem+rerank` (docs/ranking.md); `--rerank-fake` serves one on
@@ -57,6 +58,10 @@ const { values } = parseArgs({
     'rewrite-url': { type: 'string' },
     'rewrite-model': { type: 'string' },
     'rewrite-fake': { type: 'boolean', default: false },
+    // mem+graph's graph read by an LLM statement extractor (an OpenAI-compatible chat model; key in MEM_LLM_API_KEY)
+    // instead of the offline one.
+    'graph-llm-url': { type: 'string' },
+    'graph-llm-model': { type: 'string' },
     // Fit the session-context, vector, time-cue and neighbouring-turn weights by leave-one-conversation-out cross-validation (cross-validate.ts).
     cv: { type: 'boolean', default: false },
     // The recall block's precision/recall on the labelled set of recall-block.ts (mem stack); on unless turned off.
@@ -65,7 +70,7 @@ const { values } = parseArgs({
 });
 
 /** A /rerank service on 127.0.0.1 scoring each text by the share of the query's words it holds (plumbing only). */
-const KNOWN_STACKS = ['mem', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...PEERS];
+const KNOWN_STACKS = ['mem', 'mem+graph', 'keyword-only', 'bm25', 'vector-only', 'hashing', ...PEERS];
 const unknownStacks = values.stacks!.split(',').filter((s) => !KNOWN_STACKS.includes(s));
 if (unknownStacks.length > 0) {
   process.stderr.write(
@@ -171,7 +176,7 @@ async function evaluate(
   embedder: Embedder | undefined,
   memory: Partial<KnowledgeOptions>,
   store = data.store,
-  models: Pick<StackOptions, 'reranker' | 'queryRewriter'> = {},
+  models: Pick<StackOptions, 'reranker' | 'queryRewriter' | 'structured'> = {},
 ): Promise<StackResult> {
   const stack = createStack({
     knowledge: store,
@@ -264,6 +269,16 @@ for (const stage of await modelStages(values, log)) {
   results.push(await evaluate(stage.label, withLocal, local, {}, withLocal.store, stage.stack));
   await stage.close();
 }
+const graphRun = wanted.has('mem+graph')
+  ? await graphStacks(
+      conversations,
+      (label, config, models) => evaluate(label, withLocal, local, config, withLocal.store, models),
+      values.cv === true,
+      log,
+      graphExtractor(values['graph-llm-url'], values['graph-llm-model'], log),
+    )
+  : null;
+if (graphRun) results.push(...graphRun.results);
 if (wanted.has('keyword-only')) results.push(await evaluate('keyword-only', withLocal, undefined, {}));
 // BM25 alone: the store's keyword arm in its own order, nothing of mem's ranking (the baseline to beat).
 if (wanted.has('bm25')) {
@@ -421,6 +436,7 @@ saveReport(
       'Every turn one memory in a space per conversation; questions of categories 1–4 with evidence.',
       "bm25 is the store's keyword arm alone (SQLite FTS5) in its own order; keyword-only is mem's ranking without vectors.",
       ...cvNotes,
+      ...(graphRun ? [graphRun.note] : []),
       ...recallNotes,
       ...(refused.size > 0
         ? [`${refused.size} turns refused at ingest (${refusedByCode()}); counted and left out.`]
@@ -432,6 +448,7 @@ saveReport(
       refused_turns: refused.size,
       stacks: reported,
       ...(cv ? { cv: { ...cv, heldOut: undefined } } : {}),
+      ...(graphRun?.fitted ? { graph_cv: { ...graphRun.fitted, heldOut: undefined } } : {}),
       ...(recallBlock ? { recall_block: recallBlock } : {}),
     },
   },
@@ -445,6 +462,7 @@ if (values.json) {
       refused_turns: refused.size,
       stacks: reported,
       ...(cv ? { cv } : {}),
+      ...(graphRun?.fitted ? { graph_cv: graphRun.fitted } : {}),
       ...(recallBlock ? { recall_block: recallBlock } : {}),
     }),
   );

@@ -94,7 +94,7 @@ describe('mem bench retrieval (tiny data set, real local embedder)', () => {
         '--dataset',
         tinyDataset(),
         '--stacks',
-        'mem,keyword-only,bm25',
+        'mem,mem+graph,keyword-only,bm25',
         '--cv',
         '--rewrite-fake',
         '--json',
@@ -109,10 +109,19 @@ describe('mem bench retrieval (tiny data set, real local embedder)', () => {
       stacks: { name: string; recall_any: Record<string, number>; by_category: Record<string, unknown> }[];
       recall_block: { rule: string; precision: number; recall: number }[];
       cv: { chosen: Record<string, string> };
+      graph_cv: { chosen: Record<string, string> };
     };
     expect(report.questions).toBe(9);
     expect(report.refused_turns).toBe(1);
-    expect(report.stacks.map((s) => s.name)).toEqual(['mem', 'mem+rewrite(fake)', 'keyword-only', 'bm25', 'mem (cv)']);
+    expect(report.stacks.map((s) => s.name)).toEqual([
+      'mem',
+      'mem+rewrite(fake)',
+      'mem+graph',
+      'mem+graph (cv)',
+      'keyword-only',
+      'bm25',
+      'mem (cv)',
+    ]);
     for (const s of report.stacks) {
       expect(Object.keys(s.recall_any)).toEqual(['5', '10', '20']);
       expect(Object.keys(s.by_category).sort()).toEqual(['multi-hop', 'single-hop', 'temporal']);
@@ -126,5 +135,6 @@ describe('mem bench retrieval (tiny data set, real local embedder)', () => {
       expect(r.recall).toBeLessThanOrEqual(1);
     }
     expect(Object.keys(report.cv.chosen).sort()).toEqual(['conv.0', 'conv.1', 'conv.2']);
+    expect(Object.keys(report.graph_cv.chosen).sort()).toEqual(['conv.0', 'conv.1', 'conv.2']);
   }, 180_000);
 });

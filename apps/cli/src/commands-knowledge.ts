@@ -4,7 +4,7 @@
  * `dedup-check`, `recall`, `smart-recall`, `task-context`, `learn` and `stats` come from the table.
  */
 import { gc, MemError, type Stack } from '@mem/core';
-import { PRIVATE_FILE_MODE } from '@mem/core/adapter';
+import { exportJsonLines, importJsonLines, PRIVATE_FILE_MODE } from '@mem/core/adapter';
 import { type Command, defined, fileProblem, int, need, readTextFile, str } from './command.js';
 import { UsageError } from './context.js';
 import { Progress } from './io.js';
@@ -57,7 +57,7 @@ export const knowledgeCommands: Record<string, Command> = {
     },
   },
   export: {
-    summary: 'export memories as JSON Lines',
+    summary: 'export memories and the memory graph as JSON Lines',
     usage: 'mem export [--out file.jsonl]',
     async run(ctx) {
       const stack = await ctx.stack();
@@ -75,7 +75,8 @@ export const knowledgeCommands: Record<string, Command> = {
         sink.on('error', (e) => (failure = e));
       }
       let n = 0;
-      for await (const rec of stack.knowledge.export(ctx.p)) {
+      let graph = 0;
+      for await (const rec of exportJsonLines(stack, ctx.p)) {
         const line = `${JSON.stringify(rec)}\n`;
         if (sink) {
           if (!sink.write(line))
@@ -85,24 +86,25 @@ export const knowledgeCommands: Record<string, Command> = {
             });
           if (failure) throw cannotWrite(failure);
         } else ctx.io.stdout.write(line);
-        n++;
+        if ('type' in rec) graph++;
+        else n++;
       }
       if (sink) {
         const s = sink;
         await new Promise<void>((res, rej) => s.end((e?: Error | null) => (e ? rej(cannotWrite(e)) : res())));
-        ctx.io.stderr.write(`Exported ${n} memories to ${out}\n`);
+        ctx.io.stderr.write(`Exported ${n} memories${graph > 0 ? ` and ${graph} graph records` : ''} to ${out}\n`);
       }
     },
   },
   import: {
-    summary: 'import memories from JSON Lines',
+    summary: 'import memories and the memory graph from JSON Lines',
     usage: 'mem import <file.jsonl|->',
     async run(ctx) {
       const file = need(ctx, 0, 'the JSON Lines file to import (or -)');
       const text = file === '-' ? await ctx.io.readStdin() : readTextFile(file, 'the JSON Lines file');
       const stack = await ctx.stack();
       const progress = new Progress(ctx.io, 'Importing', null);
-      const r = await stack.knowledge.importLines(ctx.p, text, {
+      const r = await importJsonLines(stack, ctx.p, text, {
         onLine: (done, total, error) => {
           if (error)
             ctx.io.stderr.write(
@@ -112,7 +114,12 @@ export const knowledgeCommands: Record<string, Command> = {
         },
       });
       progress.done();
-      ctx.out(r, () => `Imported ${r.imported}, already present ${r.duplicates}, skipped ${r.skipped}.`);
+      const g = r.graph;
+      const graph =
+        g.entities + g.observations + g.relations + g.log + g.duplicates > 0
+          ? `\nGraph: ${g.entities} entities, ${g.observations} observations, ${g.relations} relations, ${g.log} log lines imported; already present ${g.duplicates}.`
+          : '';
+      ctx.out(r, () => `Imported ${r.imported}, already present ${r.duplicates}, skipped ${r.skipped}.${graph}`);
       return r.skipped > 0 ? 1 : 0;
     },
   },

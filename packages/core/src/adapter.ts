@@ -178,6 +178,7 @@ export type {
 export type { FactStore } from './ports/fact-store.js';
 export type { GoalStore } from './ports/goal-store.js';
 export type {
+  ByIds,
   EntityQuery,
   GraphDeleted,
   GraphStore,
@@ -321,6 +322,9 @@ export {
   type ResolutionMode,
   type ResolutionStep,
 } from './services/graph/index.js';
+export { linkedQuery, nameRuns } from './services/graph/recall.js';
+export type { GraphImportCounts, GraphImportPlan } from './services/graph/transfer.js';
+export { GRAPH_LINE_TYPES, type GraphLine, type GraphLineType } from './services/graph/transfer-lines.js';
 export type { ExtractorMeta, PendingProposal } from './services/knowledge/formation.js';
 export { distillMessageId } from './services/knowledge/formation.js';
 export { createOfflineStatementExtractor, OFFLINE_EXTRACTOR_VERSION } from './services/offline-extractor.js';
@@ -344,6 +348,7 @@ export {
   guardUserStore,
   type StructuredLimits,
 } from './services/structured-guards.js';
+export { exportJsonLines, importJsonLines, type TransferReport } from './services/transfer.js';
 export { missingPort } from './stack.js';
 export {
   type EmbeddingInfo,

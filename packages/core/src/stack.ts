@@ -23,6 +23,7 @@ import type { ConversationOptions } from './services/conversation/options.js';
 import { ConversationService } from './services/conversation/service.js';
 import { type ConversationDistillReport, distillConversation } from './services/distill-conversation.js';
 import { GraphService } from './services/graph/index.js';
+import { linkedQuery } from './services/graph/recall.js';
 import { type KnowledgeOptions, KnowledgeService } from './services/knowledge/index.js';
 import { Notebook, type NotebookOptions } from './services/notebook.js';
 import type { Runner } from './services/runner/runner.js';
@@ -233,12 +234,16 @@ export function createStack(given: StackOptions): Stack {
   const structured = options.structured
     ? guardStructuredStores(options.structured, options.structuredLimits, options.personalData, secretScanner)
     : {};
+  const graph = structured.graph
+    ? new GraphService({ store: structured.graph, clock, secretScanner, embedder: options.embedder, ...pd })
+    : undefined;
   const knowledge = new KnowledgeService({
     store: knowledgeStore,
     capabilities: capabilities.knowledge,
     embedder: options.embedder,
     reranker: options.reranker,
     queryRewriter: options.queryRewriter,
+    ...(graph ? { graphQuery: (p: Principal, q: string, hops: number) => linkedQuery(graph, p, q, hops) } : {}),
     extractor: options.extractor,
     clock,
     logger: options.logger,
@@ -271,9 +276,6 @@ export function createStack(given: StackOptions): Stack {
         secretScanner,
         options: { ...options.notebook, ...pd },
       })
-    : undefined;
-  const graph = structured.graph
-    ? new GraphService({ store: structured.graph, clock, secretScanner, embedder: options.embedder, ...pd })
     : undefined;
   const runners = runnerPool(() => stack);
   const stack: Stack = {

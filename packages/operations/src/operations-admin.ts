@@ -1,9 +1,9 @@
 /** The space's housekeeping: who am I (whoami), counts (stats), expiry and archive retention (gc), export and import. */
 import { gcInput, MemError, parseInput, gc as runGc } from '@mem/core';
-import { type FormationStats, formationStats } from '@mem/core/adapter';
+import { exportJsonLines, type FormationStats, formationStats, importJsonLines } from '@mem/core/adapter';
 import { z } from 'zod';
 import { defineOperation } from './operation.js';
-import { emptyInput, importLine, tokenUsage } from './schemas.js';
+import { emptyInput, graphImportCounts, graphLine, importLine, tokenUsage } from './schemas.js';
 
 export const whoami = defineOperation({
   name: 'whoami',
@@ -71,22 +71,22 @@ export const gc = defineOperation({
 
 export const exportMemories = defineOperation({
   name: 'export',
-  summary: 'Export memories as JSON Lines (streamed)',
+  summary: 'Export memories and the memory graph as JSON Lines (streamed)',
   description:
-    'Every memory you may see (a lead: the whole space), oldest first, one JSON object per line with original timestamps. POST the same lines to /v1/import to restore them.',
+    'Every memory you may see (a lead: the whole space), oldest first, one JSON object per line with original timestamps; then, when the stores serve a graph, every graph record you may see (a lead: the whole space), closed and merged ones included, one line each with every field: {"type":"graph-entity",…}, graph-observation, graph-relation and graph-log (the decision log). POST the same lines to /v1/import to restore them.',
   group: 'admin',
   input: emptyInput,
-  output: importLine,
+  output: z.union([importLine, graphLine]),
   write: false,
   http: { method: 'GET', path: '/v1/export', responseType: 'ndjson', input: () => ({}) },
-  run: async ({ principal, stack }) => stack.knowledge.export(principal),
+  run: async ({ principal, stack }) => exportJsonLines(stack, principal),
 });
 
 export const importMemories = defineOperation({
   name: 'import',
-  summary: 'Import memories from JSON Lines',
+  summary: 'Import memories and the memory graph from JSON Lines',
   description:
-    'One memory per line ({"content", "name"?, "key"?, "scope"?, "source"?, "tags"?, "createdAt"?, "agentId"?}), as export writes them. Lines are imported in order; a refused line does not stop the others and is reported with its line number, code and message. Content already present is counted as a duplicate.',
+    'The lines export writes. One memory per line ({"content", "name"?, "key"?, "scope"?, "source"?, "tags"?, "createdAt"?, "agentId"?}), imported in order; a refused memory line does not stop the others and is reported with its line number, code and message; content already present is counted as a duplicate. Graph lines ({"type":"graph-entity"|"graph-observation"|"graph-relation"|"graph-log",…}) keep their ids and are all checked before anything is written: a bad one (a field, an id given twice, a reference to no record, a secret) refuses the whole file with INVALID_INPUT (FORBIDDEN for records of another agent or user when you are not a lead) naming its line and field; a record whose id the space holds already is left as it is and counted in graph.duplicates. CAPABILITY_MISSING for graph lines when the stores serve no graph.',
   group: 'admin',
   input: z.string().describe('JSON Lines text.'),
   output: z.object({
@@ -95,11 +95,12 @@ export const importMemories = defineOperation({
     skipped: z.number().int(),
     errors: z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() })),
     usage: tokenUsage.describe('Tokens the embedder spent on the imported memories.'),
+    graph: graphImportCounts,
   }),
   write: true,
   http: { method: 'POST', path: '/v1/import', bodyType: 'ndjson', input: ({ body }) => body },
   run: async ({ principal, stack, signal }, raw) => {
     if (typeof raw !== 'string') throw new MemError('INVALID_INPUT', 'import expects JSON Lines text.');
-    return stack.knowledge.importLines(principal, raw, signal ? { signal } : {});
+    return importJsonLines(stack, principal, raw, signal ? { signal } : {});
   },
 });

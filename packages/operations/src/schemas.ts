@@ -78,6 +78,30 @@ export const importLine = z
   .loose()
   .describe('One memory per line. Fields written by export that import does not use (id, updatedAt, …) are ignored.');
 
+/** One graph line of export / import (docs/graph.md#export-and-import): a record with every field but its space. */
+export const graphLine = z
+  .object({
+    type: z
+      .enum(['graph-entity', 'graph-observation', 'graph-relation', 'graph-log'])
+      .describe('What the line holds: an entity, an observation, a relation or a line of the decision log.'),
+    id: z.string().describe('The record’s id, kept by import.'),
+  })
+  .loose()
+  .describe(
+    'One graph record per line, after the memory lines: entities (name, entityType, aliases, keys, searchText, scope, agentId, userId, mergedInto, times, evidence), observations (entityId, text, agentId, times, evidence), relations (fromId, relationType, toId, owner, times, evidence), log lines (recordId, kind, decision, at, by, agentId, evidence, detail).',
+  );
+
+/** What an import wrote of the graph. */
+export const graphImportCounts = z
+  .object({
+    entities: z.number().int(),
+    observations: z.number().int(),
+    relations: z.number().int(),
+    log: z.number().int(),
+    duplicates: z.number().int().describe('Graph records whose id the space held already: left as they were.'),
+  })
+  .describe('Graph records imported (zero for a file of memories only).');
+
 export type RecallInput = z.infer<typeof recallInput>;
 export type MemoryListInput = z.infer<typeof memoryListInput>;
 

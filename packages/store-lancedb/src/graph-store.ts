@@ -7,6 +7,7 @@
  */
 import type { Table } from '@lancedb/lancedb';
 import {
+  type ByIds,
   type EntityRecord,
   type GraphStore,
   type GraphView,
@@ -209,9 +210,11 @@ export function createGraphStore(db: LanceDatabase, options: LanceStoreOptions):
         return found;
       });
     },
-    observations(space, entityIds, view) {
+    observations(space, of, view) {
+      const column = Array.isArray(of) ? 'entity_id' : 'id';
+      const list = Array.isArray(of) ? of : (of as ByIds).ids;
       return read('reading observations', async (t) =>
-        (await byList(t.observations.table, space, (b) => sqlIn('entity_id', b), entityIds))
+        (await byList(t.observations.table, space, (b) => sqlIn(column, b), list))
           .map(rowToObservation)
           .filter((o) => observationHolds(o, view))
           .sort(oldestFirst),
@@ -231,13 +234,17 @@ export function createGraphStore(db: LanceDatabase, options: LanceStoreOptions):
           }
           return [...found.values()].map(rowToRelation).filter(seen);
         }
+        if ('ids' in query)
+          return (await byList(table, space, (b) => sqlIn('id', b), query.ids)).map(rowToRelation).filter(seen);
         const after = query.after === null ? '' : ` AND id > ${sqlString(query.after)}`;
         return pageById(table, `${inSpace(space)}${after}`, rowToRelation, seen, query.limit);
       });
     },
-    log(space, recordIds) {
+    log(space, of) {
+      const column = Array.isArray(of) ? 'record_id' : 'id';
+      const list = Array.isArray(of) ? of : (of as ByIds).ids;
       return read('reading the graph log', async (t) =>
-        (await byList(t.log.table, space, (b) => sqlIn('record_id', b), recordIds))
+        (await byList(t.log.table, space, (b) => sqlIn(column, b), list))
           .map(rowToLog)
           .sort((a, b) => byTime(a.at, b.at) || byId(a, b)),
       );

@@ -114,6 +114,8 @@ describe('the LLM extractor feeds the memory graph', () => {
       'User u7 lives_in Lisbon',
       'User u7 works_at Acme Corp',
     ]);
+    // The user's entity answers to the user's id too.
+    expect((await graph.openNodes(me, { names: ['u7'] })).entities.map((e) => e.name)).toEqual(['User u7']);
     const lisbon = await graph.openNodes(me, { names: ['Lisbon'] });
     expect(lisbon.entities[0]?.observations).toEqual([
       'User lives in Lisbon.',

@@ -227,6 +227,19 @@ export function describeGraphService(factory: PortFactory<GraphStore>): void {
         ]);
       }));
 
+    it('aliases: a known entity gains names it resolves by, logged; an unknown one is NOT_FOUND', () =>
+      withFixture(factory, async ({ store }) => {
+        const g = service(store);
+        await g.createEntities(alice, { entities: [{ name: 'User u1', entityType: 'person', observations: [] }] });
+        expect(await g.addAliases(alice, 'User u1', ['u1', 'Ada', 'ada'])).toEqual(['u1', 'Ada']);
+        expect(await g.addAliases(alice, 'user u1', ['ADA'])).toEqual([]);
+        expect((await g.openNodes(alice, { names: ['ada'] })).entities.map((e) => e.name)).toEqual(['User u1']);
+        const log = (await g.history(alice, { name: 'User u1' })).log.map((l) => l.detail);
+        expect(log).toContainEqual({ aliasesAdded: ['u1', 'Ada'] });
+        await expectMemError(g.addAliases(alice, 'Nobody', ['x']), 'NOT_FOUND');
+        await expectMemError(g.addAliases(alice, 'User u1', ['!!!']), 'INVALID_INPUT');
+      }));
+
     it('JSONL import then export gives the same file back', () =>
       withFixture(factory, async ({ store }) => {
         const g = service(store);

@@ -171,6 +171,54 @@ export function describeGraphStore(
         ).toEqual(['r2']);
       }));
 
+    it('sees every owner with everyOwner, and reads relations, observations and log lines by their own ids', () =>
+      withFixture(factory, async ({ store }) => {
+        const line = (id: string, recordId: string, kind: 'entity' | 'relation' | 'observation') => ({
+          id,
+          space: A,
+          recordId,
+          kind,
+          decision: 'add' as const,
+          at: at(1),
+          by: 'suite',
+          agentId: 'bob',
+          evidence: [],
+          detail: {},
+        });
+        await store.write(A, {
+          entities: [
+            entity('e1', 'Mine'),
+            entity('e2', 'Bobs', { agentId: 'bob' }),
+            entity('e3', 'About u1', { agentId: 'bob', userId: 'u1', invalidatedAt: at(5) }),
+          ],
+          relations: [
+            relation('r1', 'e1', 'knows', 'e2', { agentId: 'bob' }),
+            relation('r2', 'e2', 'knows', 'e3', { agentId: 'bob', userId: 'u1' }),
+          ],
+          observations: [observation('o1', 'e2', 'one'), observation('o2', 'e3', 'two', { invalidatedAt: at(5) })],
+          log: [line('l1', 'e2', 'entity'), line('l2', 'r2', 'relation'), line('l3', 'o2', 'observation')],
+        });
+        await store.write(B, { relations: [relation('r9', 'e1', 'knows', 'e2', { space: B })] });
+        const every = view({ everyOwner: true, history: true });
+        expect(ids(await store.entities(A, { ids: ['e1', 'e2', 'e3'] }, every))).toEqual(['e1', 'e2', 'e3']);
+        expect(ids(await store.entities(A, { after: null, limit: 10 }, view({ everyOwner: true })))).toEqual([
+          'e1',
+          'e2',
+        ]);
+        expect(ids(await store.relations(A, { ids: ['r1', 'r2', 'r9'] }, every))).toEqual(['r1', 'r2']);
+        expect(ids(await store.relations(A, { ids: ['r1', 'r2'] }, view()))).toEqual([]);
+        expect(ids(await store.relations(A, { ids: ['r2'] }, view({ viewerAgentId: 'bob', userId: 'u1' })))).toEqual([
+          'r2',
+        ]);
+        expect(ids(await store.relations(A, { ids: [] }, every))).toEqual([]);
+        expect(ids(await store.observations(A, { ids: ['o2', 'o1', 'e2'] }, every))).toEqual(['o1', 'o2']);
+        expect(ids(await store.observations(A, { ids: ['o1', 'o2'] }, view()))).toEqual(['o1']);
+        expect(ids(await store.observations(B, { ids: ['o1'] }, every))).toEqual([]);
+        expect(ids(await store.log(A, { ids: ['l3', 'l1', 'e2'] }))).toEqual(['l1', 'l3']);
+        expect(ids(await store.log(A, ['e2', 'o2']))).toEqual(['l1', 'l3']);
+        expect(await store.log(B, { ids: ['l1'] })).toEqual([]);
+      }));
+
     it('reads what is current, what held at a time, or every record', () =>
       withFixture(factory, async ({ store }) => {
         await store.write(A, {

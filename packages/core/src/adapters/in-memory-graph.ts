@@ -1,6 +1,7 @@
 /** The memory graph kept in process memory: the reference behaviour of the graph port. */
 import { entitySearchText, graphHolds, graphVisible, observationHolds, onlyOn } from '../domain/graph.js';
 import type {
+  ByIds,
   EntityQuery,
   GraphDeleted,
   GraphStore,
@@ -77,10 +78,11 @@ export class InMemoryGraphStore implements GraphStore {
     return prefixes.flatMap((x) => all.filter((k) => k.key.startsWith(x)).slice(0, limit));
   }
 
-  async observations(space: string, entityIds: readonly string[], view: GraphView): Promise<ObservationRecord[]> {
-    const ids = new Set(entityIds);
+  async observations(space: string, of: readonly string[] | ByIds, view: GraphView): Promise<ObservationRecord[]> {
+    const byOwnId = !Array.isArray(of);
+    const ids = new Set(Array.isArray(of) ? of : (of as ByIds).ids);
     return [...this.space(space).observations.values()]
-      .filter((o) => ids.has(o.entityId) && observationHolds(o, view))
+      .filter((o) => ids.has(byOwnId ? o.id : o.entityId) && observationHolds(o, view))
       .sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : byId(a, b)))
       .map(copy);
   }
@@ -93,6 +95,10 @@ export class InMemoryGraphStore implements GraphStore {
       const inward = query.direction !== 'out';
       return all.filter((r) => (out && ids.has(r.fromId)) || (inward && ids.has(r.toId))).map(copy);
     }
+    if ('ids' in query) {
+      const ids = new Set(query.ids);
+      return all.filter((r) => ids.has(r.id)).map(copy);
+    }
     const after = query.after;
     return all
       .filter((r) => after === null || r.id > after)
@@ -101,10 +107,11 @@ export class InMemoryGraphStore implements GraphStore {
       .map(copy);
   }
 
-  async log(space: string, recordIds: readonly string[]): Promise<GraphLogEntry[]> {
-    const ids = new Set(recordIds);
+  async log(space: string, of: readonly string[] | ByIds): Promise<GraphLogEntry[]> {
+    const byOwnId = !Array.isArray(of);
+    const ids = new Set(Array.isArray(of) ? of : (of as ByIds).ids);
     return this.space(space)
-      .log.filter((l) => ids.has(l.recordId))
+      .log.filter((l) => ids.has(byOwnId ? l.id : l.recordId))
       .map(copy);
   }
 

@@ -130,8 +130,9 @@ export function entitySearchText(
   return [e.name, ...e.aliases, e.entityType, ...observations].join('\n').toLowerCase();
 }
 
-/** Does `view` see the owner of this record (scope, owner agent, user)? */
+/** Does `view` see the owner of this record (scope, owner agent, user; every owner with `everyOwner`)? */
 export function graphVisible(r: GraphOwner, view: GraphView): boolean {
+  if (view.everyOwner) return true;
   if (r.scope === 'agent' && r.agentId !== view.viewerAgentId) return false;
   return r.userId === null || r.userId === view.userId;
 }

@@ -2,7 +2,8 @@ import type { EntityRecord, GraphLogEntry, ObservationRecord, RelationRecord } f
 
 /**
  * Which graph records a read sees. Visibility, as for memories: scope `swarm`, plus scope `agent` owned by
- * `viewerAgentId`; records about no user, plus records about `userId` when given. Validity: what is current at `now`
+ * `viewerAgentId`; records about no user, plus records about `userId` when given; with `everyOwner`, every record of
+ * the space whatever its scope, agent and user (a lead's export, an import's checks). Validity: what is current at `now`
  * (`invalidatedAt` null, `validTo` null or after `now`, an entity not merged), or the records that held at `asOf`
  * (`coalesce(validFrom, recordedAt) <= asOf < validTo`, recorded by then and not closed before), or every record
  * with `history`.
@@ -10,6 +11,7 @@ import type { EntityRecord, GraphLogEntry, ObservationRecord, RelationRecord } f
 export interface GraphView {
   viewerAgentId: string;
   userId?: string | undefined;
+  everyOwner?: boolean | undefined;
   now: string;
   asOf?: string | undefined;
   history?: boolean | undefined;
@@ -24,10 +26,16 @@ export type EntityQuery =
   /** Every visible entity ordered by id, after the id `after` (null: from the first), at most `limit`. */
   | { after: string | null; limit: number };
 
-/** Which relations a read asks for: touching entities (`out`: from them, `in`: to them), or a page of all. */
+/** Which relations a read asks for: touching entities (`out`: from them, `in`: to them), by id, or a page of all. */
 export type RelationQuery =
   | { entityIds: readonly string[]; direction: 'out' | 'in' | 'both' }
+  | { ids: readonly string[] }
   | { after: string | null; limit: number };
+
+/** Records by their own ids (observations, log lines), instead of by the entities or records they are about. */
+export interface ByIds {
+  ids: readonly string[];
+}
 
 /** Records to write together: each upserted by id (a later write of an id replaces its row), the log appended. */
 export interface GraphWrite {
@@ -61,12 +69,15 @@ export interface GraphStore {
    * `limit` per prefix, in key order, whatever their entity's visibility (the caller reads the entities it keeps).
    */
   keys(space: string, prefixes: readonly string[], limit: number): Promise<{ key: string; entityId: string }[]>;
-  /** The observations of those entities visible to `view` (validity by `recordedAt` / `invalidatedAt`), oldest first. */
-  observations(space: string, entityIds: readonly string[], view: GraphView): Promise<ObservationRecord[]>;
-  /** Relations visible to `view`; for `entityIds` in no particular order, a page ordered by id. */
+  /**
+   * The observations of those entities (or those observations, `{ids}`) that hold in `view` (validity by `recordedAt` /
+   * `invalidatedAt`; an observation is seen with its entity, so no owner test), oldest first.
+   */
+  observations(space: string, of: readonly string[] | ByIds, view: GraphView): Promise<ObservationRecord[]>;
+  /** Relations visible to `view`; for `entityIds` and `ids` in no particular order, a page ordered by id. */
   relations(space: string, query: RelationQuery, view: GraphView): Promise<RelationRecord[]>;
-  /** The log lines about those records, oldest first. */
-  log(space: string, recordIds: readonly string[]): Promise<GraphLogEntry[]>;
+  /** The log lines about those records (or those log lines, `{ids}`), oldest first. */
+  log(space: string, of: readonly string[] | ByIds): Promise<GraphLogEntry[]>;
   /**
    * Delete for good (forget) every record owned by `agentId`, or about `userId`, in the space — entities with their
    * observations and the relations touching them, relations, observations that agent added, and their log lines.

@@ -5,6 +5,7 @@
  */
 import { entitySearchText, onlyOn } from '../../domain/graph.js';
 import type {
+  ByIds,
   EntityQuery,
   GraphDeleted,
   GraphStore,
@@ -175,12 +176,14 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
   const params = (row: object, fields: readonly SqlField[]) =>
     fields.map((f) => value(row as Record<string, unknown>, f));
 
-  /** The visibility and validity clauses of `view` on table alias `a` (entities also drop merged ones). */
+  /** The visibility and validity clauses of `view` on table alias `a` (entities also drop merged ones; never empty). */
   const seen = (q: Params, a: string, view: GraphView, merged: boolean): string => {
-    const parts = [
-      `(${a}.scope = 'swarm' OR ${a}.agent_id = ${q.add(view.viewerAgentId)})`,
-      `(${a}.user_id IS NULL OR ${a}.user_id = ${q.add(view.userId ?? null)})`,
-    ];
+    const parts = view.everyOwner
+      ? ['1 = 1']
+      : [
+          `(${a}.scope = 'swarm' OR ${a}.agent_id = ${q.add(view.viewerAgentId)})`,
+          `(${a}.user_id IS NULL OR ${a}.user_id = ${q.add(view.userId ?? null)})`,
+        ];
     if (view.history) return parts.join(' AND ');
     if (view.asOf !== undefined) {
       parts.push(
@@ -251,16 +254,18 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
         return rows.map((row) => ({ key: row.key, entityId: row.entityid }));
       });
     },
-    observations(space, entityIds, view) {
+    observations(space, of, view) {
       return r.run('reading observations', function* () {
         const q = new Params(d);
-        const where = `o.space = ${q.add(space)} AND ${q.inList('o.entity_id', entityIds)}`;
+        const own = !Array.isArray(of);
+        const ids = Array.isArray(of) ? of : (of as ByIds).ids;
+        const where = `o.space = ${q.add(space)} AND ${q.inList(own ? 'o.id' : 'o.entity_id', ids)}`;
         const valid = view.history
           ? ''
           : view.asOf !== undefined
             ? ` AND o.recorded_at <= ${q.add(view.asOf, 'time')} AND (o.invalidated_at IS NULL OR o.invalidated_at > ${q.add(view.asOf, 'time')})`
             : ' AND o.invalidated_at IS NULL';
-        const sql = `SELECT ${selectList(d, OBSERVATION, 'o')} FROM ${T.observations} o${d.via('graph_observations_entity')}
+        const sql = `SELECT ${selectList(d, OBSERVATION, 'o')} FROM ${T.observations} o${own ? '' : d.via('graph_observations_entity')}
           WHERE ${where}${valid} ORDER BY o.recorded_at, o.id`;
         return yield* select(sql, q, observationFrom);
       });
@@ -281,6 +286,8 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
           const inward = query.direction !== 'out' ? yield* side('to_id') : [];
           const byId = new Map([...out, ...inward].map((x) => [x.id, x]));
           return [...byId.values()];
+        } else if ('ids' in query) {
+          sql = `SELECT ${cols} FROM ${T.relations} x WHERE x.space = ${q.add(space)} AND ${q.inList('x.id', query.ids)} AND ${seen(q, 'x', view, false)}`;
         } else {
           const where = [`x.space = ${q.add(space)}`];
           if (query.after !== null) where.push(`x.id > ${q.add(query.after)}`);
@@ -290,11 +297,13 @@ export function sqlGraphStore(d: SqlDialect, r: SqlRunner): GraphStore {
         return yield* select(sql, q, relationFrom);
       });
     },
-    log(space, recordIds) {
+    log(space, of) {
       return r.run('reading the graph log', function* () {
         const q = new Params(d);
-        const where = `l.space = ${q.add(space)} AND ${q.inList('l.record_id', recordIds)}`;
-        const sql = `SELECT ${selectList(d, LOG, 'l')} FROM ${T.log} l${d.via('graph_log_record')} WHERE ${where} ORDER BY l.at, l.id`;
+        const own = !Array.isArray(of);
+        const ids = Array.isArray(of) ? of : (of as ByIds).ids;
+        const where = `l.space = ${q.add(space)} AND ${q.inList(own ? 'l.id' : 'l.record_id', ids)}`;
+        const sql = `SELECT ${selectList(d, LOG, 'l')} FROM ${T.log} l${own ? '' : d.via('graph_log_record')} WHERE ${where} ORDER BY l.at, l.id`;
         return yield* select(sql, q, logFrom);
       });
     },

@@ -5,7 +5,7 @@
  * retraction closes the edge it names; nothing is deleted.
  */
 import { entityKey } from '../../domain/graph.js';
-import { claimGraph } from '../../domain/graph-formation.js';
+import { claimGraph, subjectEntityName } from '../../domain/graph-formation.js';
 import { MemError } from '../../errors.js';
 import type { ExtractionFailure } from '../../ports/statement-extractor.js';
 import type { Stack } from '../../stack.js';
@@ -67,6 +67,9 @@ async function applyDecision(graph: GraphService, p: Principal, d: DistillDecisi
   if (d.decision === 'invalidate') return { opened: 0, closed };
   const observed = entities.map((e) => ({ ...e, observations: e.name === me ? [] : [d.text] }));
   await graph.createEntities(p, { entities: observed }, o);
+  // The user's entity answers to the user's id too ("User ada" is found by "ada").
+  if (p.userId && me === subjectEntityName(p.userId, 'user') && entityKey(p.userId).length > 0)
+    await graph.addAliases(p, me, [p.userId], o);
   if (edges.length === 0) return { opened: 0, closed };
   const relations = edges.map((e) => ({ from: e.from, to: e.to, relationType: e.relationType }));
   return { opened: (await graph.createRelations(p, { relations }, o)).relations.length, closed };

@@ -10,7 +10,7 @@ import * as S from '../../schemas-graph.js';
 import type { Principal } from '../../types.js';
 import type { EntityRecord, RelationRecord } from '../../types-graph.js';
 import { type GraphReadOptions, type GraphWriteOptions, IMPLICIT, PAGE } from './base.js';
-import { GraphLinks } from './links.js';
+import { GraphTransfer } from './transfer.js';
 
 export type { GraphContext, GraphReadOptions, GraphWriteOptions } from './base.js';
 export type { ResolutionMode, ResolutionStep, Resolved } from './resolve.js';
@@ -42,7 +42,7 @@ const queryWords = (q: string) => [
   ),
 ];
 
-export class GraphService extends GraphLinks {
+export class GraphService extends GraphTransfer {
   /** The graph as the MCP memory server shows it: of the given entities (every visible one when null), with the relations touching them. */
   private async render(
     p: Principal,

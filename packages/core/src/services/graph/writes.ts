@@ -191,6 +191,46 @@ export class GraphWrites extends GraphBase {
     return { relations: created };
   }
 
+  /**
+   * Give a known entity more names it resolves by (an alias that is already one of its keys is skipped; logged
+   * `update`). Returns the aliases added; an unknown entity gets NOT_FOUND.
+   */
+  async addAliases(
+    p: Principal,
+    name: string,
+    aliases: readonly string[],
+    o: GraphWriteOptions = {},
+  ): Promise<string[]> {
+    for (const a of aliases) {
+      checkEntityName(a, 'alias');
+      checkedEntityKey(a);
+    }
+    await this.guard(p, { 'entity name': [name], alias: aliases });
+    const entity = (await this.named(p, [name])).get(name);
+    if (!entity) throw new MemError('NOT_FOUND', `Entity with name ${name} not found: name an entity you see.`);
+    const keys = new Set(entity.keys);
+    const added: string[] = [];
+    for (const a of aliases) {
+      const key = checkedEntityKey(a);
+      if (keys.has(key)) continue;
+      keys.add(key);
+      added.push(a);
+    }
+    if (added.length === 0) return [];
+    const at = this.now();
+    const next: EntityRecord = {
+      ...entity,
+      aliases: [...entity.aliases, ...added],
+      keys: [...entity.keys, ...added.map(checkedEntityKey)],
+      updatedAt: at,
+    };
+    const texts = (await this.observationTexts(p, [entity.id])).get(entity.id) ?? [];
+    next.searchText = entitySearchText(next, texts);
+    const line = this.logLine(p, next, 'entity', 'update', o, 'graph-alias', { aliasesAdded: added });
+    await this.ctx.store.write(p.space, { entities: [next], log: [line] });
+    return added;
+  }
+
   /** Add observations (MCP `add_observations`). An unknown entity gets NOT_FOUND and nothing is written. */
   async addObservations(
     p: Principal,

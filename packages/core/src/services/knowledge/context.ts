@@ -25,7 +25,7 @@ import { embedTexts } from '../embedding.js';
 import { EmbeddingSpace } from './embedding-space.js';
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from './options.js';
 import { notFound, type Ref, validityOf } from './records.js';
-import type { KnowledgeServiceDeps } from './types.js';
+import type { GraphQuery, KnowledgeServiceDeps } from './types.js';
 
 /** A document about to be chunked and written: what every chunk of it carries. */
 export interface DocumentPlan {
@@ -55,6 +55,7 @@ export class KnowledgeContext {
   readonly embedder: Embedder | undefined;
   readonly reranker: Reranker | undefined;
   readonly queryRewriter: QueryRewriter | undefined;
+  readonly graphQuery: GraphQuery | undefined;
   readonly logger: Logger;
   readonly options: KnowledgeOptions;
   readonly clock: Clock;
@@ -71,6 +72,7 @@ export class KnowledgeContext {
     this.embedder = deps.embedder;
     this.reranker = deps.reranker;
     this.queryRewriter = deps.queryRewriter;
+    this.graphQuery = deps.graphQuery;
     this.clock = deps.clock;
     this.logger = deps.logger ?? silentLogger;
     this.options = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...deps.options };

@@ -38,6 +38,12 @@ export interface KnowledgeOptions extends SearchArmOptions {
   rerankDepth: number;
   /** Most queries a search runs besides the caller's when the stack has a query rewriter (0 turns rewriting off). */
   rewriteQueries: number;
+  /**
+   * Recall that follows links (docs/graph.md): with a memory graph, a search also runs a query made of what the graph
+   * knows within `hops` (0 turns it off, at most 2) of the entities its query names; its best `depth` results are
+   * fused with the caller's ranking at `weight` (reciprocal ranks).
+   */
+  graphRecall: { hops: number; weight: number; depth: number };
   /** The session context (docs/ranking.md): a share of a session's best match given to its other memories. */
   session: SessionContextOptions;
   /** The neighbouring turns (docs/ranking.md): a share of a strong match's relevance given to the memories next to it. */
@@ -67,6 +73,7 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
   access: DEFAULT_ACCESS,
   rerankDepth: 20,
   rewriteQueries: 3,
+  graphRecall: { hops: 2, weight: 0.25, depth: 3 },
   session: DEFAULT_SESSION_CONTEXT,
   neighbours: DEFAULT_NEIGHBOURS,
   timeCue: DEFAULT_TIME_CUE,

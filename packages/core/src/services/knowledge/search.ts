@@ -60,7 +60,7 @@ export async function searchReport(
     ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
     ...(input.source ? { source: input.source } : {}),
   };
-  return { ...(await rankedSearch(ctx, input.query, filter, limit, { rewrite: true })), intent };
+  return { ...(await rankedSearch(ctx, input.query, filter, limit, { rewrite: true, graph: p })), intent };
 }
 
 /** The longest query text searched (a longer task is cut for its recall). */
@@ -68,20 +68,31 @@ const MAX_QUERY_CHARS = 4000;
 
 /**
  * Ranked results for a query and the tokens spent on it: the query (and, with `rewrite` and a query rewriter, the
- * queries it was rewritten into, their rankings interleaved), then the reranker over the merged top.
+ * queries it was rewritten into, their rankings interleaved; with `graph` and a memory graph, the graph's query of
+ * what it knows around the entities named, fused by weighted reciprocal ranks), then the reranker over the merged top.
  */
 export async function rankedSearch(
   ctx: KnowledgeContext,
   query: string,
   filter: SearchFilter,
   limit: number,
-  options: { rewrite?: boolean } = {},
+  options: { rewrite?: boolean; graph?: Principal } = {},
 ): Promise<{ results: SearchResult[]; usage: TokenUsage }> {
   const depth = ctx.reranker ? Math.max(limit, ctx.options.rerankDepth) : limit;
   const rewritten = options.rewrite ? await rewrittenQueries(ctx, query) : { queries: [query], usage: NO_USAGE };
   const runs: { results: SearchResult[]; usage: TokenUsage }[] = [];
   for (const q of rewritten.queries) runs.push(await fusedSearch(ctx, q, filter, depth));
-  const results = runs.length === 1 ? runs[0]!.results : interleave(runs.map((r) => r.results)).slice(0, depth);
+  let results = runs.length === 1 ? runs[0]!.results : interleave(runs.map((r) => r.results)).slice(0, depth);
+  const linked = options.graph ? await graphRun(ctx, options.graph, query, filter, depth) : null;
+  if (linked) {
+    runs.push(linked);
+    // Names are what the graph's query is made of: what joins is what holds them (the keyword arm found it), not
+    // what merely resembles them (names embed alike, docs/graph.md).
+    const joined = linked.results
+      .filter((r) => r.keywordRank !== null || !ctx.searchCapabilities.keyword)
+      .slice(0, ctx.options.graphRecall.depth);
+    results = fuseRanks([results, joined], [1, ctx.options.graphRecall.weight]).slice(0, depth);
+  }
   const usage = sumUsage([rewritten.usage, ...runs.map((r) => r.usage)]);
   if (!ctx.reranker) return { results: results.slice(0, limit), usage };
   const reranked = await rerankResults(query, results, ctx.reranker, depth, ctx.logger);
@@ -118,6 +129,53 @@ async function rewrittenQueries(
     });
     return { queries: [query], usage: NO_USAGE };
   }
+}
+
+/**
+ * The search of the memory graph's query (recall that follows links, docs/graph.md), or null: no graph, `hops` 0, no
+ * entity named, nothing around it. A graph that fails leaves the search as it was (logged).
+ */
+async function graphRun(
+  ctx: KnowledgeContext,
+  p: Principal,
+  query: string,
+  filter: SearchFilter,
+  depth: number,
+): Promise<{ results: SearchResult[]; usage: TokenUsage } | null> {
+  const { hops } = ctx.options.graphRecall;
+  if (!ctx.graphQuery || !(hops >= 1)) return null;
+  let linked: string | null;
+  try {
+    linked = await ctx.graphQuery(p, query.slice(0, MAX_QUERY_CHARS), Math.min(2, Math.floor(hops)));
+  } catch (error) {
+    if (MemError.is(error) && error.code === 'STORE_UNAVAILABLE') throw error;
+    ctx.logger.warn('the graph query failed: searched without it', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
+  }
+  return linked === null ? null : fusedSearch(ctx, linked, filter, depth);
+}
+
+/** The rank offset of `fuseRanks`: small, so that a short list's first places count against a long list's. */
+const RANK_OFFSET = 10;
+
+/**
+ * Rankings as one, each memory once, by weighted reciprocal ranks (Σ weight / (RANK_OFFSET + rank)); a tie keeps the
+ * order of the first ranking. Each memory keeps the result of the ranking it came first in.
+ */
+function fuseRanks(runs: readonly SearchResult[][], weights: readonly number[]): SearchResult[] {
+  const score = new Map<string, { result: SearchResult; score: number; order: number }>();
+  let order = 0;
+  for (const [r, run] of runs.entries()) {
+    for (const [rank, result] of run.entries()) {
+      const add = (weights[r] ?? 1) / (RANK_OFFSET + rank + 1);
+      const had = score.get(result.id);
+      if (had) had.score += add;
+      else score.set(result.id, { result, score: add, order: order++ });
+    }
+  }
+  return [...score.values()].sort((a, b) => b.score - a.score || a.order - b.order).map((x) => x.result);
 }
 
 /**
@@ -348,7 +406,7 @@ async function recallMany(
   const merged = new Map<string, { r: SearchResult; best: number; hits: number }>();
   const spent: TokenUsage[] = [];
   for (const query of queries) {
-    const { results, usage } = await rankedSearch(ctx, query, filter, limit);
+    const { results, usage } = await rankedSearch(ctx, query, filter, limit, { graph: p });
     spent.push(usage);
     for (const r of results) {
       const s = r.similarity ?? r.relevance;
@@ -398,7 +456,7 @@ export async function recall(
   const threshold = options.threshold ?? ctx.options.injectionThreshold;
   const filter = ctx.viewFilter(p);
   const query = task.slice(0, MAX_QUERY_CHARS);
-  const searched = await rankedSearch(ctx, query, filter, limit, { rewrite: true });
+  const searched = await rankedSearch(ctx, query, filter, limit, { rewrite: true, graph: p });
   const calibration = searched.results.length > 0 ? await ctx.calibration() : { calibration: null, usage: NO_USAGE };
   const usage = sumUsage([searched.usage, calibration.usage]);
   const memories = searched.results

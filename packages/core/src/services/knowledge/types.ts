@@ -8,7 +8,7 @@ import type { Reranker } from '../../ports/reranker.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { StatementExtractor } from '../../ports/statement-extractor.js';
 import type { TokenUsage } from '../../ports/summarizer.js';
-import type { MemoryFields, MemoryTimes, MemoryUse, MemoryValidity, Scope, Source } from '../../types.js';
+import type { MemoryFields, MemoryTimes, MemoryUse, MemoryValidity, Principal, Scope, Source } from '../../types.js';
 import type { KnowledgeOptions } from './options.js';
 
 export interface StoreResult {
@@ -140,6 +140,9 @@ export interface ImportReport {
   usage: TokenUsage;
 }
 
+/** What the memory graph adds to a search: one query of what it knows around the entities named, or null. */
+export type GraphQuery = (p: Principal, query: string, hops: number) => Promise<string | null>;
+
 export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
   embedder?: Embedder | undefined;
@@ -153,6 +156,8 @@ export interface KnowledgeServiceDeps {
   capabilities?: KnowledgeStoreCapabilities | undefined;
   /** Turns each search's query into a few (docs/ranking.md); off when absent. */
   queryRewriter?: QueryRewriter | undefined;
+  /** The memory graph's query for a search (recall that follows links, docs/graph.md); off when absent. */
+  graphQuery?: GraphQuery | undefined;
   /** An extra asynchronous secret scan after mem's own rules, awaited by every write (docs/safety.md). */
   secretScanner?: SecretScanner | undefined;
   /** What `distill` reads conversations with (docs/formation.md); default: the offline extractor. */
