@@ -160,6 +160,12 @@ export {
 export { MemError, type MemErrorOptions, wrapStoreError } from './errors.js';
 export { type Clock, ManualClock, systemClock } from './ports/clock.js';
 export type { Embedder, EmbeddingResult } from './ports/embedder.js';
+export type {
+  EntityCandidate,
+  EntityResolution,
+  EntityResolutionInput,
+  EntityResolver,
+} from './ports/entity-resolver.js';
 export type { CandidateStoreCapabilities, EpisodeStore } from './ports/episode-store.js';
 export type {
   EpisodeRecall,

@@ -3,6 +3,7 @@ import type { PersonalDataSetting } from './domain/secrets.js';
 import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
+import type { EntityResolver } from './ports/entity-resolver.js';
 import type { EpisodicMemory } from './ports/episodic-memory.js';
 import type { Erasable, Eraser } from './ports/eraser.js';
 import type { KnowledgeStore } from './ports/knowledge-store.js';
@@ -63,6 +64,8 @@ export interface StackOptions {
    */
   extractor?: StatementExtractor;
   queryRewriter?: QueryRewriter;
+  /** The memory graph's last resolution step (docs/graph.md): a model asked when the rules join a new name to nothing. */
+  entityResolver?: EntityResolver;
   clock?: Clock;
   /** Options of the knowledge service: weights, limits, tiers, thresholds… (docs/configuration.md). */
   knowledgeOptions?: Partial<KnowledgeOptions>;
@@ -235,7 +238,15 @@ export function createStack(given: StackOptions): Stack {
     ? guardStructuredStores(options.structured, options.structuredLimits, options.personalData, secretScanner)
     : {};
   const graph = structured.graph
-    ? new GraphService({ store: structured.graph, clock, secretScanner, embedder: options.embedder, ...pd })
+    ? new GraphService({
+        store: structured.graph,
+        clock,
+        secretScanner,
+        embedder: options.embedder,
+        resolver: options.entityResolver,
+        logger: options.logger,
+        ...pd,
+      })
     : undefined;
   const knowledge = new KnowledgeService({
     store: knowledgeStore,

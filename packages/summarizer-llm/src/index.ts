@@ -8,6 +8,11 @@ export {
 } from './fact-keys.js';
 export { type LenientParse, parseLenientJson } from './lenient-json.js';
 export {
+  createLlmEntityResolver,
+  DEFAULT_ENTITY_PROMPT,
+  type LlmEntityResolverOptions,
+} from './llm-entity-resolver.js';
+export {
   buildFactPrompt,
   createLlmFactExtractor,
   DEFAULT_FACT_PROMPT,

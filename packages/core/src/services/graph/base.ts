@@ -4,7 +4,9 @@ import { newId } from '../../domain/ids.js';
 import { guardFields, type PersonalDataSetting, personalDataPolicy } from '../../domain/secrets.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Embedder } from '../../ports/embedder.js';
+import type { EntityResolver } from '../../ports/entity-resolver.js';
 import type { GraphStore, GraphView } from '../../ports/graph-store.js';
+import type { Logger } from '../../ports/logger.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { Principal, Scope } from '../../types.js';
 import type { EntityRecord, GraphDecision, GraphLogEntry, ObservationRecord } from '../../types-graph.js';
@@ -19,6 +21,10 @@ export interface GraphContext {
   personalData?: PersonalDataSetting | undefined;
   /** Confirms similar names in resolution (`findSimilar`); without it the spelling rule alone decides. */
   embedder?: Embedder | undefined;
+  /** Resolution's last step (docs/graph.md): a model asked when the rules join a new name to nothing. */
+  resolver?: EntityResolver | undefined;
+  /** Where a failed resolver is logged. */
+  logger?: Logger | undefined;
 }
 
 /** How a write is made: the scope of new records, the messages it rests on, who decided, how names resolve. */

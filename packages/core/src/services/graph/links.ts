@@ -59,7 +59,7 @@ export class GraphLinks extends GraphWrites {
       // Fresh reads: an earlier pair may have changed either side.
       const [a] = await this.ctx.store.entities(p.space, { ids: [entity.id] }, this.view(p));
       const [b] = await this.ctx.store.entities(p.space, { ids: [into.id] }, this.view(p));
-      if (a && b && a.id !== b.id) await this.mergeEntities(p, a, b, by, { resolution: 'similar', ...detail });
+      if (a && b && a.id !== b.id) await this.mergeEntities(p, a, b, by, { resolution: detail.matched, ...detail });
     }
   }
 

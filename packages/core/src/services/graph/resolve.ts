@@ -7,7 +7,9 @@
 import { checkedEntityKey } from '../../domain/graph.js';
 import { candidatePrefixes, type SimilarKind, similarKeys } from '../../domain/graph-similar.js';
 import type { Embedder } from '../../ports/embedder.js';
+import type { EntityResolver } from '../../ports/entity-resolver.js';
 import type { GraphStore, GraphView } from '../../ports/graph-store.js';
+import type { Logger } from '../../ports/logger.js';
 import type { EntityRecord } from '../../types-graph.js';
 
 /** How a name was matched: `exact` (the same name), `name` (the same normalised name), `alias`, `similar`. */
@@ -81,7 +83,8 @@ export const SIMILAR_NAME_COSINE = 0.5;
 
 export interface SimilarMatch {
   entity: EntityRecord;
-  kind: SimilarKind;
+  /** The form the rules found, or `model`: the model named it. */
+  kind: SimilarKind | 'model';
   /** The names' cosine, or null without an embedder. */
   cosine: number | null;
 }
@@ -98,10 +101,24 @@ const cosine = (a: Float32Array, b: Float32Array) => {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 };
 
+/** How many known entities the model is shown at most. */
+const MODEL_CANDIDATES = 5;
+
+/** What the similar-name and model steps may use besides the store. */
+export interface SimilarSteps {
+  embedder?: Embedder | undefined;
+  resolver?: EntityResolver | undefined;
+  logger?: Logger | undefined;
+  /** The new entity's observations (shown to the model). */
+  observations?: readonly string[];
+}
+
 /**
- * The entity of `entityType` a new name is another form of (step `similar`), or null: keys read by prefix, kept when
- * `similarKeys` to the name's, their entities read when visible, current and of the type, then (with an embedder) when the names' cosine reaches
- * SIMILAR_NAME_COSINE; the closest wins, the oldest on a tie.
+ * The entity of `entityType` a new name is another form of, or null. Step `similar`: keys read by prefix, kept when
+ * `similarKeys` to the name's, their entities read when visible, current and of the type, then (with an embedder)
+ * when the names' cosine reaches SIMILAR_NAME_COSINE; the closest wins, the oldest on a tie. Step `model` (with a
+ * resolver, when no similar name is kept): the entities of the type under the name's first letters or sharing one
+ * of its words, most alike first, shown to the model, which names one or none. A resolver that fails leaves the name new (logged).
  */
 export async function findSimilar(
   store: GraphStore,
@@ -109,26 +126,72 @@ export async function findSimilar(
   name: string,
   entityType: string,
   view: GraphView,
-  embedder: Embedder | undefined,
+  steps: SimilarSteps = {},
 ): Promise<SimilarMatch | null> {
+  const { embedder, resolver } = steps;
   const key = checkedEntityKey(name);
-  const kinds = new Map<string, SimilarKind>();
-  for (const k of await store.keys(space, candidatePrefixes(key), CANDIDATES)) {
-    const kind = kinds.has(k.entityId) ? null : similarKeys(key, k.key);
-    if (kind) kinds.set(k.entityId, kind);
+  const prefixes = candidatePrefixes(key);
+  if (resolver && key.length >= 2) prefixes.push(key.slice(0, 2));
+  const kinds = new Map<string, SimilarKind | null>();
+  for (const k of await store.keys(space, [...new Set(prefixes)], CANDIDATES)) {
+    if (kinds.get(k.entityId)) continue;
+    kinds.set(k.entityId, k.key === key ? null : similarKeys(key, k.key));
   }
-  if (kinds.size === 0) return null;
-  const matches: SimilarMatch[] = (await store.entities(space, { ids: [...kinds.keys()] }, view))
-    .filter((e) => e.entityType === entityType)
-    .map((entity) => ({ entity, kind: kinds.get(entity.id)!, cosine: null }));
-  if (matches.length === 0) return null;
+  // The model also sees entities that share a word of the name ("Bob Smith" / "Robert Smith"): a scan of the space's
+  // search text, paid only when a model is asked anyway.
+  const words = resolver ? key.split(' ').filter((w) => w.length >= 3) : [];
+  const byWord = words.length > 0 ? await store.entities(space, { words, limit: CANDIDATES }, view) : [];
+  if (kinds.size === 0 && byWord.length === 0) return null;
+  const byId = new Map(byWord.map((e) => [e.id, e]));
+  for (const e of kinds.size === 0 ? [] : await store.entities(space, { ids: [...kinds.keys()] }, view))
+    byId.set(e.id, e);
+  const read = [...byId.values()].filter((e) => e.entityType === entityType && e.keys[0] !== key);
+  const ruled = read.filter((e) => kinds.get(e.id));
+  const pool = resolver ? read : ruled;
+  if (pool.length === 0) return null;
+  const cosines = new Map<string, number>();
   if (embedder) {
-    const [mine, ...theirs] = await embedder.embed([name, ...matches.map((m) => m.entity.name)]);
-    matches.forEach((m, i) => {
-      m.cosine = cosine(mine!, theirs[i]!);
+    const [mine, ...theirs] = await embedder.embed([name, ...pool.map((e) => e.name)]);
+    pool.forEach((e, i) => {
+      cosines.set(e.id, cosine(mine!, theirs[i]!));
     });
   }
-  const kept = matches.filter((m) => m.cosine === null || m.cosine >= SIMILAR_NAME_COSINE);
-  kept.sort((a, b) => (b.cosine ?? 0) - (a.cosine ?? 0) || (older(a.entity, b.entity) === a.entity ? -1 : 1));
-  return kept[0] ?? null;
+  const alike = (a: EntityRecord, b: EntityRecord) =>
+    (cosines.get(b.id) ?? 0) - (cosines.get(a.id) ?? 0) || (older(a, b) === a ? -1 : 1);
+  const kept = ruled.filter((e) => !cosines.has(e.id) || cosines.get(e.id)! >= SIMILAR_NAME_COSINE).sort(alike);
+  if (kept[0]) return { entity: kept[0], kind: kinds.get(kept[0].id)!, cosine: cosines.get(kept[0].id) ?? null };
+  if (!resolver) return null;
+  const shown = [...pool].sort(alike).slice(0, MODEL_CANDIDATES);
+  const texts = new Map<string, string[]>();
+  for (const o of await store.observations(
+    space,
+    shown.map((e) => e.id),
+    view,
+  )) {
+    const list = texts.get(o.entityId) ?? [];
+    list.push(o.text);
+    texts.set(o.entityId, list);
+  }
+  try {
+    const { match } = await resolver.resolve({
+      name,
+      entityType,
+      observations: [...(steps.observations ?? [])].slice(-5),
+      candidates: shown.map((e) => ({
+        name: e.name,
+        entityType: e.entityType,
+        aliases: [...e.aliases],
+        observations: (texts.get(e.id) ?? []).slice(-5),
+      })),
+    });
+    const chosen = match === null || !Number.isInteger(match) ? undefined : shown[match];
+    return chosen ? { entity: chosen, kind: 'model', cosine: cosines.get(chosen.id) ?? null } : null;
+  } catch (error) {
+    steps.logger?.warn('entity resolution: the model failed, the name stays a new entity', {
+      resolver: resolver.id,
+      name,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
+  }
 }

@@ -92,8 +92,12 @@ export class GraphWrites extends GraphBase {
     // A new entity whose name is another form of a known one's (step `similar`) is merged into it once written.
     const similar: { entity: EntityRecord; into: EntityRecord; detail: Record<string, unknown> }[] = [];
     for (const { entity, name } of newOnes) {
-      const m = await findSimilar(this.ctx.store, p.space, name, entity.entityType, this.view(p), this.ctx.embedder);
-      if (m) similar.push({ entity, into: m.entity, detail: { matched: 'similar', kind: m.kind, cosine: m.cosine } });
+      const steps = { ...this.ctx, observations: texts.get(entity.id) ?? [] };
+      const m = await findSimilar(this.ctx.store, p.space, name, entity.entityType, this.view(p), steps);
+      if (!m) continue;
+      const matched = m.kind === 'model' ? 'model' : 'similar';
+      const model = m.kind === 'model' ? { resolver: this.ctx.resolver?.id } : {};
+      similar.push({ entity, into: m.entity, detail: { matched, kind: m.kind, cosine: m.cosine, ...model } });
     }
     const written = [...touched.values()].map((e) => ({
       ...e,
