@@ -6,12 +6,16 @@ export interface Turn {
   diaId: string;
   content: string;
   createdAt: string;
+  /** The session the turn belongs to (1, 2…). */
+  session: number;
 }
 
 export interface Question {
   question: string;
   category: number;
   evidence: string[];
+  /** The gold answer (`qa[].answer`; a number in the file becomes its text; '' when the file has none). */
+  answer: string;
 }
 
 export interface Conversation {
@@ -42,7 +46,11 @@ export function normaliseEvidence(raw: string[]): string[] {
   return [...new Set(out)];
 }
 
-export function loadLocomo(path: string): Conversation[] {
+/**
+ * The conversations of a LoCoMo-format file with their questions of categories 1–4; by default only those with
+ * evidence (what retrieval can score), all of them with `keepWithoutEvidence` (answer accuracy needs no evidence).
+ */
+export function loadLocomo(path: string, options: { keepWithoutEvidence?: boolean } = {}): Conversation[] {
   const data = JSON.parse(readFileSync(path, 'utf8')) as any[];
   return data.map((sample, i) => {
     const c = sample.conversation as Record<string, any>;
@@ -55,13 +63,19 @@ export function loadLocomo(path: string): Conversation[] {
           diaId: normaliseEvidence([t.dia_id])[0] ?? t.dia_id,
           content: `${t.speaker}: ${t.text}${caption}`,
           createdAt,
+          session: s,
         });
       }
     }
     const questions: Question[] = (sample.qa as any[])
       .filter((q) => q.category >= 1 && q.category <= 4)
-      .map((q) => ({ question: q.question, category: q.category, evidence: normaliseEvidence(q.evidence ?? []) }))
-      .filter((q) => q.evidence.length > 0);
+      .map((q) => ({
+        question: q.question,
+        category: q.category,
+        evidence: normaliseEvidence(q.evidence ?? []),
+        answer: q.answer === undefined || q.answer === null ? '' : String(q.answer),
+      }))
+      .filter((q) => options.keepWithoutEvidence || q.evidence.length > 0);
     return { id: String(sample.sample_id ?? `conv-${i}`), turns, questions };
   });
 }

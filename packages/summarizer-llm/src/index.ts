@@ -1,4 +1,13 @@
-export type { ChatEndpointOptions, ResponseFormat } from './chat-client.js';
+export {
+  type ChatAnswer,
+  type ChatClient,
+  type ChatEndpointOptions,
+  type ChatFailure,
+  type ChatMessage,
+  checkChatOptions,
+  createChatClient,
+  type ResponseFormat,
+} from './chat-client.js';
 export {
   DEFAULT_FACT_KINDS,
   FACT_KEY_PATTERN,
