@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTemplateSummarizer, templateSummary } from '../src/adapters/template-summarizer.js';
+import { createTemplateSummarizer, spokenText, templateSummary } from '../src/adapters/template-summarizer.js';
 import { dropOldToolResults, shouldCompress, slidingWindow, summaryMessage } from '../src/domain/compaction.js';
 import type { TranscriptMessage } from '../src/ports/transcript-store.js';
 
@@ -70,5 +70,44 @@ describe('template summariser', () => {
     expect(r.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
     expect(r.summarizer).toBe('template');
     expect(templateSummary({ messages: msgs }, { lastMessages: 2 }).split('\n')).toHaveLength(2);
+  });
+
+  it('compacting again keeps the earlier bullets and never nests the summary header', async () => {
+    const summarizer = createTemplateSummarizer({ lastMessages: 4 });
+    const first = await summarizer.summarize({ messages: [m('user', 'we picked Lisbon'), m('assistant', 'noted')] });
+    const again = await summarizer.summarize({
+      messages: [summaryMessage(first.summary, at), m('user', 'budget is 3000 EUR'), m('assistant', 'ok')],
+    });
+    expect(again.summary).not.toContain('[Compressed Memory Summary]');
+    expect(again.summary.split('\n')).toEqual([
+      '- [user]: we picked Lisbon',
+      '- [assistant]: noted',
+      '- [user]: budget is 3000 EUR',
+      '- [assistant]: ok',
+    ]);
+    const third = await summarizer.summarize({
+      messages: [summaryMessage(again.summary, at), m('user', 'flight on May 3')],
+    });
+    expect(third.summary.split('\n')).toEqual([
+      '- [assistant]: noted',
+      '- [user]: budget is 3000 EUR',
+      '- [assistant]: ok',
+      '- [user]: flight on May 3',
+    ]);
+  });
+
+  it('reads a framework item stored as JSON as what it says, not as its JSON', () => {
+    const item = JSON.stringify({
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Booked the 9:40 train.' }],
+    });
+    const call = JSON.stringify({ type: 'function_call', name: 'book', callId: 'c1', arguments: '{"to":"Porto"}' });
+    expect(spokenText(item)).toBe('Booked the 9:40 train.');
+    expect(spokenText(call)).toBe('{"to":"Porto"}');
+    expect(spokenText('{not json')).toBe('{not json');
+    expect(spokenText('[1, 2]')).toBe('[1, 2]');
+    expect(templateSummary({ messages: [m('assistant', item)] })).toBe('- [assistant]: Booked the 9:40 train.');
   });
 });

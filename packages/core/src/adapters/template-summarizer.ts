@@ -1,3 +1,5 @@
+import { isSummaryMessage } from '../domain/compaction.js';
+import { SUMMARY_MARKER } from '../domain/transcript-format.js';
 import { NO_USAGE, type SummarizeInput, type Summarizer, type SummaryResult } from '../ports/summarizer.js';
 
 export interface TemplateSummarizerOptions {
@@ -7,18 +9,56 @@ export interface TemplateSummarizerOptions {
   maxChars?: number;
 }
 
-/** One bullet per message: `- [role]: text`, on one line, cut at `maxChars` characters (an ellipsis marks a cut). */
+/** The fields of a structured message (a framework's item stored as JSON) that hold what was said. */
+const SAID = new Set(['text', 'content', 'output', 'arguments', 'refusal', 'transcript']);
+
+/**
+ * The text of a message: as it is, or — for a framework's item stored as JSON (an OpenAI Agents item, a tool call or
+ * result) — the strings under its text-bearing fields, in order, at most four levels deep. Linear in the content.
+ */
+export function spokenText(content: string): string {
+  const head = content.trimStart()[0];
+  if (head !== '{' && head !== '[') return content;
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return content;
+  }
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number, said: boolean) => {
+    if (typeof v === 'string') {
+      if (said && v.trim() !== '') out.push(v);
+    } else if (Array.isArray(v)) {
+      if (depth < 4) for (const x of v) walk(x, depth + 1, said);
+    } else if (v && typeof v === 'object' && depth < 4) {
+      for (const [k, x] of Object.entries(v)) walk(x, depth + 1, SAID.has(k));
+    }
+  };
+  walk(value, 0, true);
+  return out.length > 0 ? out.join(' ') : content;
+}
+
+/**
+ * One bullet per message: `- [role]: text`, on one line, cut at `maxChars` characters (an ellipsis marks a cut). An
+ * earlier summary leading the messages gives back its own bullets, not a bullet of its own: compacting again never
+ * nests the summary's header, and the newest `lastMessages` bullets of both are kept.
+ */
 export function templateSummary(input: SummarizeInput, options: TemplateSummarizerOptions = {}): string {
   const last = options.lastMessages ?? 20;
   const max = options.maxChars ?? 200;
-  return input.messages
-    .slice(-last)
-    .map((m) => {
-      const flat = m.content.replace(/\s+/g, ' ').trim();
-      const text = flat.length > max ? `${flat.slice(0, max)}…` : flat;
-      return `- [${m.role}]: ${text}`;
-    })
-    .join('\n');
+  const lines: string[] = [];
+  for (const m of input.messages) {
+    if (isSummaryMessage(m)) {
+      const body = m.content.slice(SUMMARY_MARKER.length).split('\n');
+      lines.push(...body.map((l) => l.trim()).filter((l) => l !== ''));
+      continue;
+    }
+    const flat = spokenText(m.content).replace(/\s+/g, ' ').trim();
+    const text = flat.length > max ? `${flat.slice(0, max)}…` : flat;
+    lines.push(`- [${m.role}]: ${text}`);
+  }
+  return lines.slice(-last).join('\n');
 }
 
 /**
