@@ -32,7 +32,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+// `pnpm start -- --flag` hands the script a lone `--` before the flags: it ends nothing here.
+const argv = process.argv.slice(2);
 const { values } = parseArgs({
+  args: argv[0] === '--' ? argv.slice(1) : argv,
   options: {
     'base-url': { type: 'string' },
     model: { type: 'string' },

@@ -68,6 +68,7 @@ function answer(request: ChatRequest) {
 function run(
   lines: string[],
   flags: string[] = ['--no-session-summary'],
+  lead: string[] = [],
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const child = spawn(
     process.execPath,
@@ -76,6 +77,7 @@ function run(
       '--import',
       tsx,
       MAIN,
+      ...lead,
       ...['--base-url', server.baseURL, '--model', 'fake-model', '--dir', dir, '--embedder', 'hashing'],
       ...['--context-window', '2000', '--report'],
       ...flags,
@@ -111,6 +113,13 @@ afterAll(async () => {
 });
 
 describe('apps/agent against an OpenAI-compatible server', () => {
+  it("takes its flags after the '--' that 'pnpm start -- …' passes (the README's command)", async () => {
+    const { code, stdout, stderr } = await run(['hello'], ['--no-session-summary'], ['--']);
+    expect(stderr).not.toMatch(/ERR_PARSE_ARGS/);
+    expect(code).toBe(0);
+    expect(stdout).toContain('ok');
+  });
+
   it('a fact stated in run 1 is in run 3’s prompt after two restarts', async () => {
     const first = await run(['My favourite colour is teal.']);
     expect(first.code, first.stderr).toBe(0);
