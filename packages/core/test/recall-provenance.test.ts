@@ -84,6 +84,22 @@ describe('recall is data with provenance (issue 15, point 2)', () => {
     );
   });
 
+  it('ends the block with the memory-get hint by default, another readHint, or none with null', async () => {
+    const memory = stack();
+    await memory.store(victim, { content: 'The payments service deploy checklist lives in the runbook.' });
+    const task = 'payments service deploy checklist';
+    const byDefault = (await memory.recall(victim, task, { threshold: 0 })).block!;
+    expect(byDefault.split('\n').at(-1)).toBe(
+      'To read a memory in full, call memory-get with its id (CLI: `mem get ID`).',
+    );
+    const other = (await memory.recall(victim, task, { threshold: 0, readHint: 'Call memory_get with its id.' }))
+      .block!;
+    expect(other.split('\n').slice(-2)).toEqual(['', 'Call memory_get with its id.']);
+    const none = (await memory.recall(victim, task, { threshold: 0, readHint: null })).block!;
+    expect(none).not.toMatch(/memory-get|To read a memory/);
+    expect(none.split('\n').at(-1)).toMatch(/^- \*\*/);
+  });
+
   it('records the lead who injected a learning, and no one else can claim it', async () => {
     const memory = stack();
     const learned = await memory.injectLearning(lead, {

@@ -7,6 +7,7 @@ import { type ChatRequest, startFakeChatServer } from '@mem/testkit/internal';
 import { Agent, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemSession, memoryTools } from '../src/index.js';
+import { completion, toolCall } from './chat-completion.js';
 
 setTracingDisabled(true);
 
@@ -16,16 +17,7 @@ let stack: Stack;
 let server: Awaited<ReturnType<typeof startFakeChatServer>>;
 const requests: ChatRequest[] = [];
 
-const completion = (message: Record<string, unknown>) => ({
-  id: `chatcmpl-${requests.length}`,
-  object: 'chat.completion',
-  created: 1_700_000_000,
-  model: 'fake-model',
-  choices: [
-    { index: 0, message: { role: 'assistant', ...message }, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' },
-  ],
-  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-});
+const answer = (message: Record<string, unknown>) => completion(message, requests.length);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mem-agents-run-'));
@@ -47,21 +39,9 @@ beforeAll(async () => {
     const last = messages.at(-1)!;
     if (last.role === 'tool') {
       const found = JSON.parse(String(last.content)) as { results: { content: string }[] };
-      return send(200, completion({ content: `From memory: ${found.results[0]?.content ?? 'nothing'}` }));
+      return send(200, answer({ content: `From memory: ${found.results[0]?.content ?? 'nothing'}` }));
     }
-    return send(
-      200,
-      completion({
-        content: null,
-        tool_calls: [
-          {
-            id: `call_${requests.length}`,
-            type: 'function',
-            function: { name: 'memory_search', arguments: JSON.stringify({ query: String(last.content), limit: 3 }) },
-          },
-        ],
-      }),
-    );
+    return send(200, toolCall('memory_search', { query: String(last.content), limit: 3 }, requests.length));
   });
 });
 

@@ -1,6 +1,6 @@
 /** The knowledge service: a facade (service.ts) over one file per role, sharing one context (context.ts). */
 export { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from './options.js';
-export { provenanceLabel, renderRecallBlock } from './recall-block.js';
+export { DEFAULT_RECALL_READ_HINT, provenanceLabel, renderRecallBlock } from './recall-block.js';
 export { defaultName, INJECTED_BY_TAG, injectedBy } from './records.js';
 export { KnowledgeService } from './service.js';
 export type {

@@ -446,7 +446,7 @@ export async function recall(
   ctx: KnowledgeContext,
   p: Principal,
   task: string,
-  options: { limit?: number; threshold?: number } = {},
+  options: { limit?: number; threshold?: number; readHint?: string | null } = {},
 ): Promise<RecallBlock> {
   ctx.checkPrincipal(p);
   if (typeof task !== 'string' || task.trim().length === 0) {
@@ -468,7 +468,8 @@ export async function recall(
       ),
     }))
     .filter((r) => r.confidence >= threshold);
-  return { block: renderRecallBlock(memories, ctx.options.recallPreviewChars), memories, usage };
+  const block = renderRecallBlock(memories, ctx.options.recallPreviewChars, options.readHint);
+  return { block, memories, usage };
 }
 
 /** A similarity on the embedder's calibrated scale, or null when there is none (no vectors, no usable calibration). */

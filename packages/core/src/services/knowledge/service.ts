@@ -104,8 +104,15 @@ export class KnowledgeService {
     return search.taskContext(this.ctx, p, raw);
   }
 
-  /** The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all. */
-  recall(p: Principal, task: string, options: { limit?: number; threshold?: number } = {}): Promise<T.RecallBlock> {
+  /**
+   * The pre-task recall block (docs/ranking.md): memories passing the injection threshold, or no block at all.
+   * `readHint` replaces the block's last line (how to read a memory in full; null: no such line).
+   */
+  recall(
+    p: Principal,
+    task: string,
+    options: { limit?: number; threshold?: number; readHint?: string | null } = {},
+  ): Promise<T.RecallBlock> {
     return search.recall(this.ctx, p, task, options);
   }
 
