@@ -72,28 +72,27 @@ describe('template summariser', () => {
     expect(templateSummary({ messages: msgs }, { lastMessages: 2 }).split('\n')).toHaveLength(2);
   });
 
-  it('compacting again keeps the earlier bullets and never nests the summary header', async () => {
-    const summarizer = createTemplateSummarizer({ lastMessages: 4 });
+  it('compacting again carries the earlier summary in one line and never nests the header', async () => {
+    const summarizer = createTemplateSummarizer({ lastMessages: 4, maxChars: 60 });
     const first = await summarizer.summarize({ messages: [m('user', 'we picked Lisbon'), m('assistant', 'noted')] });
     const again = await summarizer.summarize({
       messages: [summaryMessage(first.summary, at), m('user', 'budget is 3000 EUR'), m('assistant', 'ok')],
     });
     expect(again.summary).not.toContain('[Compressed Memory Summary]');
     expect(again.summary.split('\n')).toEqual([
-      '- [user]: we picked Lisbon',
-      '- [assistant]: noted',
+      '- earlier: [user]: we picked Lisbon · [assistant]: noted',
       '- [user]: budget is 3000 EUR',
       '- [assistant]: ok',
     ]);
-    const third = await summarizer.summarize({
-      messages: [summaryMessage(again.summary, at), m('user', 'flight on May 3')],
-    });
-    expect(third.summary.split('\n')).toEqual([
-      '- [assistant]: noted',
-      '- [user]: budget is 3000 EUR',
-      '- [assistant]: ok',
-      '- [user]: flight on May 3',
-    ]);
+    // Pass after pass, the summary does not grow past one pass's size.
+    let summary = again.summary;
+    for (let i = 0; i < 5; i++)
+      summary = (await summarizer.summarize({ messages: [summaryMessage(summary, at), m('user', `step ${i}`)] }))
+        .summary;
+    expect(summary.split('\n')).toHaveLength(2);
+    expect(summary.split('\n')[0]!.length).toBeLessThanOrEqual('- earlier: '.length + 61);
+    expect(summary).not.toContain('[Compressed Memory Summary]');
+    expect(summary.split('\n')[1]).toBe('- [user]: step 4');
   });
 
   it('reads a framework item stored as JSON as what it says, not as its JSON', () => {

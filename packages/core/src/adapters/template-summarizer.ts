@@ -41,22 +41,26 @@ export function spokenText(content: string): string {
 
 /**
  * One bullet per message: `- [role]: text`, on one line, cut at `maxChars` characters (an ellipsis marks a cut). An
- * earlier summary leading the messages gives back its own bullets, not a bullet of its own: compacting again never
- * nests the summary's header, and the newest `lastMessages` bullets of both are kept.
+ * earlier summary leading the messages becomes one bullet `- earlier: …` (its lines joined, cut the same way, its
+ * header left out): compacting again never nests the header, and the summary stays as long as one pass makes it.
  */
 export function templateSummary(input: SummarizeInput, options: TemplateSummarizerOptions = {}): string {
   const last = options.lastMessages ?? 20;
   const max = options.maxChars ?? 200;
   const lines: string[] = [];
   for (const m of input.messages) {
+    const cut = (flat: string) => (flat.length > max ? `${flat.slice(0, max)}…` : flat);
     if (isSummaryMessage(m)) {
-      const body = m.content.slice(SUMMARY_MARKER.length).split('\n');
-      lines.push(...body.map((l) => l.trim()).filter((l) => l !== ''));
+      // The earlier summary in one line of its own, its header left out: the summary never grows with each pass.
+      const body = m.content
+        .slice(SUMMARY_MARKER.length)
+        .split('\n')
+        .map((l) => l.replace(/^\s*-\s*/, '').trim())
+        .filter((l) => l !== '');
+      if (body.length > 0) lines.push(`- earlier: ${cut(body.join(' · '))}`);
       continue;
     }
-    const flat = spokenText(m.content).replace(/\s+/g, ' ').trim();
-    const text = flat.length > max ? `${flat.slice(0, max)}…` : flat;
-    lines.push(`- [${m.role}]: ${text}`);
+    lines.push(`- [${m.role}]: ${cut(spokenText(m.content).replace(/\s+/g, ' ').trim())}`);
   }
   return lines.slice(-last).join('\n');
 }
