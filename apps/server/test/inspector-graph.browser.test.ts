@@ -3,7 +3,6 @@
  * around Alice at 1 and 2 hops (nodes and edge labels read from the SVG), re-centred on Bob by a click, opened by an
  * alias, with the side panel's observations, aliases and history; and a server without a graph says so.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createHashingEmbedder,
@@ -11,19 +10,13 @@ import {
   createInMemoryStructuredStores,
   createStack,
 } from '@mem/core';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
+import { ARTIFACTS, browserSkipped, launchBrowser } from './browser.js';
 import { call, testServer } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) {
-  console.warn(
-    `SKIPPED the inspector graph browser test: ${CHROMIUM} is missing (apt-get install -y chromium). In CI (env CI set) it runs and fails instead.`,
-  );
-}
+const skip = browserSkipped('the inspector graph browser test');
 
 /** What the SVG shows: the centre, every node's name and every edge as "from —type→ to", both sorted. */
 async function drawn(page: Page) {
@@ -45,19 +38,8 @@ describe.skipIf(skip)('the inspector’s Graph tab in headless Chromium', () => 
   let keys: KeyStore;
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     keys = KeyStore.open(':memory:');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {

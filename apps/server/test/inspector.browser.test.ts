@@ -1,4 +1,3 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createHashingEmbedder,
@@ -7,20 +6,13 @@ import {
   createInMemoryTranscriptStore,
   createStack,
 } from '@mem/core';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/keys.js';
+import { ARTIFACTS, browserSkipped, launchBrowser } from './browser.js';
 import { agentStack, call, testServer } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-const haveChromium = existsSync(CHROMIUM);
-const skip = !haveChromium && !process.env.CI;
-if (skip) {
-  console.warn(
-    `SKIPPED the inspector browser test: ${CHROMIUM} is missing (apt-get install -y chromium). In CI (env CI set) it runs and fails instead.`,
-  );
-}
+const skip = browserSkipped('the inspector browser test');
 
 describe.skipIf(skip)('web inspector in headless Chromium', () => {
   let browser: Browser;
@@ -29,7 +21,6 @@ describe.skipIf(skip)('web inspector in headless Chromium', () => {
   let key: string;
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     keys = KeyStore.open(':memory:');
     key = (await keys.create({ space: 'acme', agentId: 'ops', role: 'worker' })).key;
     server = await testServer({
@@ -55,17 +46,7 @@ describe.skipIf(skip)('web inspector in headless Chromium', () => {
     ]) {
       expect((await call(server.url, 'POST', '/v1/memories', { key, body })).status).toBe(201);
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {

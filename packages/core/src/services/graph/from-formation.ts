@@ -38,6 +38,12 @@ export async function graphFromDecisions(
       failures.push({ code: 'graph', message: `The graph did not take the memory about ${d.attribute}: ${message}` });
     }
   }
+  // The user's entity answers to the user's id too ("User ada" is found by "ada"): once per distillation.
+  const user = subjectEntityName(p.userId, 'user');
+  if (p.userId && entityKey(p.userId).length > 0) {
+    const known = (await graph.openNodes(p, { names: [user] })).entities.length > 0;
+    if (known) await graph.addAliases(p, user, [p.userId], { by });
+  }
   return { opened, closed, failures };
 }
 
@@ -67,9 +73,6 @@ async function applyDecision(graph: GraphService, p: Principal, d: DistillDecisi
   if (d.decision === 'invalidate') return { opened: 0, closed };
   const observed = entities.map((e) => ({ ...e, observations: e.name === me ? [] : [d.text] }));
   await graph.createEntities(p, { entities: observed }, o);
-  // The user's entity answers to the user's id too ("User ada" is found by "ada").
-  if (p.userId && me === subjectEntityName(p.userId, 'user') && entityKey(p.userId).length > 0)
-    await graph.addAliases(p, me, [p.userId], o);
   if (edges.length === 0) return { opened: 0, closed };
   const relations = edges.map((e) => ({ from: e.from, to: e.to, relationType: e.relationType }));
   return { opened: (await graph.createRelations(p, { relations }, o)).relations.length, closed };

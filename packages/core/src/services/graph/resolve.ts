@@ -6,6 +6,7 @@
  */
 import { checkedEntityKey } from '../../domain/graph.js';
 import { candidatePrefixes, type SimilarKind, similarKeys } from '../../domain/graph-similar.js';
+import { cosine } from '../../domain/ranking.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { EntityResolver } from '../../ports/entity-resolver.js';
 import type { GraphStore, GraphView } from '../../ports/graph-store.js';
@@ -88,18 +89,6 @@ export interface SimilarMatch {
   /** The names' cosine, or null without an embedder. */
   cosine: number | null;
 }
-
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-};
 
 /** How many known entities the model is shown at most. */
 const MODEL_CANDIDATES = 5;
