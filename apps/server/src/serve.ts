@@ -52,6 +52,7 @@ export async function serveStack(
       fairEmbedding: { concurrency: serve.embedConcurrency },
       bodyLimitBytes: serve.bodyLimitBytes,
       rateLimit: serve.ratePerSecond === 0 ? false : { ratePerSecond: serve.ratePerSecond, burst: serve.burst },
+      ...(serve.metricsKey ? { metricsKey: serve.metricsKey } : {}),
       ...(options.closeStack ? { closeStack: true } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });

@@ -79,6 +79,11 @@ export interface ServerOptions {
   shutdownTimeoutMs?: number;
   /** Close the stack when the server closes (default false: whoever opened it closes it). */
   closeStack?: boolean;
+  /**
+   * The bearer key of `GET /metrics` (`MEM_METRICS_KEY`, 24+ characters): the metrics cover every space, so they
+   * have a key of their own. Without one, `/metrics` answers 403.
+   */
+  metricsKey?: string | undefined;
   /** Extra MCP set-up (prompts, resources) for each MCP session. */
   mcpExtend?: McpOptions['extend'];
 }

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { MemError } from '@mem/core';
-import { defaultOperations } from '@mem/operations';
+import { defaultOperations, observeOperations } from '@mem/operations';
 import { capConnections } from './connection-cap.js';
 import type { DoorContext } from './door-context.js';
 import { HttpError } from './errors.js';
@@ -18,6 +18,7 @@ import { handleMcp } from './http-mcp.js';
 import { runOperation } from './http-operation.js';
 import { inspectorAssets } from './inspector.js';
 import { jsonLogger, loggedPath, loggedTool } from './log.js';
+import { checkMetricsKey, METRICS_CONTENT_TYPE, requireMetricsKey, ServerMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { discardBody, JSON_HEADERS, newRequestState } from './request.js';
@@ -64,6 +65,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       `Refusing to run open (--open): ${activeAtStart} API key(s) exist, so the server must require them. Drop --open and send a key, or revoke every key first (mem keys list, mem keys revoke <id>).`,
     );
   }
+  checkMetricsKey(options.metricsKey);
   const guard = createRequestGuard({
     listenHost: host,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
@@ -76,7 +78,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ? () => {}
       : shareEmbedderFairly(options.stack.embedder, options.fairEmbedding ?? {});
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  const operations = options.operations ?? defaultOperations(options.stack);
+  const metrics = new ServerMetrics();
+  const operations = observeOperations(options.operations ?? defaultOperations(options.stack), metrics.observer);
   const router = new Router(operations);
   const toolNames = new Set(operations.flatMap((op) => (op.tool ? [op.tool.name] : [])));
   const limiter = new RateLimiter(
@@ -147,7 +150,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         path: loggedPath(
           pathname,
           state.route,
-          (p) => p === '/' || p === '/healthz' || p === '/readyz' || p === '/openapi.json' || assets.has(p),
+          (p) =>
+            p === '/' ||
+            p === '/healthz' ||
+            p === '/readyz' ||
+            p === '/metrics' ||
+            p === '/openapi.json' ||
+            assets.has(p),
         ),
         status: res.statusCode,
         ms: Math.round((performance.now() - state.started) * 10) / 10,
@@ -174,6 +183,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (pathname === '/readyz') {
           await ready();
           return respond.sendJson(res, 200, { status: 'ready' });
+        }
+        if (pathname === '/metrics') {
+          state.route = pathname;
+          requireMetricsKey(req, options.metricsKey);
+          const text = await metrics.render(options.stack);
+          res.writeHead(200, {
+            'content-type': METRICS_CONTENT_TYPE,
+            'cache-control': 'no-store',
+            'content-length': String(Buffer.byteLength(text)),
+          });
+          res.end(method === 'HEAD' ? undefined : text);
+          return;
         }
         if (pathname === '/openapi.json') {
           res.writeHead(200, { ...JSON_HEADERS, 'content-length': String(Buffer.byteLength(openapi)) });

@@ -230,6 +230,8 @@ export interface ServeSettings {
   /** `--open` (no keys on loopback) and `--require-auth` (keys even on loopback); neither: open until a key exists. */
   open: boolean | undefined;
   requireAuth: boolean;
+  /** MEM_METRICS_KEY: the bearer key of `GET /metrics` (24+ characters); unset, `/metrics` answers 403. */
+  metricsKey: string | undefined;
 }
 
 /** The server's settings from `mem serve`'s flags, then the environment, then the defaults. */
@@ -278,5 +280,6 @@ export function readServeSettings(given: Env, flags: Record<string, unknown> = {
     allowedOrigins: list('allowed-origins', 'MEM_ALLOWED_ORIGINS'),
     open: flags.open === true ? true : undefined,
     requireAuth: flags['require-auth'] === true,
+    metricsKey: env.MEM_METRICS_KEY,
   };
 }

@@ -198,6 +198,8 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
           ...((perCall.taskId ?? taskId) ? { taskId: perCall.taskId ?? taskId } : {}),
           messages,
           omitNewest: inTranscript,
+          // The tool definitions are sent with the prompt: they count toward the budget and the compaction threshold.
+          ...(params.tools && params.tools.length > 0 ? { tools: params.tools } : {}),
         });
         held = null;
         known = prints;

@@ -13,6 +13,12 @@ export {
   knowledgeStoreOf,
   searchCandidatesWith,
 } from './adapter-kit/search.js';
+export {
+  type SessionSetupNames,
+  type SessionSetupOptions,
+  sessionSetup,
+  TranscriptSession,
+} from './adapter-kit/sessions.js';
 export { clampSimilarity } from './adapter-kit/similarity.js';
 export {
   type SqlCandidateEngine,

@@ -93,6 +93,9 @@ describe('template summariser', () => {
     expect(summary.split('\n')[0]!.length).toBeLessThanOrEqual('- earlier: '.length + 61);
     expect(summary).not.toContain('[Compressed Memory Summary]');
     expect(summary.split('\n')[1]).toBe('- [user]: step 4');
+    // The carried line never stacks "earlier:" prefixes, so what it says is not pushed out by them.
+    expect(summary.match(/earlier:/g)).toHaveLength(1);
+    expect(summary).toContain('we picked Lisbon');
   });
 
   it('reads a framework item stored as JSON as what it says, not as its JSON', () => {

@@ -382,8 +382,10 @@ describe('Conversation: automatic compression', () => {
     const r = await conv.compress();
     expect(r).toMatchObject({ status: 'compacted', carried: 1 });
     const now = (await store.read('acme', 'alice'))!;
+    // The newest turn ("second") stays verbatim after the summary; the other writer's message follows it.
     expect(now.messages.map((m) => m.content)).toEqual([
-      '[Compressed Memory Summary]\nSummary of 2 messages.',
+      '[Compressed Memory Summary]\nSummary of 1 messages.',
+      'second',
       'written during the summary',
     ]);
   });

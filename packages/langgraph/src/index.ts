@@ -1,4 +1,8 @@
-/** `@mem/langgraph`: mem inside a LangGraph.js graph (the memory node), as its store, and mem's tools for its agents. */
+/**
+ * `@mem/langgraph`: mem inside a LangGraph.js graph (the memory node), as its store and its checkpointer, and mem's
+ * tools for its agents.
+ */
+export { MemCheckpointSaver, type MemCheckpointSaverOptions } from './checkpointer.js';
 export { decodeSegment, encodeSegment, itemKey, namespacePrefix, parseItemKey } from './keys.js';
 export {
   MemoryAnnotation,

@@ -2,13 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { MemorySaver, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { createHashingEmbedder, createStack, MemError, type Stack } from '@mem/core';
 import { createSqliteStores } from '@mem/store-sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { MemoryAnnotation, type MemoryNodeOptions, memoryNode, memoryPrompt, memoryRoute } from '../src/index.js';
+import {
+  MemoryAnnotation,
+  type MemoryNodeOptions,
+  memoryNode,
+  memoryPrompt,
+  memoryRoute,
+  memoryTools,
+} from '../src/index.js';
 import { type Answer, promptLines, ScriptedChatModel } from './scripted-model.js';
 
 const ben = { space: 'lg', agentId: 'travel', role: 'worker', userId: 'ben' } as const;
@@ -47,13 +54,19 @@ const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}, 24
 });
 
 /** The graph a user writes: memory → agent → (tools → memory → agent)* → memory → end. */
-function graph(stack: Stack, script: Answer[], options: Partial<MemoryNodeOptions> = {}, checkpointer?: MemorySaver) {
+function graph(
+  stack: Stack,
+  script: Answer[],
+  options: Partial<MemoryNodeOptions> = {},
+  checkpointer?: MemorySaver,
+  tools: StructuredToolInterface[] = [weather],
+) {
   const model = new ScriptedChatModel(script);
   const memory = memoryNode({ stack, principal: ben, systemPrompt: 'You are a travel agent.', ...options });
   const app = new StateGraph(MemoryAnnotation)
     .addNode('memory', memory)
     .addNode('agent', async (state) => ({ messages: [await model.invoke(memoryPrompt(state))] }))
-    .addNode('tools', new ToolNode([weather]))
+    .addNode('tools', new ToolNode(tools))
     .addEdge(START, 'memory')
     .addConditionalEdges('memory', memoryRoute('agent'))
     .addConditionalEdges('agent', (state) =>
@@ -214,6 +227,29 @@ describe('memoryNode: mem inside a LangGraph graph', () => {
     await app.invoke({ messages: [new HumanMessage('from thread b')] }, { configurable: { thread_id: 'thread-b' } });
     expect(await transcript(stack, 'thread-a')).toEqual(['user: from thread a', 'assistant: Hi.']);
     expect(await transcript(stack, 'thread-b')).toEqual(['user: from thread b', 'assistant: Hi.']);
+  });
+
+  it('the model ends a task with the task-end tool, and a later run recalls what the task did', async () => {
+    const stack = world().boot();
+    const summary = 'Booked the Riverside hotel in Lisbon for May 3-10; the river view rooms were the only ones left.';
+    const tools = [weather, ...memoryTools(stack, ben, { only: ['task-end'] })];
+    const { app } = graph(
+      stack,
+      [{ calls: [{ name: 'task-end', args: { taskId: 'T-7', summary, outcome: 'success' }, id: 'end-1' }] }, 'Done.'],
+      { taskId: 'T-7' },
+      undefined,
+      tools,
+    );
+    const out = await app.invoke({ messages: [new HumanMessage('Book the Lisbon hotel, then close the task.')] });
+    const result = JSON.parse(String((out.messages.at(-2) as ToolMessage).content));
+    expect(result).toMatchObject({ taskId: 'T-7', stored: { id: expect.any(String) } });
+    const found = await stack.knowledge.search(ben, { query: 'Lisbon hotel booked river', limit: 5 });
+    expect(found.find((r) => r.source === 'task_completion')?.content).toContain('Riverside hotel');
+
+    const later = graph(stack, ['The Riverside.']);
+    await later.app.invoke({ messages: [new HumanMessage('Which hotel did we book in Lisbon?')] });
+    const recall = promptLines(later.model.prompts[0]!).find((l) => l.includes('Relevant Past Knowledge')) ?? '';
+    expect(recall).toContain('Riverside hotel');
   });
 
   it('bad input gets a clear error and writes nothing', async () => {

@@ -2,21 +2,12 @@ import {
   type CompressionOutcome,
   type ConversationOptions,
   type ConversationService,
-  checkName,
   MemError,
-  type Principal,
   type Stack,
   type TranscriptMessage,
   type TranscriptRole,
 } from '@mem/core';
-import {
-  BackgroundDistiller,
-  DEFAULT_DISTILL_TOKENS,
-  type DistillationRun,
-  type DistillationStatus,
-  forgetFormedByEvidence,
-  transcriptEvidenceIds,
-} from '@mem/core/adapter';
+import { type DistillationRun, type DistillationStatus, sessionSetup, type TranscriptSession } from '@mem/core/adapter';
 import type { AgentInputItem, Session } from '@openai/agents-core';
 
 export interface MemSessionOptions {
@@ -53,63 +44,22 @@ const SUMMARY_MARKER = '[Compressed Memory Summary]';
  * stored transcript, so several sessions (and processes) on one store see each other's items.
  */
 export class MemSession implements Session {
+  private readonly session: TranscriptSession;
   private readonly conversations: ConversationService;
   private readonly space: string;
   private readonly sessionId: string;
-  private readonly compaction: Partial<ConversationOptions> | undefined;
-  private readonly principal: Principal;
-  private readonly stack: Stack | undefined;
-  private readonly distiller: BackgroundDistiller | null;
   /** The outcome of the last compaction `addItems` ran, or null. */
   lastCompaction: CompressionOutcome | null = null;
 
   constructor(options: MemSessionOptions) {
-    const conversations = options?.stack?.conversations ?? options?.conversations;
-    if (!conversations) {
-      throw new MemError(
-        'CAPABILITY_MISSING',
-        'MemSession needs a stack with a transcript store: new MemSession({ stack: createStack({ knowledge, transcripts: createSqliteTranscriptStore(...) }), space, sessionId }) (or its `conversations`).',
-      );
-    }
-    checkName(options.space, 'space');
-    checkName(options.sessionId, 'agent');
-    if (options.userId !== undefined) checkName(options.userId, 'user');
-    const distill = options.distill ?? options.stack !== undefined;
-    if (typeof distill !== 'boolean')
-      throw new MemError(
-        'INVALID_INPUT',
-        `MemSession: distill must be true or false (got ${JSON.stringify(distill)}).`,
-      );
-    if (distill && !options.stack)
-      throw new MemError(
-        'INVALID_INPUT',
-        'MemSession: distill needs `stack` (the whole stack, not only its conversations).',
-      );
-    const tokens = options.distillTokens ?? DEFAULT_DISTILL_TOKENS;
-    if (!(Number.isInteger(tokens) && tokens >= 1 && tokens <= 1_000_000))
-      throw new MemError(
-        'INVALID_INPUT',
-        `MemSession: distillTokens must be a whole number from 1 to 1000000 (got ${tokens}).`,
-      );
-    this.conversations = conversations;
-    this.stack = options.stack;
+    this.session = sessionSetup(options, {
+      label: 'MemSession',
+      example:
+        'new MemSession({ stack: createStack({ knowledge, transcripts: createSqliteTranscriptStore(...) }), space, sessionId })',
+    });
+    this.conversations = this.session.conversations;
     this.space = options.space;
     this.sessionId = options.sessionId;
-    this.compaction = options.compaction;
-    this.principal = {
-      space: options.space,
-      agentId: options.sessionId,
-      role: 'worker',
-      ...(options.userId !== undefined ? { userId: options.userId } : {}),
-    };
-    this.distiller =
-      distill && options.stack ? new BackgroundDistiller(options.stack, tokens, conversations.logger) : null;
-    // Option values are checked now, not at the first compaction.
-    this.open();
-  }
-
-  private open() {
-    return this.conversations.open({ space: this.space, agentId: this.sessionId, options: this.compaction });
   }
 
   async getSessionId(): Promise<string> {
@@ -120,7 +70,7 @@ export class MemSession implements Session {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
       throw new MemError('INVALID_INPUT', `getItems: limit must be a whole number ≥ 0, got ${JSON.stringify(limit)}.`);
     }
-    const messages = (await this.conversations.store.read(this.space, this.sessionId))?.messages ?? [];
+    const messages = await this.session.read();
     const chosen = limit === undefined ? messages : limit === 0 ? [] : messages.slice(-limit);
     return chosen.map(toItem);
   }
@@ -140,15 +90,7 @@ export class MemSession implements Session {
       return { role: roleOf(item), content: json };
     });
     if (messages.length === 0) return;
-    const conversation = this.open();
-    if (!this.distiller) {
-      await conversation.addMany(messages);
-      this.lastCompaction = await conversation.maybeCompress();
-      return;
-    }
-    // What a compaction archives is distilled first; a failed distillation postpones the compaction.
-    await this.distiller.write(this.principal, conversation, messages);
-    this.lastCompaction = await this.distiller.compactIfDue(this.principal, conversation);
+    this.lastCompaction = await this.session.write(messages);
   }
 
   /**
@@ -156,12 +98,12 @@ export class MemSession implements Session {
    * run ends in a short-lived process.
    */
   async flush(): Promise<DistillationRun | null> {
-    return this.distiller ? this.distiller.drain(this.principal, 'flush') : null;
+    return this.session.flush();
   }
 
   /** The distillation's state: pending tokens, a run in flight, the runs finished since the last call (null: off). */
   distillation(): DistillationStatus | null {
-    return this.distiller?.take(this.principal) ?? null;
+    return this.session.distillation();
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
@@ -175,9 +117,7 @@ export class MemSession implements Session {
    */
   async clearSession(): Promise<void> {
     // Forgetting the session forgets what was distilled from it alone (memories other sessions also support stay).
-    const evidence = this.stack ? await transcriptEvidenceIds(this.stack, this.space, this.sessionId) : null;
-    await this.conversations.forget(this.space, this.sessionId);
-    if (this.stack && evidence) await forgetFormedByEvidence(this.stack, this.space, evidence);
+    await this.session.forget();
   }
 }
 

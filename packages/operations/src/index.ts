@@ -22,6 +22,14 @@ export {
 export { oneLine, renderResults } from './cli-print.js';
 export { flattenUnionSchema, type JsonSchema, toJsonSchema } from './json-schema.js';
 export {
+  errorCodeOf,
+  type OperationCall,
+  type OperationEvent,
+  type OperationObserver,
+  observeOperations,
+  usageOf,
+} from './observe.js';
+export {
   defineOperation,
   type HttpBinding,
   type HttpMethod,

@@ -44,7 +44,7 @@ const nameOf = (dir: string) =>
   (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string }).name;
 
 /** What each kind of package may import of mem (apps may import anything they assemble). */
-const FRAMEWORKS = ['@mem/ai-sdk', '@mem/openai-agents', '@mem/langgraph'];
+const FRAMEWORKS = ['@mem/ai-sdk', '@mem/openai-agents', '@mem/langgraph', '@mem/langchain'];
 function allowed(name: string): string[] {
   if (name === '@mem/core') return [];
   if (name === '@mem/operations') return ['@mem/core'];

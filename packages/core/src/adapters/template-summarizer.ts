@@ -55,7 +55,7 @@ export function templateSummary(input: SummarizeInput, options: TemplateSummariz
       const body = m.content
         .slice(SUMMARY_MARKER.length)
         .split('\n')
-        .map((l) => l.replace(/^\s*-\s*/, '').trim())
+        .map((l) => l.replace(/^\s*-\s*(?:earlier:\s*)?/, '').trim())
         .filter((l) => l !== '');
       if (body.length > 0) lines.push(`- earlier: ${cut(body.join(' · '))}`);
       continue;

@@ -57,6 +57,29 @@ export function isSummaryMessage(message: TranscriptMessage): boolean {
   return message.role === 'system' && message.content.startsWith(SUMMARY_MARKER);
 }
 
+/**
+ * Where the messages a summary keeps verbatim start: the newest turn (from the last user message), when there is
+ * something older to summarise and the turn takes at most `maxTokens`; else `messages.length` (summarise everything,
+ * e.g. one long turn of tool calls).
+ */
+export function keptTurnStart(
+  messages: readonly TranscriptMessage[],
+  counts: readonly number[],
+  maxTokens: number,
+): number {
+  let start = messages.length;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'user') {
+      start = i;
+      break;
+    }
+  }
+  if (start === 0 || start === messages.length) return messages.length;
+  let tokens = 0;
+  for (let i = start; i < counts.length; i++) tokens += counts[i]!;
+  return tokens <= maxTokens ? start : messages.length;
+}
+
 /** The one-line placeholder that stands for a removed tool result. */
 export function toolResultPlaceholder(tokens: number): string {
   return `[old tool result of about ${tokens} tokens removed to save context; the full text is kept in the conversation archive]`;

@@ -32,8 +32,9 @@ export interface NoReplacement {
 }
 
 /**
- * The `summarize` strategy: one summary block written by the summariser over the snapshot (cleaned like any transcript
- * text). A fallback of the summariser is logged and reported; a throw or an empty summary is a failure.
+ * The `summarize` strategy: one summary block written by the summariser over the snapshot's messages before
+ * `keepFrom` (cleaned like any transcript text), followed by the messages from `keepFrom` kept as they are (the
+ * newest turn). A fallback of the summariser is logged and reported; a throw or an empty summary is a failure.
  */
 export async function summaryReplacement(
   deps: {
@@ -45,11 +46,15 @@ export async function summaryReplacement(
   },
   snapshot: Transcript,
   at: string,
+  keepFrom: number = snapshot.messages.length,
 ): Promise<Replacement | NoReplacement> {
   const extra: Partial<Compacted> = {};
   let summary: string;
   try {
-    const result = await deps.summarizer.summarize({ messages: snapshot.messages, agent: deps.agentId });
+    const result = await deps.summarizer.summarize({
+      messages: snapshot.messages.slice(0, keepFrom),
+      agent: deps.agentId,
+    });
     [summary] = (await deps.cleanAll([result.summary ?? ''])) as [string];
     extra.summarizer = result.summarizer;
     extra.usage = result.usage;
@@ -66,7 +71,7 @@ export async function summaryReplacement(
   if (isEmptyContent(summary)) {
     return { failed: `summariser "${deps.summarizer.id}" returned an empty summary`, error: null };
   }
-  return { messages: [summaryMessage(summary, at)], extra };
+  return { messages: [summaryMessage(summary, at), ...snapshot.messages.slice(keepFrom)], extra };
 }
 
 /**

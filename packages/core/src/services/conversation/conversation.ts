@@ -1,23 +1,16 @@
-import { defaultTokenizer } from '../../adapters/gpt-tokenizer.js';
 import { createTemplateSummarizer } from '../../adapters/template-summarizer.js';
 import { invalidArchiveId, parseArchiveId } from '../../domain/archive-names.js';
-import { type CompactionStrategy, shouldCompress, summaryMessage } from '../../domain/compaction.js';
-import { stripHidden } from '../../domain/hidden-text.js';
+import { type CompactionStrategy, keptTurnStart, summaryMessage } from '../../domain/compaction.js';
 import { newId } from '../../domain/ids.js';
-import { checkName } from '../../domain/names.js';
-import { RunningTokens } from '../../domain/token-budget.js';
-import { isEmptyContent, renderMessageLine } from '../../domain/transcript-format.js';
+import { isEmptyContent } from '../../domain/transcript-format.js';
 import { MemError } from '../../errors.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
-import { type Logger, stderrLogger } from '../../ports/logger.js';
 import type { SecretScanner } from '../../ports/secret-scanner.js';
 import type { Summarizer } from '../../ports/summarizer.js';
-import type { Tokenizer } from '../../ports/tokenizer.js';
 import {
   type ArchiveInfo,
   TRANSCRIPT_ROLES,
   type Transcript,
-  type TranscriptHeader,
   type TranscriptMessage,
   type TranscriptRole,
   type TranscriptStore,
@@ -25,24 +18,10 @@ import {
 } from '../../ports/transcript-store.js';
 import { scanAndRedact } from '../secret-scan.js';
 import { type Compacted, replacementChange, summaryReplacement, windowReplacement } from './compaction.js';
-import { cleanTranscriptText, type Framed, framing } from './context.js';
-import {
-  type AssembledContext,
-  type CompressionOutcome,
-  type ContextInput,
-  type ConversationDeps,
-  type ConversationOptions,
-  checkOptions,
-  DEFAULT_CONVERSATION_OPTIONS,
-} from './options.js';
+import { cleanTranscriptText, extraTokens } from './context.js';
+import { ConversationView } from './conversation-view.js';
+import type { CompressionOutcome, ContextInput, ConversationDeps } from './options.js';
 import { pruneArchives } from './retention.js';
-
-interface Entry {
-  message: TranscriptMessage;
-  line: string;
-  tokens: number;
-  chat: TurnMessage;
-}
 
 const iso = (d: Date) => d.toISOString();
 
@@ -56,55 +35,20 @@ const iso = (d: Date) => d.toISOString();
  *
  * Every async method loads the stored transcript first (once). Mutations are serialised per instance.
  */
-export class Conversation {
-  readonly space: string;
-  readonly agentId: string;
-  readonly options: ConversationOptions;
+export class Conversation extends ConversationView {
   private readonly store: TranscriptStore;
   private readonly clock: Clock;
-  private readonly tokenizer: Tokenizer;
   private readonly summarizer: Summarizer;
-  private readonly logger: Logger;
   private readonly secretScanner: SecretScanner | undefined;
-  private readonly fixed: Framed[] = [];
-  private readonly titleTokens: number;
-
-  private header: TranscriptHeader | null = null;
-  private persisted: Entry[] = [];
-  private session: Entry[] = [];
-  /** Running token totals of the history entries (persisted then session). */
-  private readonly counts = new RunningTokens();
-  private persistentCache: { from: number; message: TurnMessage } | null = null;
   private loading: Promise<void> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(deps: ConversationDeps) {
-    this.space = checkName(deps.space, 'space');
-    this.agentId = checkName(deps.agentId, 'agent');
+    super(deps);
     this.store = deps.store;
     this.clock = deps.clock ?? systemClock;
-    this.tokenizer = deps.tokenizer ?? defaultTokenizer();
     this.summarizer = deps.summarizer ?? createTemplateSummarizer();
-    this.logger = deps.logger ?? stderrLogger;
     this.secretScanner = deps.secretScanner;
-    this.options = checkOptions({
-      ...DEFAULT_CONVERSATION_OPTIONS,
-      ...deps.options,
-      retention: { ...DEFAULT_CONVERSATION_OPTIONS.retention, ...deps.options?.retention },
-    });
-    const overhead = this.options.messageOverheadTokens;
-    if (deps.systemPrompt && !isEmptyContent(deps.systemPrompt)) {
-      this.fixed.push({
-        message: { role: 'system', content: deps.systemPrompt },
-        tokens: this.tokenizer.count(deps.systemPrompt) + overhead,
-      });
-    }
-    const rules = (deps.rules ?? []).filter((r) => !isEmptyContent(r));
-    if (rules.length > 0) {
-      const content = `## Rules\n\n${rules.map((r) => `- ${r}`).join('\n')}`;
-      this.fixed.push({ message: { role: 'system', content }, tokens: this.tokenizer.count(content) + overhead });
-    }
-    this.titleTokens = this.tokenizer.count(this.options.persistentMemoryTitle) + overhead;
   }
 
   /** Construct and load the stored transcript. */
@@ -132,26 +76,6 @@ export class Conversation {
     await this.exclusive(async () => {
       this.rebuild(await this.store.read(this.space, this.agentId));
     });
-  }
-
-  private rebuild(t: Transcript | null): void {
-    this.header = t ? { ...t.header } : null;
-    this.persisted = (t?.messages ?? []).map((m) => this.entry(m));
-    this.session = [];
-    this.counts.clear();
-    for (const e of this.persisted) this.counts.push(e.tokens);
-    this.persistentCache = null;
-  }
-
-  private entry(message: TranscriptMessage): Entry {
-    // What the model reads of a stored message: a transcript written before hidden characters were dropped keeps none.
-    const line = stripHidden(renderMessageLine(message));
-    return {
-      message,
-      line,
-      tokens: this.tokenizer.count(line) + this.options.messageOverheadTokens,
-      chat: { role: message.role, content: line },
-    };
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -217,94 +141,6 @@ export class Conversation {
     });
   }
 
-  // ---------- reading ----------
-
-  private get historyTokens(): number {
-    return this.counts.total;
-  }
-
-  private get fixedTokens(): number {
-    let t = 0;
-    for (const f of this.fixed) t += f.tokens;
-    return t + (this.persisted.length > 0 ? this.titleTokens : 0);
-  }
-
-  /** Tokens of the whole history (system prompt, rules, persistent memory, this session). O(1); call `load()` first. */
-  tokens(): number {
-    return this.fixedTokens + this.historyTokens;
-  }
-
-  /** True when the history has reached threshold × contextLength and holds something to compress. O(1). */
-  needsCompression(): boolean {
-    return this.counts.length > 0 && shouldCompress(this.tokens(), this.options);
-  }
-
-  /** The stored messages this instance knows: the loaded transcript then this session's messages. */
-  async messages(): Promise<TranscriptMessage[]> {
-    await this.load();
-    return [...this.persisted, ...this.session].map((e) => ({ ...e.message }));
-  }
-
-  /** The full in-memory history: system prompt → rules → persistent memory → this session's messages. */
-  async history(): Promise<TurnMessage[]> {
-    await this.load();
-    const out = this.fixed.map((f) => ({ ...f.message }));
-    if (this.persisted.length > 0) out.push(this.persistentMessage(0));
-    for (const e of this.session) out.push({ ...e.chat });
-    return out;
-  }
-
-  /** Every message as `[<time>] <role>: <content>`, one per line. */
-  async render(): Promise<string> {
-    await this.load();
-    return [...this.persisted, ...this.session].map((e) => e.line).join('\n');
-  }
-
-  private persistentMessage(from: number): TurnMessage {
-    if (this.persistentCache?.from !== from) {
-      const lines = this.persisted.slice(from).map((e) => e.line);
-      this.persistentCache = {
-        from,
-        message: { role: 'system', content: `${this.options.persistentMemoryTitle}\n\n${lines.join('\n')}` },
-      };
-    }
-    return { ...this.persistentCache.message };
-  }
-
-  /**
-   * Assemble the messages for the next model call, in the order system prompt → rules → persistent memory
-   * (notebook block, stored transcript) → this session's messages → recall block → current turn. When the history
-   * does not fit in contextLength − reserve, its oldest messages are left out (compaction should have run first).
-   * Cost grows with what fits, not with the length of the history.
-   */
-  async context(input: ContextInput = {}): Promise<AssembledContext> {
-    await this.load();
-    const overhead = this.options.messageOverheadTokens;
-    const { before, after } = framing(input, this.fixed, (text) => this.tokenizer.count(text) + overhead);
-    const P = this.persisted.length;
-    let outside = P > 0 ? this.titleTokens : 0;
-    for (const x of before) outside += x.tokens;
-    for (const x of after) outside += x.tokens;
-    const budget = this.options.contextLength - (input.reserveTokens ?? 0) - outside;
-    // The oldest entries that do not fit are left out: one binary search over the running totals.
-    const k = this.counts.fitFrom(budget);
-    const messages: TurnMessage[] = before.map((x) => x.message);
-    let tokens = 0;
-    for (const x of before) tokens += x.tokens;
-    if (k < P) {
-      messages.push(this.persistentMessage(k));
-      tokens += this.titleTokens;
-    }
-    const fromSession = Math.max(0, k - P);
-    for (let i = fromSession; i < this.session.length; i++) messages.push(this.session[i]!.chat);
-    tokens += this.counts.from(k);
-    for (const x of after) {
-      messages.push(x.message);
-      tokens += x.tokens;
-    }
-    return { messages, tokens, omittedMessages: k };
-  }
-
   async archives(): Promise<ArchiveInfo[]> {
     return this.store.listArchives(this.space, this.agentId);
   }
@@ -318,16 +154,18 @@ export class Conversation {
   // ---------- compaction ----------
 
   /**
-   * Call at the top of every agent-loop iteration, whatever the loop (fixed count, open-ended, event driven):
-   * compresses with the configured strategy when tokens ≥ threshold × contextLength, else returns null at once.
-   * Never throws for a failed summariser or store: it logs, keeps the transcript and reports `failed`.
+   * Call at the top of every agent-loop iteration, whatever the loop (fixed count, open-ended, event driven), with
+   * the parts the next prompt adds (notebook, recall block, current turn, tool definitions, reserve): compresses with
+   * the configured strategy when the whole prompt reaches threshold × contextLength (see needsCompression), else
+   * returns null at once. Never throws for a failed summariser or store: it logs, keeps the transcript and reports
+   * `failed`.
    */
-  async maybeCompress(): Promise<CompressionOutcome | null> {
+  async maybeCompress(input: ContextInput = {}): Promise<CompressionOutcome | null> {
     await this.load();
-    if (!this.needsCompression()) return null;
+    if (!this.needsCompression(input)) return null;
     return this.exclusive(async () => {
-      if (!this.needsCompression()) return null;
-      return this.compressNow();
+      if (!this.needsCompression(input)) return null;
+      return this.compressNow(input);
     });
   }
 
@@ -373,7 +211,7 @@ export class Conversation {
     });
   }
 
-  private async compressNow(): Promise<CompressionOutcome> {
+  private async compressNow(input: ContextInput = {}): Promise<CompressionOutcome> {
     const strategy = this.options.strategy;
     const tokensBefore = this.tokens();
     let snapshot: Transcript | null;
@@ -397,12 +235,23 @@ export class Conversation {
             },
             snapshot,
             iso(this.clock.now()),
+            // The newest turn stays verbatim after the summary while it takes at most half the target.
+            keptTurnStart(
+              snapshot.messages,
+              this.countsFor(snapshot),
+              (this.options.target * this.options.contextLength) / 2,
+            ),
           )
         : windowReplacement(
             strategy,
             snapshot,
             this.countsFor(snapshot),
-            Math.max(0, this.options.target * this.options.contextLength - this.fixedWithoutTitle()),
+            Math.max(
+              0,
+              this.options.target * this.options.contextLength -
+                this.fixedWithoutTitle() -
+                extraTokens(this.parts(input)),
+            ),
             this.options,
             (m) => this.entry(m).tokens,
           );
@@ -421,12 +270,6 @@ export class Conversation {
       }
       return this.failed(strategy, tokensBefore, 'the store could not compact the transcript', error);
     }
-  }
-
-  private fixedWithoutTitle(): number {
-    let t = 0;
-    for (const f of this.fixed) t += f.tokens;
-    return t;
   }
 
   /** Token counts of a snapshot's messages, reusing the counts already held when the snapshot is what we hold. */

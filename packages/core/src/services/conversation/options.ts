@@ -49,6 +49,21 @@ export interface ContextInput {
   turn?: string | TurnMessage | undefined;
   /** Tokens kept free for the model's answer (default 0). */
   reserveTokens?: number | undefined;
+  /**
+   * The tool definitions the model call sends (any JSON: names, descriptions, input schemas): counted, as JSON text,
+   * toward the budget and the compaction threshold, never put into the messages.
+   */
+  tools?: readonly unknown[] | undefined;
+}
+
+/** What `context()` left out because the prompt did not fit (the summary, the newest turn and the system prompt never are). */
+export interface LeftOut {
+  /** History messages between the summary and the newest turn, oldest first. */
+  messages: number;
+  /** The recall block (left out only when the newest turn did not fit with it). */
+  recall: boolean;
+  /** The notebook block (left out only when the newest turn did not fit even without the recall block). */
+  notebook: boolean;
 }
 
 export interface AssembledContext {
@@ -56,8 +71,17 @@ export interface AssembledContext {
   messages: TurnMessage[];
   /** Token count of `messages` (incremental estimate: each text counted once when it entered). */
   tokens: number;
-  /** Oldest history messages left out because they did not fit in the context length. */
+  /** Oldest history messages left out because they did not fit in the context length (= `leftOut.messages`). */
   omittedMessages: number;
+  /** Everything left out, and why nothing else was: see LeftOut. A warning is logged whenever something is. */
+  leftOut: LeftOut;
+  /** Tokens of the tool definitions (counted toward the budget, not in `tokens`). */
+  toolTokens: number;
+  /**
+   * True when even the parts never left out (system prompt, rules, summary, newest turn, current turn) exceed
+   * contextLength − reserve − toolTokens: the prompt is sent over budget rather than without them.
+   */
+  overBudget: boolean;
 }
 
 export type CompressionOutcome =

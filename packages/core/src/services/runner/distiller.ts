@@ -13,7 +13,7 @@ import type { TurnMessage } from '../../ports/transcript-store.js';
 import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
 import type { Conversation } from '../conversation/conversation.js';
-import type { CompressionOutcome } from '../conversation/options.js';
+import type { CompressionOutcome, ContextInput } from '../conversation/options.js';
 import type * as R from './types.js';
 
 /** Tokens of new messages that start a background distillation, when the runner's options set none. */
@@ -107,12 +107,16 @@ export class BackgroundDistiller {
    * Compress `conversation` when due, after distilling what the compaction would archive, so that no message leaves
    * the transcript undistilled. A distillation that fails postpones the compaction (null): a later turn tries again.
    */
-  async compactIfDue(p: Principal, conversation: Conversation): Promise<CompressionOutcome | null> {
-    if (conversation.needsCompression()) {
+  async compactIfDue(
+    p: Principal,
+    conversation: Conversation,
+    prompt: ContextInput = {},
+  ): Promise<CompressionOutcome | null> {
+    if (conversation.needsCompression(prompt)) {
       const run = await this.drain(p, 'compaction');
       if (run.error) return null;
     }
-    return conversation.maybeCompress();
+    return conversation.maybeCompress(prompt);
   }
 
   /** `tokens` of new transcript messages were written for `p`: start a background run once a batch is full. */

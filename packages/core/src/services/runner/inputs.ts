@@ -27,6 +27,11 @@ export const runnerTurnInput = z
     rules: z.array(z.string().max(4_000)).max(100).optional(),
     messages: z.array(messageSchema).max(1_000, 'at most 1000 messages per turn').optional(),
     omitNewest: z.number().int().min(0).optional(),
+    tools: z
+      .array(z.unknown())
+      .max(1_000, 'at most 1000 tool definitions')
+      .optional()
+      .describe('The tool definitions the model call sends: counted toward the budget, never sent by mem.'),
   })
   .strict();
 

@@ -9,6 +9,7 @@ import { parseInput } from '../../schemas.js';
 import type { Stack } from '../../stack.js';
 import type { Principal } from '../../types.js';
 import type { Conversation } from '../conversation/conversation.js';
+import type { ContextInput } from '../conversation/options.js';
 import { defaultName, type StoreResult } from '../knowledge/index.js';
 import { BackgroundDistiller, DEFAULT_DISTILL_TOKENS } from './distiller.js';
 import {
@@ -195,9 +196,12 @@ export class Runner {
     return this.distiller ? this.distiller.write(p, conversation, messages) : conversation.addMany(messages);
   }
 
-  /** Compress when due; with distillation, after distilling what the compaction would archive. */
-  private compactIfDue(p: Principal, conversation: Conversation) {
-    return this.distiller ? this.distiller.compactIfDue(p, conversation) : conversation.maybeCompress();
+  /**
+   * Compress when the whole prompt (`prompt`: notebook, recall block, tools, reserve, with the history) is due; with
+   * distillation, after distilling what the compaction would archive.
+   */
+  private compactIfDue(p: Principal, conversation: Conversation, prompt: ContextInput) {
+    return this.distiller ? this.distiller.compactIfDue(p, conversation, prompt) : conversation.maybeCompress(prompt);
   }
 
   /**
@@ -235,11 +239,7 @@ export class Runner {
     const t = parseInput(runnerTurnInput, 'runner assemble-turn', rest);
     const conversation = this.conversation(p, t.systemPrompt, t.rules);
     const written = t.messages ? await this.write(p, conversation, t.messages) : [];
-    const compaction = await this.compactIfDue(p, conversation);
     const spent: R.SpentTokens[] = [];
-    if (compaction?.status === 'compacted' && compaction.usage) {
-      spent.push({ operation: 'compaction', by: compaction.summarizer ?? 'summarizer', usage: compaction.usage });
-    }
 
     if (t.task && t.taskId && this.tasks.get(this.taskKey(p, t.taskId)) !== t.task) {
       this.holdTask(this.taskKey(p, t.taskId), t.task);
@@ -259,17 +259,24 @@ export class Runner {
       ? await this.stack.knowledge.recall(p, query, this.options.recallLimit ? { limit: this.options.recallLimit } : {})
       : null;
     if (recall && spentAny(recall.usage)) spent.push(this.embedding('recall-embedding', recall.usage));
-    const distillation = this.distiller?.take(p) ?? null;
-    if (distillation) spent.push(...this.distillSpent(distillation.finished));
-    const ctx = await conversation.context({
+    // The budget is the whole prompt: compaction counts the notebook, the recall block and the tools with the history.
+    const prompt: ContextInput = {
       notebook: notebook?.text,
       recall: recall?.block ?? undefined,
       reserveTokens: this.options.reserveTokens,
-    });
+      ...(t.tools ? { tools: t.tools } : {}),
+    };
+    const compaction = await this.compactIfDue(p, conversation, prompt);
+    if (compaction?.status === 'compacted' && compaction.usage) {
+      spent.push({ operation: 'compaction', by: compaction.summarizer ?? 'summarizer', usage: compaction.usage });
+    }
+    const distillation = this.distiller?.take(p) ?? null;
+    if (distillation) spent.push(...this.distillSpent(distillation.finished));
+    const ctx = await conversation.context(prompt);
 
     const messages = ctx.messages.map((m) => (m.role === 'tool' ? { role: 'user' as const, content: m.content } : m));
     let recallMessage: TurnMessage | undefined;
-    if (recall?.block) {
+    if (recall?.block && !ctx.leftOut.recall) {
       recallMessage = { role: this.options.recallRole, content: messages.pop()!.content };
     }
     // Leave out the newest transcript messages the caller sends itself — only while the tail is them (after a
@@ -299,6 +306,9 @@ export class Runner {
         tokens: ctx.tokens,
         reserveTokens: this.options.reserveTokens,
         omittedMessages: ctx.omittedMessages,
+        leftOut: ctx.leftOut,
+        toolTokens: ctx.toolTokens,
+        overBudget: ctx.overBudget,
         notebookTokens: notebook?.tokens ?? 0,
         recalled: (recall?.memories ?? []).map((m) => ({
           id: m.docId,

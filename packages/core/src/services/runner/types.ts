@@ -109,6 +109,8 @@ export interface TurnInput {
    * they are left out of `messages` and the recall block goes last. Default 0.
    */
   omitNewest?: number | undefined;
+  /** The tool definitions the model call sends (JSON): counted toward the budget and the compaction threshold. */
+  tools?: readonly unknown[] | undefined;
 }
 
 /**
@@ -186,8 +188,14 @@ export interface ContextReport {
   /** Tokens of the assembled context (with the tokenizer of the stack), the omitted newest messages included. */
   tokens: number;
   reserveTokens: number;
-  /** Oldest history messages left out because they did not fit. */
+  /** Oldest history messages left out because they did not fit (after the summary, before the newest turn). */
   omittedMessages: number;
+  /** What the context left out to fit (history messages, the recall block, the notebook block); a warning is logged. */
+  leftOut: { messages: number; recall: boolean; notebook: boolean };
+  /** Tokens of the tool definitions counted toward the budget. */
+  toolTokens: number;
+  /** True when the system prompt, summary and newest turn alone exceed the budget (sent anyway). */
+  overBudget: boolean;
   /** Tokens of the notebook block (0 without a notebook). */
   notebookTokens: number;
   /** The memories in the recall block. */

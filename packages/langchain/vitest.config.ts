@@ -1,0 +1,3 @@
+import { base } from '@mem/tsconfig/vitest.base.mjs';
+import { defineConfig } from 'vitest/config';
+export default defineConfig(base());

@@ -1,0 +1,3 @@
+export { principalOf, resourceUserId, threadAgentId } from './ids.js';
+export { MemMastraMemory } from './memory.js';
+export type { MemMastraMemoryConfig, MemMastraMemoryOptions, MemRecallOptions } from './options.js';

@@ -1,0 +1,3 @@
+import { base } from '@mem/tsconfig/tsup.base.mjs';
+import { defineConfig } from 'tsup';
+export default defineConfig(base());
