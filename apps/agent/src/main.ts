@@ -93,7 +93,7 @@ const memory = memoryMiddleware({
     if (!values.report) return;
     const compaction = r.compaction ? ` compaction=${r.compaction.status}` : '';
     process.stderr.write(
-      `report tokens=${r.tokens}/${r.contextWindow} recalled=${r.recalled.length}${compaction} usage=${r.usage.totalTokens}\n`,
+      `report tokens=${r.tokens}/${r.contextWindow} tools=${r.toolTokens} recalled=${r.recalled.length}${compaction} usage=${r.usage.totalTokens}\n`,
     );
   },
 });

@@ -193,9 +193,11 @@ describe('LLM summariser', () => {
     const outcome = await conv.maybeCompress();
     expect(outcome).toMatchObject({ status: 'compacted', summarizer: 'llm:good', usage: { totalTokens: 375 } });
     const now = (await store.read('acme', 'alice'))!.messages;
-    expect(now).toHaveLength(1);
+    // The newest turn stays verbatim after the summary of the rest.
+    expect(now).toHaveLength(2);
     expect(now[0]!.content).toMatch(
-      /^\[Compressed Memory Summary\]\n## Facts\n- The last message was: \[2026-03-01T12:00:00.000Z\] user: fact 11/,
+      /^\[Compressed Memory Summary\]\n## Facts\n- The last message was: \[2026-03-01T12:00:00.000Z\] user: fact 10/,
     );
+    expect(now[1]!.content).toBe('fact 11: one two three four');
   });
 });
