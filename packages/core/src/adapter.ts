@@ -6,6 +6,7 @@
  */
 
 export { bundleCapabilities, checkCapabilities, STRUCTURED_PORTS, storeBundle } from './adapter-kit/bundle.js';
+export { contentText, sameJson } from './adapter-kit/content.js';
 export { inOrder, keyTakenByStore, parseTags } from './adapter-kit/rows.js';
 export {
   type CandidateArms,

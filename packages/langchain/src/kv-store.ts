@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { BaseStore } from '@langchain/core/stores';
 import { checkName, type JsonValue, MemError, type Stack } from '@mem/core';
-import { guardSessionStateStore, type SessionStateStore } from '@mem/core/adapter';
+import { guardSessionStateStore, type SessionStateStore, sameJson } from '@mem/core/adapter';
 
 export interface MemKeyValueStoreOptions {
   /** The mem stack: its session-state store (`stack.structured.sessionState`) and clock. Give this or `sessionState`. */
@@ -351,16 +351,4 @@ function decodeValue(state: JsonValue, key: string, id: string): unknown {
   if (s.key !== key) return undefined;
   if (typeof s.base64 === 'string') return new Uint8Array(Buffer.from(s.base64, 'base64'));
   return 'value' in s ? s.value : undefined;
-}
-
-/** True when `b` is exactly the JSON value `a` (no undefined fields, Dates, NaN or class instances in `b`). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === null || typeof a !== 'object') return Object.is(a, b) || (a === 0 && b === 0);
-  if (typeof b !== 'object' || b === null) return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  const proto = Object.getPrototypeOf(b);
-  if (Array.isArray(b) || (proto !== Object.prototype && proto !== null)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as never)[k], (b as never)[k]));
 }

@@ -22,28 +22,14 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import { MemError, type TranscriptMessage, type TurnMessage } from '@mem/core';
-import { toolCallText, toolResultText } from '@mem/core/adapter';
+import { contentText, toolCallText, toolResultText } from '@mem/core/adapter';
+
+export { contentText };
 
 /** The tool name written when a tool message has none. */
 const UNNAMED_TOOL = 'tool';
 const TOOL_CALL_LINE = /^\[tool call ([^\s\]]+) #([^\]\s]*)\] (.*)$/;
 const TOOL_RESULT = /^\[tool (result|error) ([^\s\]]+) #([^\]\s]*)\](?: ([\s\S]*))?$/;
-
-/** The text of a message's content: its text blocks joined by line breaks, any other block as `[<type>]`. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const block of content) {
-    if (typeof block === 'string') parts.push(block);
-    else if (block && typeof block === 'object') {
-      const b = block as { type?: unknown; text?: unknown };
-      if (typeof b.text === 'string' && (b.type === 'text' || b.type === undefined)) parts.push(b.text);
-      else if (typeof b.type === 'string' && b.type !== 'tool_use' && b.type !== 'tool_call') parts.push(`[${b.type}]`);
-    }
-  }
-  return parts.join('\n');
-}
 
 const isMessage = (m: unknown): m is BaseMessage =>
   typeof m === 'object' && m !== null && typeof (m as { getType?: unknown }).getType === 'function';

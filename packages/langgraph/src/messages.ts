@@ -1,23 +1,9 @@
 /** Between LangChain messages and mem's text messages: what the transcript keeps of each, and mem's context back. */
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { TurnMessage } from '@mem/core';
-import { toolCallText, toolResultText } from '@mem/core/adapter';
+import { contentText, toolCallText, toolResultText } from '@mem/core/adapter';
 
-/** The text of a message's content: its text blocks, other blocks (an image, a file) as `[<type>]`. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const block of content) {
-    if (typeof block === 'string') parts.push(block);
-    else if (block && typeof block === 'object') {
-      const b = block as { type?: unknown; text?: unknown };
-      if (typeof b.text === 'string' && (b.type === 'text' || b.type === undefined)) parts.push(b.text);
-      else if (typeof b.type === 'string' && b.type !== 'tool_use' && b.type !== 'tool_call') parts.push(`[${b.type}]`);
-    }
-  }
-  return parts.join('\n');
-}
+export { contentText };
 
 export const kindOf = (m: BaseMessage): string => m.getType();
 

@@ -12,6 +12,7 @@ import {
   type SearchOperation,
 } from '@langchain/langgraph-checkpoint';
 import { checkKey, type KnowledgeService, MemError, type Principal, type Scope } from '@mem/core';
+import { sameJson } from '@mem/core/adapter';
 import { itemKey, namespacePrefix, parseItemKey } from './keys.js';
 
 export interface MemStoreOptions {
@@ -289,18 +290,6 @@ function checkValue(value: unknown): void {
       'INVALID_INPUT',
       'put: the value must be plain JSON (strings, finite numbers, booleans, null, arrays, objects); it holds something JSON cannot keep (undefined, a function, a Date, NaN, a class instance…). Convert it first.',
     );
-}
-
-/** True when `b` is exactly the JSON value `a` (no undefined fields, Dates, NaN or class instances in `b`). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === null || typeof a !== 'object') return Object.is(a, b) || (a === 0 && b === 0);
-  if (typeof b !== 'object' || b === null) return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  const proto = Object.getPrototypeOf(b);
-  if (Array.isArray(b) || (proto !== Object.prototype && proto !== null)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as never)[k], (b as never)[k]));
 }
 
 function stringLeaves(value: unknown, out: string[] = []): string[] {
