@@ -1,5 +1,5 @@
 /**
- * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|formation|graph|qa|report> [flags]`: runs a script of the
+ * `mem bench <retrieval|scale|convo|server|crash|runner|cold-start|attack|writes|keyword|secrets|formation|graph|compaction|qa|report> [flags]`: runs a script of the
  * @mem/bench package (apps/bench/README.md) in a child process. The bench is a development dependency: it is found
  * through its package.json in a clone of the repository, and is not part of the published mem command.
  */
@@ -25,6 +25,7 @@ const SCRIPTS: Record<string, string> = {
   secrets: 'src/secrets.ts',
   formation: 'src/formation.ts',
   graph: 'src/graph.ts',
+  compaction: 'src/compaction.ts',
   qa: 'src/qa.ts',
   report: 'src/report-page.ts',
 };
@@ -44,7 +45,7 @@ function benchDir(): string | null {
 export const benchCommands: Record<string, Command> = {
   bench: {
     summary:
-      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets, formation, graph, qa) or render their reports into one page (see apps/bench/README.md)',
+      'run a benchmark (retrieval, scale, convo, server, crash, runner, cold-start, attack, writes, keyword, secrets, formation, graph, compaction, qa) or render their reports into one page (see apps/bench/README.md)',
     usage:
       'mem bench retrieval --dataset <locomo.json> [--stacks mem,keyword-only,bm25,vector-only,hashing,mem0,langgraph]\n' +
       '                    [--cv] [--no-recall-block] [--weights 1:0.1,…] [--cache <file>] [--json]\n' +
@@ -70,6 +71,9 @@ export const benchCommands: Record<string, Command> = {
       '                  false memories, secrets, as-of; key in MEM_LLM_API_KEY)\n' +
       '       mem bench graph [--entities 100000] [--relations 500000] [--store sqlite,postgres] [--queries 200] [--json]\n' +
       '                  (the memory graph at scale: ingest, 2-hop neighbours, resolving a new entity, open and search)\n' +
+      '       mem bench compaction --dataset <locomo.json> [--dataset …] [--budgets 256,512] [--window 2000] [--windows 4]\n' +
+      '                  [--summarizers template,extractive,extractive+embed,llm-lead,llm-down] [--json]   (names, numbers\n' +
+      '                  and dates of archived turns still in the summary, per summariser and budget)\n' +
       '       mem bench qa --dataset <locomo.json> --llm-url URL --llm-model M [--judge-url URL --judge-model M]\n' +
       '                  [--stacks mem,full-context,mem0] [--limit-conversations N] [--limit-questions N] [--k 10]\n' +
       '                  [--timeout 60000] [--json]   (answer accuracy: the LLM-as-a-judge J score per stack;\n' +

@@ -5,12 +5,14 @@
  */
 import { resolve } from 'node:path';
 import {
+  createExtractiveSummarizer,
   createHashingEmbedder,
   createInMemoryKnowledgeStore,
   createInMemoryNotebookStore,
   createInMemoryStructuredStores,
   createInMemoryTranscriptStore,
   createStack,
+  createTemplateSummarizer,
   MemError,
   type Stack,
   type StackOptions,
@@ -106,10 +108,19 @@ async function openEmbedder(s: Settings): Promise<Embedder | undefined> {
   }
 }
 
-/** The parts of the stack the settings name beyond its stores. */
-async function openParts(s: Settings): Promise<Partial<StackOptions>> {
+/** The parts of the stack the settings name beyond its stores (the summarisers read with `embedder`). */
+async function openParts(s: Settings, embedder: Embedder | undefined): Promise<Partial<StackOptions>> {
   const parts: Partial<StackOptions> = {};
-  if (s.summarizer) parts.summarizer = (await import('@mem/summarizer-llm')).createLlmSummarizer(s.summarizer);
+  // Without MEM_SUMMARIZER the stack's own default writes summaries: the extractive summariser over its embedder.
+  if (s.summarizer) {
+    parts.summarizer = (await import('@mem/summarizer-llm')).createLlmSummarizer({
+      ...s.summarizer,
+      fallback:
+        s.offlineSummarizer === 'template' ? createTemplateSummarizer() : createExtractiveSummarizer({ embedder }),
+    });
+  } else if (s.offlineSummarizer === 'template') {
+    parts.summarizer = createTemplateSummarizer();
+  }
   if (s.queryRewriter)
     parts.queryRewriter = (await import('@mem/summarizer-llm')).createLlmQueryRewriter(s.queryRewriter);
   if (s.extractor) parts.extractor = (await import('@mem/summarizer-llm')).createLlmStatementExtractor(s.extractor);
@@ -128,17 +139,17 @@ export async function openStack(settings: Settings, overrides: StackOverrides = 
   const stores = await openStores(settings);
   try {
     const bundles: StoreBundle[] = [stores];
+    const embedder = 'embedder' in overrides ? overrides.embedder : await openEmbedder(settings);
     const options: StackOptions = {
       stores: bundles,
       services: [episodicServices(), proceduralServices()],
-      ...(await openParts(settings)),
+      ...(await openParts(settings, embedder)),
     };
     if (settings.transcripts === 'markdown') {
       const { createMarkdownStores } = await import('@mem/store-markdown');
       // Markdown first: the store bundle's own transcript tables are used only with `transcripts: 'store'`.
       bundles.unshift(createMarkdownStores({ root: settings.workspace }));
     }
-    const embedder = 'embedder' in overrides ? overrides.embedder : await openEmbedder(settings);
     if (embedder) options.embedder = embedder;
     for (const [name, port] of Object.entries(overrides)) {
       if (name === 'embedder') continue;

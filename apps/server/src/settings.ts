@@ -48,6 +48,8 @@ export interface Settings {
   sqliteIndex: SqliteStoreOptions['index'] | undefined;
   /** MEM_SUMMARIZER=llm and MEM_QUERY_REWRITE=llm: the chat endpoint of MEM_LLM_*. */
   summarizer: Endpoint | undefined;
+  /** MEM_SUMMARIZER without a model: `extractive` (the default; also the LLM summariser's fallback) or `template`. */
+  offlineSummarizer: 'extractive' | 'template';
   queryRewriter: Endpoint | undefined;
   /** MEM_EXTRACTOR=llm: distill reads conversations with the chat model of MEM_LLM_* (default: the offline reader). */
   extractor: Endpoint | undefined;
@@ -171,7 +173,11 @@ export function readSettings(given: Env, flags: SettingFlags = {}, cwd = process
   if (secretlint !== 'on' && secretlint !== 'off') {
     throw new UsageError(`--secretlint must be "on" or "off" (got "${secretlint}").`);
   }
-  const summarizer = oneOf(env.MEM_SUMMARIZER ?? 'template', ['template', 'llm'] as const, 'MEM_SUMMARIZER');
+  const summarizer = oneOf(
+    env.MEM_SUMMARIZER ?? 'extractive',
+    ['extractive', 'template', 'llm'] as const,
+    'MEM_SUMMARIZER',
+  );
   const queryRewrite = oneOf(env.MEM_QUERY_REWRITE ?? 'off', ['off', 'llm'] as const, 'MEM_QUERY_REWRITE');
   const extractor = oneOf(env.MEM_EXTRACTOR ?? 'offline', ['offline', 'llm'] as const, 'MEM_EXTRACTOR');
   const distillReview = oneOf(env.MEM_DISTILL_REVIEW ?? 'off', ['off', 'on'] as const, 'MEM_DISTILL_REVIEW');
@@ -196,6 +202,7 @@ export function readSettings(given: Env, flags: SettingFlags = {}, cwd = process
       ? sqliteIndexOptionsFromJson(env.MEM_SQLITE_INDEX, 'MEM_SQLITE_INDEX')
       : undefined,
     summarizer: summarizer === 'llm' ? llmEndpoint(env, 'MEM_SUMMARIZER=llm') : undefined,
+    offlineSummarizer: summarizer === 'template' ? 'template' : 'extractive',
     queryRewriter: queryRewrite === 'llm' ? llmEndpoint(env, 'MEM_QUERY_REWRITE=llm') : undefined,
     extractor: extractor === 'llm' ? llmEndpoint(env, 'MEM_EXTRACTOR=llm') : undefined,
     distillReview: distillReview === 'on',

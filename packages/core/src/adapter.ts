@@ -80,7 +80,9 @@ export {
   compactionArchiveTime,
   guardTranscriptStore,
 } from './adapter-kit/transcripts.js';
+export type { ExtractiveSummarizerOptions } from './adapters/extractive-summarizer.js';
 export { InMemoryGraphStore } from './adapters/in-memory-graph.js';
+export type { TemplateSummarizerOptions } from './adapters/template-summarizer.js';
 export { archiveId, compareArchiveIds, invalidArchiveId, parseArchiveId } from './domain/archive-names.js';
 export { calibrationTexts } from './domain/calibration.js';
 export { checkCompactionBasis } from './domain/compaction.js';

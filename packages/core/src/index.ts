@@ -3,13 +3,14 @@
  * interfaces and the helpers adapter authors need are in `@mem/core/adapter`. Every name here is listed in README.md.
  */
 
+export { createExtractiveSummarizer } from './adapters/extractive-summarizer.js';
 export { createGptTokenizer, type GptEncoding } from './adapters/gpt-tokenizer.js';
 export { createHashingEmbedder } from './adapters/hashing-embedder.js';
 export { createInMemoryKnowledgeStore } from './adapters/in-memory-knowledge.js';
 export { createInMemoryNotebookData, createInMemoryNotebookStore } from './adapters/in-memory-notebook.js';
 export { createInMemoryStructuredStores } from './adapters/in-memory-structured-stores.js';
 export { createInMemoryTranscriptData, createInMemoryTranscriptStore } from './adapters/in-memory-transcript.js';
-export { createTemplateSummarizer, type TemplateSummarizerOptions } from './adapters/template-summarizer.js';
+export { createTemplateSummarizer } from './adapters/template-summarizer.js';
 export {
   agentSessionId,
   agentSessionPrefix,

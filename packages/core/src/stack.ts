@@ -1,4 +1,5 @@
 import { bundleCapabilities, STRUCTURED_PORTS } from './adapter-kit/bundle.js';
+import { createExtractiveSummarizer } from './adapters/extractive-summarizer.js';
 import type { PersonalDataSetting } from './domain/secrets.js';
 import { MemError } from './errors.js';
 import { type Clock, systemClock } from './ports/clock.js';
@@ -82,7 +83,7 @@ export interface StackOptions {
   transcripts?: TranscriptStore;
   /** Agent-written notebooks (docs/notebooks.md). */
   notebooks?: NotebookStore;
-  /** Writes compaction summaries; the template summarizer when absent. */
+  /** Writes compaction and session summaries; when absent, the extractive summariser over the stack's embedder. */
   summarizer?: Summarizer;
   /** Counts tokens for budgets; a GPT tokenizer when absent. */
   tokenizer?: Tokenizer;
@@ -120,6 +121,8 @@ export interface Stack {
   knowledge: KnowledgeService;
   knowledgeStore: KnowledgeStore;
   embedder: Embedder | undefined;
+  /** Writes compaction and session summaries (the one given to createStack, else the extractive summariser). */
+  summarizer: Summarizer;
   clock: Clock;
   /** What the ports can do, read once at assembly (a port that declares malformed capabilities fails assembly). */
   capabilities: StackCapabilities;
@@ -267,13 +270,15 @@ export function createStack(given: StackOptions): Stack {
     return store;
   };
   const plugged = pluggedServices(checkPlugins(options.services), { port, embedder: options.embedder, clock });
+  const summarizer =
+    options.summarizer ?? createExtractiveSummarizer({ embedder: options.embedder, tokenizer: options.tokenizer });
   const conversations = options.transcripts
     ? new ConversationService({
         store: options.transcripts,
         settings: structured.sessionState,
         clock,
         tokenizer: options.tokenizer,
-        summarizer: options.summarizer,
+        summarizer,
         logger: options.logger,
         secretScanner,
         options: { ...options.conversation, ...pd },
@@ -293,6 +298,7 @@ export function createStack(given: StackOptions): Stack {
     knowledge,
     knowledgeStore,
     embedder: options.embedder,
+    summarizer,
     clock,
     capabilities,
     structured,

@@ -70,8 +70,11 @@ export interface ChatFailure {
 export interface ChatClient {
   readonly model: string;
   readonly timeoutMs: number;
-  /** One chat completion. Throws whatever the SDK throws: map it with `describeFailure`. */
-  complete(messages: readonly ChatMessage[], request?: { responseFormat?: ResponseFormat }): Promise<ChatAnswer>;
+  /** One chat completion (`request.maxTokens` lowers the client's own limit for this call). Throws whatever the SDK throws: map it with `describeFailure`. */
+  complete(
+    messages: readonly ChatMessage[],
+    request?: { responseFormat?: ResponseFormat; maxTokens?: number },
+  ): Promise<ChatAnswer>;
   /** Maps an error thrown by `complete` to a reason in words (with the key removed) and whether a retry may help. */
   describeFailure(error: unknown): ChatFailure;
   /** Removes the API key from a text (for reasons built elsewhere). */
@@ -168,8 +171,12 @@ export function createChatClient(
     redactKey: (text) => redactKey(text, apiKey),
     async complete(
       messages: readonly ChatMessage[],
-      request: { responseFormat?: ResponseFormat } = {},
+      request: { responseFormat?: ResponseFormat; maxTokens?: number } = {},
     ): Promise<ChatAnswer> {
+      const limit =
+        request.maxTokens !== undefined && request.maxTokens >= 1
+          ? Math.min(maxTokens, Math.floor(request.maxTokens))
+          : maxTokens;
       const format = request.responseFormat;
       const responseFormat =
         format?.type === 'json_schema'
@@ -180,7 +187,7 @@ export function createChatClient(
       const response = await sdk.chat.completions.create({
         model,
         temperature,
-        [maxTokensParam]: maxTokens,
+        [maxTokensParam]: limit,
         messages: messages.map((m) => ({ role: m.role, content: m.content })),
         ...(responseFormat ? { response_format: responseFormat } : {}),
       } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);

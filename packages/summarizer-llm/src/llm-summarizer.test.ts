@@ -8,7 +8,7 @@ import { createLlmSummarizer, DEFAULT_SUMMARY_PROMPT, type LlmSummarizerOptions 
 // A real OpenAI-compatible server on 127.0.0.1 (node:http), POST /v1/chat/completions. The model name picks what it
 // does, so the tests share one server:
 //   'good'    → a long summary that quotes the last message, with usage
-//   'terse'   → "OK." (too short: the template takes over)
+//   'terse'   → "OK." (too short: the extractive summariser takes over)
 //   'empty'   → no choices at all
 //   'broken'  → 500
 //   'locked'  → 401 unless `Authorization: Bearer right-key`
@@ -43,7 +43,7 @@ beforeAll(async () => {
       });
     switch (body.model) {
       case 'good': {
-        const lines = body.messages[1]!.content.split('\n');
+        const lines = body.messages[1]!.content.split('\n').filter((l: string) => l.startsWith('['));
         return reply(
           `## Facts\n- The last message was: ${lines.at(-1)}\n## Decisions\n- Deploy on Mondays.\n## Open questions\n- Who owns backups?`,
         );
@@ -118,9 +118,18 @@ describe('LLM summariser', () => {
     expect(headers.authorization).toBeUndefined();
   });
 
-  it('falls back to the template on a summary under 50 characters, still reporting the tokens spent', async () => {
+  it("keeps to a caller's budget: max_tokens is the lower of its own and the input's, and the prompt names it", async () => {
+    await make({ model: 'good', maxTokens: 500 }).summarize({ messages, maxTokens: 120 });
+    await make({ model: 'good', maxTokens: 100 }).summarize({ messages, maxTokens: 120 });
+    await make({ model: 'good', maxTokens: 100 }).summarize({ messages });
+    expect(seen.map((s) => s.body.max_tokens)).toEqual([120, 100, 100]);
+    expect(seen[0]!.body.messages[1]!.content).toContain('Keep the summary under 120 tokens.');
+    expect(seen[2]!.body.messages[1]!.content).not.toContain('Keep the summary under');
+  });
+
+  it('falls back to the extractive summariser on a summary under 50 characters, still reporting the tokens spent', async () => {
     const r = await make({ model: 'terse' }).summarize({ messages });
-    expect(r.summarizer).toBe('template');
+    expect(r.summarizer).toBe('extractive');
     expect(r.summary).toBe(
       '- [user]: We deploy on Mondays from now on.\n- [tool]: backup job: exit code 2 (disk full)\n- [assistant]: Noted. Who owns backups?',
     );
@@ -132,9 +141,9 @@ describe('LLM summariser', () => {
     expect((await make({ model: 'empty' }).summarize({ messages })).fallback?.reason).toContain('an empty answer');
   });
 
-  it('falls back to the template on a server error, a refused key, a timeout or no server, never leaking the key', async () => {
+  it('falls back to the extractive summariser on a server error, a refused key, a timeout or no server, never leaking the key', async () => {
     const broken = await make({ model: 'broken', maxRetries: 1 }).summarize({ messages });
-    expect(broken.summarizer).toBe('template');
+    expect(broken.summarizer).toBe('extractive');
     expect(broken.fallback?.reason).toContain('500');
     expect(broken.usage.totalTokens).toBe(0);
     expect(seen).toHaveLength(2); // one retry

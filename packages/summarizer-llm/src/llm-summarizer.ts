@@ -1,4 +1,4 @@
-import { createTemplateSummarizer } from '@mem/core';
+import { createExtractiveSummarizer } from '@mem/core';
 import {
   NO_USAGE,
   renderMessageLine,
@@ -42,7 +42,7 @@ export interface LlmSummarizerOptions extends ChatEndpointOptions {
   minSummaryChars?: number;
   /** The newest messages up to this many characters go into the prompt (default 400,000; older ones are noted as left out). */
   maxInputChars?: number;
-  /** Used when the model fails or answers too little (default: the template summariser of @mem/core). */
+  /** Used when the model fails or answers too little (default: the extractive summariser of @mem/core, keywords only; give it your embedder). */
   fallback?: Summarizer;
   /** Replaces DEFAULT_SUMMARY_PROMPT. */
   prompt?: string;
@@ -69,7 +69,7 @@ export function renderForSummary(input: SummarizeInput, maxChars: number): strin
 /**
  * The LLM summariser (docs/configuration.md): asks any OpenAI-compatible chat completions endpoint for a summary that keeps every
  * fact, decision, constraint, tool result, error and open question. Never throws for a model problem: on an error,
- * or a summary under `minSummaryChars`, it falls back to the template summariser and says why (`fallback`).
+ * or a summary under `minSummaryChars`, it falls back to the extractive summariser and says why (`fallback`).
  * Reports the tokens the model used. Reads no environment variable.
  */
 export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
@@ -79,7 +79,7 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
   const id = options.id ?? `llm:${model}`;
   const minChars = options.minSummaryChars ?? 50;
   const maxInputChars = options.maxInputChars ?? 400_000;
-  const fallback = options.fallback ?? createTemplateSummarizer();
+  const fallback = options.fallback ?? createExtractiveSummarizer();
   const prompt = options.prompt ?? DEFAULT_SUMMARY_PROMPT;
 
   async function fallBack(input: SummarizeInput, reason: string, usage: TokenUsage): Promise<SummaryResult> {
@@ -102,10 +102,14 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
         : 'Conversation, oldest message first:';
       let answer: ChatAnswer;
       try {
-        answer = await client.complete([
-          { role: 'system', content: prompt },
-          { role: 'user', content: `${intro}\n\n${transcript}` },
-        ]);
+        const length = input.maxTokens ? `\n\nKeep the summary under ${Math.floor(input.maxTokens)} tokens.` : '';
+        answer = await client.complete(
+          [
+            { role: 'system', content: prompt },
+            { role: 'user', content: `${intro}\n\n${transcript}${length}` },
+          ],
+          input.maxTokens ? { maxTokens: input.maxTokens } : {},
+        );
       } catch (error) {
         return fallBack(input, `model "${model}" failed: ${client.describeFailure(error).reason}`, NO_USAGE);
       }

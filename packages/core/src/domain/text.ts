@@ -10,6 +10,11 @@ const STOPWORDS = new Set(
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
 
+/** True for the common function words the keyword arms leave out ("the", "and", "you"…), given in lower case. */
+export function isStopword(token: string): boolean {
+  return STOPWORDS.has(token);
+}
+
 /** Lower-case word tokens (letters and digits of any script). */
 export function tokenize(text: string): string[] {
   return text.toLowerCase().match(TOKEN) ?? [];

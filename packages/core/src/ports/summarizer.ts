@@ -5,6 +5,11 @@ export interface SummarizeInput {
   messages: readonly TranscriptMessage[];
   /** The agent whose conversation this is (for the prompt). */
   agent?: string;
+  /**
+   * Most tokens the summary may take (compaction passes what is left of its target once the kept turn, the system
+   * prompt and the rest of the prompt are counted). A summariser keeps to the lower of this and its own limit.
+   */
+  maxTokens?: number;
 }
 
 /** Tokens a summariser spent (all zero for summarisers that call no model). */
@@ -25,7 +30,8 @@ export interface SummaryResult {
 
 /**
  * Turns a conversation into a summary that replaces it at compaction (docs/configuration.md).
- * Implementations: the template summariser in @mem/core, the LLM summariser in @mem/summarizer-llm.
+ * Implementations: the extractive (the default) and template summarisers in @mem/core, the LLM summariser in
+ * @mem/summarizer-llm.
  * A summariser may throw; the conversation service then logs the failure and keeps the transcript.
  */
 export interface Summarizer {

@@ -34,7 +34,7 @@ export interface NoReplacement {
 /**
  * The `summarize` strategy: one summary block written by the summariser over the snapshot's messages before
  * `keepFrom` (cleaned like any transcript text), followed by the messages from `keepFrom` kept as they are (the
- * newest turn). A fallback of the summariser is logged and reported; a throw or an empty summary is a failure.
+ * newest turn), in at most `maxTokens` when given. A fallback of the summariser is logged and reported; a throw or an empty summary is a failure.
  */
 export async function summaryReplacement(
   deps: {
@@ -47,6 +47,7 @@ export async function summaryReplacement(
   snapshot: Transcript,
   at: string,
   keepFrom: number = snapshot.messages.length,
+  maxTokens?: number,
 ): Promise<Replacement | NoReplacement> {
   const extra: Partial<Compacted> = {};
   let summary: string;
@@ -54,6 +55,7 @@ export async function summaryReplacement(
     const result = await deps.summarizer.summarize({
       messages: snapshot.messages.slice(0, keepFrom),
       agent: deps.agentId,
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
     [summary] = (await deps.cleanAll([result.summary ?? ''])) as [string];
     extra.summarizer = result.summarizer;

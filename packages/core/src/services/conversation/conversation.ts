@@ -1,4 +1,4 @@
-import { createTemplateSummarizer } from '../../adapters/template-summarizer.js';
+import { createExtractiveSummarizer } from '../../adapters/extractive-summarizer.js';
 import { invalidArchiveId, parseArchiveId } from '../../domain/archive-names.js';
 import { type CompactionStrategy, keptTurnStart, summaryMessage } from '../../domain/compaction.js';
 import { newId } from '../../domain/ids.js';
@@ -17,13 +17,24 @@ import {
   type TurnMessage,
 } from '../../ports/transcript-store.js';
 import { scanAndRedact } from '../secret-scan.js';
-import { type Compacted, replacementChange, summaryReplacement, windowReplacement } from './compaction.js';
+import {
+  type Compacted,
+  type NoReplacement,
+  type Replacement,
+  replacementChange,
+  summaryReplacement,
+  windowReplacement,
+} from './compaction.js';
 import { cleanTranscriptText, extraTokens } from './context.js';
 import { ConversationView } from './conversation-view.js';
 import type { CompressionOutcome, ContextInput, ConversationDeps } from './options.js';
 import { pruneArchives } from './retention.js';
 
 const iso = (d: Date) => d.toISOString();
+/** A summary gets at least this many tokens, however full the prompt is. */
+const MIN_SUMMARY_TOKENS = 64;
+/** What the summary's header line and message framing take. */
+const SUMMARY_HEAD_TOKENS = 12;
 
 /**
  * One agent's conversation memory (docs/conversations.md): a history written through to a TranscriptStore, reloaded on start,
@@ -47,7 +58,7 @@ export class Conversation extends ConversationView {
     super(deps);
     this.store = deps.store;
     this.clock = deps.clock ?? systemClock;
-    this.summarizer = deps.summarizer ?? createTemplateSummarizer();
+    this.summarizer = deps.summarizer ?? createExtractiveSummarizer({ tokenizer: deps.tokenizer });
     this.secretScanner = deps.secretScanner;
   }
 
@@ -223,38 +234,39 @@ export class Conversation extends ConversationView {
     if (!snapshot || snapshot.messages.length === 0) {
       return { status: 'skipped', strategy, tokensBefore, reason: 'the stored transcript holds no messages' };
     }
-    const planned =
-      strategy === 'summarize'
-        ? await summaryReplacement(
-            {
-              summarizer: this.summarizer,
-              logger: this.logger,
-              space: this.space,
-              agentId: this.agentId,
-              cleanAll: (texts) => this.cleanAll(texts),
-            },
-            snapshot,
-            iso(this.clock.now()),
-            // The newest turn stays verbatim after the summary while it takes at most half the target.
-            keptTurnStart(
-              snapshot.messages,
-              this.countsFor(snapshot),
-              (this.options.target * this.options.contextLength) / 2,
-            ),
-          )
-        : windowReplacement(
-            strategy,
-            snapshot,
-            this.countsFor(snapshot),
-            Math.max(
-              0,
-              this.options.target * this.options.contextLength -
-                this.fixedWithoutTitle() -
-                extraTokens(this.parts(input)),
-            ),
-            this.options,
-            (m) => this.entry(m).tokens,
-          );
+    const counts = this.countsFor(snapshot);
+    // What the next prompt holds besides the history: the summary and the kept turn share the rest of the target.
+    const room =
+      this.options.target * this.options.contextLength - this.fixedWithoutTitle() - extraTokens(this.parts(input));
+    let planned: Replacement | NoReplacement;
+    if (strategy === 'summarize') {
+      // The newest turn stays verbatim after the summary while it takes at most half the target.
+      const keepFrom = keptTurnStart(snapshot.messages, counts, (this.options.target * this.options.contextLength) / 2);
+      let kept = 0;
+      for (let i = keepFrom; i < counts.length; i++) kept += counts[i]!;
+      planned = await summaryReplacement(
+        {
+          summarizer: this.summarizer,
+          logger: this.logger,
+          space: this.space,
+          agentId: this.agentId,
+          cleanAll: (texts) => this.cleanAll(texts),
+        },
+        snapshot,
+        iso(this.clock.now()),
+        keepFrom,
+        Math.max(MIN_SUMMARY_TOKENS, Math.floor(room - kept - SUMMARY_HEAD_TOKENS)),
+      );
+    } else {
+      planned = windowReplacement(
+        strategy,
+        snapshot,
+        counts,
+        Math.max(0, room),
+        this.options,
+        (m) => this.entry(m).tokens,
+      );
+    }
     if ('failed' in planned) return this.failed(strategy, tokensBefore, planned.failed, planned.error);
     const { messages: replacement, extra } = planned;
     try {

@@ -110,7 +110,7 @@ export interface ConversationDeps {
   agentId: string;
   clock?: Clock | undefined;
   tokenizer?: Tokenizer | undefined;
-  /** Writes the summary for the `summarize` strategy; default: the template summariser. */
+  /** Writes the summary for the `summarize` strategy; default: the extractive summariser (keywords only, no embedder). */
   summarizer?: Summarizer | undefined;
   logger?: Logger | undefined;
   systemPrompt?: string | undefined;

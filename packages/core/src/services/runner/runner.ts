@@ -1,4 +1,3 @@
-import { createTemplateSummarizer } from '../../adapters/template-summarizer.js';
 import { openTasksSessionId } from '../../domain/agent-sessions.js';
 import { COMPACTION_STRATEGIES } from '../../domain/compaction.js';
 import { renderMessageLine } from '../../domain/transcript-format.js';
@@ -399,7 +398,7 @@ export class Runner {
           usage: addUsage(spent),
         };
       }
-      const summarizer = this.summarizer ?? createTemplateSummarizer();
+      const summarizer = this.summarizer ?? this.stack.summarizer;
       try {
         const result = await summarizer.summarize({ messages, agent: p.agentId });
         spent.push({ operation: 'session-summary', by: result.summarizer, usage: result.usage });
